@@ -1,0 +1,64 @@
+/* loam core: status codes, error reports, vectors and poses, memory, threads.
+ * Every other module speaks this vocabulary. SI units, z up, right-handed. */
+#ifndef LOAM_CORE_H
+#define LOAM_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit statuses of the `loam` command use the same numbers. */
+typedef enum loam_status {
+    LOAM_OK = 0,
+    LOAM_ERR_INTERNAL = 1,  /* a bug in loam */
+    LOAM_ERR_INPUT = 2,     /* bad scene, option or argument */
+    LOAM_ERR_DIVERGED = 3,  /* the simulation blew up (non-finite or out of bounds) */
+    LOAM_ERR_IO = 4,        /* a file could not be read or written */
+    LOAM_ERR_NOMEM = 5      /* out of memory */
+} loam_status;
+
+/* An error report: a status and a human-readable message naming file, line, key and value
+ * where they are known. Entry points take a nullable loam_error* and fill it on failure. */
+typedef struct loam_error {
+    loam_status status;
+    char message[1024];
+} loam_error;
+
+loam_status loam_error_set(loam_error* err, loam_status status, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void loam_error_clear(loam_error* err);
+
+typedef struct loam_vec3 { float x, y, z; } loam_vec3;
+/* Unit quaternion, w first. */
+typedef struct loam_quat { float w, x, y, z; } loam_quat;
+/* A rigid transform: world point = q * local + p. */
+typedef struct loam_pose { loam_vec3 p; loam_quat q; } loam_pose;
+/* A rigid-body velocity: linear velocity of the body origin and angular velocity, both in world axes. */
+typedef struct loam_twist { loam_vec3 v; loam_vec3 w; } loam_twist;
+
+/* Memory. All of loam's heap use goes through these, so tests can count allocations and hosts can
+ * track usage. loam_malloc returns 64-byte aligned blocks (cache lines, SIMD). */
+void* loam_malloc(size_t bytes);
+void* loam_calloc(size_t count, size_t bytes);
+void loam_free(void* ptr);
+/* Number of loam_malloc/loam_calloc calls since the process started (a test hook). */
+uint64_t loam_alloc_count(void);
+/* Bytes currently held through loam_malloc. */
+size_t loam_bytes_in_use(void);
+
+/* Threads: 0 means "all cores". Results are bitwise identical for every thread count. */
+void loam_set_threads(int threads);
+int loam_get_threads(void);
+
+const char* loam_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,107 @@
+/* loam granular: spherical particles in rigid frictional contact, solved implicitly at the velocity
+ * level by Projected Jacobi (paper 000, section II), pushed by kinematic bodies.
+ *
+ * A world holds a model (what does not change while stepping: radii, masses, bodies' shapes and
+ * motions, parameters) and a state (positions, velocities, time, body poses). Build it, add particles
+ * and bodies, then step. */
+#ifndef LOAM_GRANULAR_H
+#define LOAM_GRANULAR_H
+
+#include "loam/body.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every parameter with its unit and default (loam_granular_default_params). */
+typedef struct loam_granular_params {
+    double dt;               /* time step, s; default 1e-3 (GranularGym's) */
+    loam_vec3 gravity;       /* m/s^2; default (0, 0, -9.81) */
+    int sweeps;              /* Projected Jacobi sweeps per step; default 3 */
+    float tolerance;         /* stop sweeping early when the largest velocity change of a sweep is below
+                                this, m/s; 0 = always run all sweeps; default 0 */
+    float baumgarte;         /* alpha: fraction of an overlap removed per step, -; default 0.2 */
+    float relaxation;        /* omega: scales each contact's mass-split effective mass, -; default 1.0 */
+    float friction;          /* particle-particle Coulomb coefficient mu, -; default 0.5 */
+    float damping;           /* velocity decay rate gamma: v *= exp(-gamma dt), 1/s; default 0 */
+    float margin;            /* speculative contact margin as a fraction of the largest radius: pairs
+                                closer than r_i + r_j + margin*r_max are contacts that may not close
+                                more than their gap in one step; default 0.1 */
+    int warm_start;          /* start each step's sweeps from last step's impulses, 0/1; default 1 */
+    int hash_table_size;     /* buckets of the spatial hash; 0 = 2 N (the paper's heuristic); default 0 */
+    int periodic_axis;       /* -1 none, 0 x, 1 y, 2 z; default -1 */
+    float periodic_lo, periodic_hi; /* the periodic interval along periodic_axis, m */
+    float bound;             /* a particle beyond |x_k| > bound (m) on any axis means divergence;
+                                default 1e4 */
+} loam_granular_params;
+
+loam_granular_params loam_granular_default_params(void);
+loam_status loam_granular_params_validate(const loam_granular_params* p, loam_error* err);
+
+typedef struct loam_world loam_world;
+
+/* Structure-of-arrays view of particle data owned by the world; valid until particles are added. */
+typedef struct loam_particles {
+    int count;
+    float *x, *y, *z;        /* position, m */
+    float *vx, *vy, *vz;     /* velocity, m/s */
+    const float* radius;     /* m */
+    const float* inv_mass;   /* 1/kg */
+    const int* contact_count;/* contacts of each particle in the last step (particles and bodies) */
+} loam_particles;
+
+/* What a body felt and where it is, updated by every step. */
+typedef struct loam_body_state {
+    loam_pose pose;
+    loam_twist twist;
+    loam_vec3 force;         /* total force particles exerted on the body during the last step, N */
+    loam_vec3 torque;        /* about the body origin, N m */
+    int contacts;            /* particle contacts in the last step */
+} loam_body_state;
+
+/* Counters of the last step. */
+typedef struct loam_step_stats {
+    int contacts;            /* particle-particle pairs (each counted once) */
+    int body_contacts;       /* particle-body contacts */
+    int sweeps_run;
+    float max_overlap;       /* largest overlap at detection, m */
+    float last_sweep_change; /* largest |dv| of the last sweep, m/s */
+    int dropped_neighbors;   /* neighbours beyond 256 per particle that were ignored (0 unless the
+                                packing is absurd) */
+} loam_step_stats;
+
+loam_world* loam_world_create(const loam_granular_params* params, loam_error* err);
+void loam_world_destroy(loam_world* world);
+
+/* Append n particles. xyz: 3n positions; vel: 3n or NULL (at rest); radius: n values (m);
+ * density: kg/m^3 (mass = density * 4/3 pi r^3). Only before the first step. */
+loam_status loam_world_add_particles(loam_world* world, int n, const float* xyz, const float* vel,
+                                     const float* radius, float density, loam_error* err);
+/* Returns the body's index, or -1 with err set. */
+int loam_world_add_body(loam_world* world, const loam_body_def* def, loam_error* err);
+
+/* Advance one step. LOAM_ERR_DIVERGED names the step and the particle when a value is non-finite or
+ * leaves the bound; the state is then left as it was before the step. */
+loam_status loam_world_step(loam_world* world, loam_error* err);
+
+/* For COMMANDED bodies: the twist used from the next step on. */
+loam_status loam_world_command_body(loam_world* world, int body, loam_twist twist, loam_error* err);
+
+loam_particles loam_world_particles(loam_world* world);
+const loam_granular_params* loam_world_params(const loam_world* world);
+double loam_world_time(const loam_world* world);
+int64_t loam_world_step_index(const loam_world* world);
+int loam_world_body_count(const loam_world* world);
+const loam_body_def* loam_world_body_def(const loam_world* world, int body);
+const loam_body_state* loam_world_body_state(const loam_world* world, int body);
+int loam_world_find_body(const loam_world* world, const char* name);
+loam_step_stats loam_world_last_stats(const loam_world* world);
+/* Bytes held by the world (model, state and scratch). */
+size_t loam_world_memory(const loam_world* world);
+/* Kinetic energy sum 1/2 m v^2, J; and potential m g.x relative to the origin, J. */
+double loam_world_kinetic_energy(const loam_world* world);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

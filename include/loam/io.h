@@ -1,0 +1,33 @@
+/* loam output files. Every file is written to a temporary name beside its target and renamed into
+ * place only when complete, so a crash or a full disk never leaves a half file under the real name. */
+#ifndef LOAM_IO_H
+#define LOAM_IO_H
+
+#include <stdio.h>
+
+#include "loam/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct loam_atomic_file {
+    FILE* fp;                 /* write through this */
+    char path[4096];          /* final name */
+    char tmp_path[4096 + 32]; /* where the bytes go until commit */
+} loam_atomic_file;
+
+loam_status loam_atomic_open(loam_atomic_file* f, const char* path, loam_error* err);
+/* Flush, check for write errors, close and rename into place. On failure the temporary file is
+ * removed and the final name is untouched. */
+loam_status loam_atomic_commit(loam_atomic_file* f, loam_error* err);
+/* Drop everything written so far. */
+void loam_atomic_abort(loam_atomic_file* f);
+
+/* mkdir -p. */
+loam_status loam_make_dirs(const char* path, loam_error* err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

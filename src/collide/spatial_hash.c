@@ -1,0 +1,99 @@
+#include "collide/spatial_hash.h"
+
+#include <math.h>
+
+#include "loam/core.h"
+
+static const uint32_t k_primes[3] = {73856093u, 19349663u, 83492791u};
+
+int loam_hash_init(loam_spatial_hash* h, int table_size, int capacity) {
+    h->table_size = table_size;
+    h->capacity = capacity;
+    h->head = loam_malloc(sizeof(int32_t) * (size_t)(table_size > 0 ? table_size : 1));
+    h->next = loam_malloc(sizeof(int32_t) * (size_t)(capacity > 0 ? capacity : 1));
+    h->periodic_axis = -1;
+    h->periodic_cells = 0;
+    for (int a = 0; a < 3; ++a) {
+        h->inv_cell[a] = 1.0f;
+        h->origin[a] = 0.0f;
+    }
+    return h->head && h->next;
+}
+
+void loam_hash_free(loam_spatial_hash* h) {
+    loam_free(h->head);
+    loam_free(h->next);
+    h->head = h->next = 0;
+}
+
+void loam_hash_set_cell(loam_spatial_hash* h, float cell, int axis, float lo, float hi) {
+    for (int a = 0; a < 3; ++a) {
+        h->inv_cell[a] = 1.0f / cell;
+        h->origin[a] = 0.0f;
+    }
+    h->periodic_axis = axis;
+    h->periodic_cells = 0;
+    if (axis >= 0) {
+        int cells = (int)floorf((hi - lo) / cell);
+        if (cells < 3) cells = 3; /* validated upstream: the period holds at least 3 cells */
+        h->periodic_cells = cells;
+        h->inv_cell[axis] = (float)cells / (hi - lo);
+        h->origin[axis] = lo;
+    }
+}
+
+/* Cell coordinate along one axis, clamped so absurd positions cannot overflow an int; such
+ * positions are reported as divergence by the caller anyway. */
+static inline int32_t cell_coord(const loam_spatial_hash* h, int axis, float v) {
+    float c = floorf((v - h->origin[axis]) * h->inv_cell[axis]);
+    if (!(c > -1e9f)) c = -1e9f; /* also catches NaN */
+    if (c > 1e9f) c = 1e9f;
+    int32_t ci = (int32_t)c;
+    if (axis == h->periodic_axis) {
+        ci %= h->periodic_cells;
+        if (ci < 0) ci += h->periodic_cells;
+    }
+    return ci;
+}
+
+static inline int32_t bucket_of(const loam_spatial_hash* h, int32_t cx, int32_t cy, int32_t cz) {
+    uint32_t v = ((uint32_t)(cx - LOAM_HASH_Q) * k_primes[0]) ^ ((uint32_t)(cy - LOAM_HASH_Q) * k_primes[1]) ^
+                 ((uint32_t)(cz - LOAM_HASH_Q) * k_primes[2]);
+    return (int32_t)(v % (uint32_t)h->table_size);
+}
+
+void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y, const float* z) {
+    int32_t* head = h->head;
+    int32_t* next = h->next;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+        for (int b = 0; b < h->table_size; ++b) head[b] = -1;
+#pragma omp for schedule(static)
+        for (int i = 0; i < n; ++i) {
+            int32_t b = bucket_of(h, cell_coord(h, 0, x[i]), cell_coord(h, 1, y[i]), cell_coord(h, 2, z[i]));
+            /* Algorithm 2: push i onto the bucket's chain with one CAS; retry if another thread won. */
+            int32_t old = __atomic_load_n(&head[b], __ATOMIC_RELAXED);
+            do {
+                next[i] = old;
+            } while (!__atomic_compare_exchange_n(&head[b], &old, i, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+        }
+    }
+}
+
+int loam_hash_neighbor_buckets(const loam_spatial_hash* h, float px, float py, float pz, int32_t buckets[27]) {
+    int32_t c[3] = {cell_coord(h, 0, px), cell_coord(h, 1, py), cell_coord(h, 2, pz)};
+    int count = 0;
+    for (int dz = -1; dz <= 1; ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+                int32_t k[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
+                int a = h->periodic_axis;
+                if (a >= 0) k[a] = (k[a] + h->periodic_cells) % h->periodic_cells;
+                int32_t b = bucket_of(h, k[0], k[1], k[2]);
+                int seen = 0;
+                for (int s = 0; s < count && !seen; ++s) seen = buckets[s] == b;
+                if (!seen) buckets[count++] = b;
+            }
+    return count;
+}

@@ -1,0 +1,149 @@
+/* Exact signed distance functions of primitive shapes with analytic gradients. Exactness matters:
+ * psi = f(x) - r is a penetration depth only when |f| is the true distance. */
+#include <math.h>
+#include <string.h>
+
+#include "core/vec.h"
+#include "loam/geom.h"
+
+const char* loam_shape_type_name(loam_shape_type type) {
+    static const char* names[LOAM_SHAPE_TYPE_COUNT] = {"plane", "box", "sphere", "capsule",
+                                                       "cylinder", "tube"};
+    return (unsigned)type < LOAM_SHAPE_TYPE_COUNT ? names[type] : "unknown";
+}
+
+static float sign_of(float v) { return v < 0.0f ? -1.0f : 1.0f; }
+
+/* Distance of a shape that is the product of two 1-D intervals in (a, b) coordinates, where da and
+ * db are the signed distances along each and ea, eb the unit directions in which they grow. */
+static float combine_2d(float da, float db, loam_vec3 ea, loam_vec3 eb, loam_vec3* normal) {
+    if (da > 0.0f && db > 0.0f) {
+        float d = sqrtf(da * da + db * db);
+        if (normal) *normal = v3_scale(v3_add(v3_scale(ea, da), v3_scale(eb, db)), 1.0f / d);
+        return d;
+    }
+    if (da >= db) {
+        if (normal) *normal = ea;
+        return da;
+    }
+    if (normal) *normal = eb;
+    return db;
+}
+
+static float box_sdf(loam_vec3 p, loam_vec3 h, loam_vec3* normal) {
+    loam_vec3 q = v3_sub(v3_abs(p), h);
+    loam_vec3 s = v3(sign_of(p.x), sign_of(p.y), sign_of(p.z));
+    loam_vec3 out = v3_max(q, v3(0, 0, 0));
+    float outside = v3_length(out);
+    if (outside > 0.0f) {
+        if (normal) *normal = v3(s.x * out.x / outside, s.y * out.y / outside, s.z * out.z / outside);
+        return outside;
+    }
+    /* Inside: the nearest face is the one with the largest (least negative) q. */
+    int axis = q.x >= q.y && q.x >= q.z ? 0 : (q.y >= q.z ? 1 : 2);
+    if (normal) {
+        *normal = v3(0, 0, 0);
+        if (axis == 0) normal->x = s.x;
+        else if (axis == 1) normal->y = s.y;
+        else normal->z = s.z;
+    }
+    return v3_get(q, axis);
+}
+
+static loam_vec3 radial_dir(loam_vec3 p, float* rho) {
+    *rho = sqrtf(p.x * p.x + p.y * p.y);
+    return *rho > 0.0f ? v3(p.x / *rho, p.y / *rho, 0.0f) : v3(1.0f, 0.0f, 0.0f);
+}
+
+float loam_shape_sdf(const loam_shape* s, loam_vec3 p, loam_vec3* normal) {
+    loam_vec3 ez = v3(0.0f, 0.0f, sign_of(p.z));
+    float rho;
+    switch (s->type) {
+    case LOAM_SHAPE_PLANE:
+        if (normal) *normal = v3(0.0f, 0.0f, 1.0f);
+        return p.z;
+    case LOAM_SHAPE_BOX:
+        return box_sdf(p, s->size, normal);
+    case LOAM_SHAPE_SPHERE: {
+        float d = v3_length(p);
+        if (normal) *normal = d > 0.0f ? v3_scale(p, 1.0f / d) : v3(0.0f, 0.0f, 1.0f);
+        return d - s->size.x;
+    }
+    case LOAM_SHAPE_CAPSULE: {
+        float zc = fminf(fmaxf(p.z, -s->size.z), s->size.z);
+        loam_vec3 d = v3(p.x, p.y, p.z - zc);
+        float len = v3_length(d);
+        if (normal) *normal = len > 0.0f ? v3_scale(d, 1.0f / len) : v3(1.0f, 0.0f, 0.0f);
+        return len - s->size.x;
+    }
+    case LOAM_SHAPE_CYLINDER: {
+        loam_vec3 er = radial_dir(p, &rho);
+        return combine_2d(rho - s->size.x, fabsf(p.z) - s->size.z, er, ez, normal);
+    }
+    case LOAM_SHAPE_TUBE: {
+        loam_vec3 er = radial_dir(p, &rho);
+        float mid = s->size.x + 0.5f * s->size.y;
+        float side = sign_of(rho - mid);
+        return combine_2d(fabsf(rho - mid) - 0.5f * s->size.y, fabsf(p.z) - s->size.z,
+                          v3_scale(er, side), ez, normal);
+    }
+    default:
+        if (normal) *normal = v3(0.0f, 0.0f, 1.0f);
+        return INFINITY;
+    }
+}
+
+void loam_shape_local_bounds(const loam_shape* s, loam_vec3* lo, loam_vec3* hi) {
+    loam_vec3 h;
+    switch (s->type) {
+    case LOAM_SHAPE_BOX: h = s->size; break;
+    case LOAM_SHAPE_SPHERE: h = v3(s->size.x, s->size.x, s->size.x); break;
+    case LOAM_SHAPE_CAPSULE: h = v3(s->size.x, s->size.x, s->size.z + s->size.x); break;
+    case LOAM_SHAPE_CYLINDER: h = v3(s->size.x, s->size.x, s->size.z); break;
+    case LOAM_SHAPE_TUBE: {
+        float r = s->size.x + s->size.y;
+        h = v3(r, r, s->size.z);
+        break;
+    }
+    default: /* planes: solid below z = 0, unbounded sideways */
+        *lo = v3(-1e30f, -1e30f, -1e30f);
+        *hi = v3(1e30f, 1e30f, 0.0f);
+        return;
+    }
+    *lo = v3_scale(h, -1.0f);
+    *hi = h;
+}
+
+static loam_shape make_piece(loam_shape_type type, loam_vec3 center, loam_vec3 size, float friction) {
+    loam_shape s;
+    memset(&s, 0, sizeof s);
+    s.type = type;
+    s.local = loam_pose_identity();
+    s.local.p = center;
+    s.size = size;
+    s.friction = friction;
+    return s;
+}
+
+int loam_open_box_pieces(loam_vec3 in, float wall, float friction, loam_shape out[5]) {
+    /* Free space is |x| < in.x, |y| < in.y, 0 < z < 2 in.z: the frame sits on the inner floor centre.
+     * Side walls reach down through the floor so the outside corners are closed. */
+    float t = 0.5f * wall, hz = in.z + t;
+    out[0] = make_piece(LOAM_SHAPE_BOX, v3(0, 0, -t), v3(in.x + wall, in.y + wall, t), friction);
+    out[1] = make_piece(LOAM_SHAPE_BOX, v3(in.x + t, 0, in.z - t), v3(t, in.y + wall, hz), friction);
+    out[2] = make_piece(LOAM_SHAPE_BOX, v3(-in.x - t, 0, in.z - t), v3(t, in.y + wall, hz), friction);
+    out[3] = make_piece(LOAM_SHAPE_BOX, v3(0, in.y + t, in.z - t), v3(in.x, t, hz), friction);
+    out[4] = make_piece(LOAM_SHAPE_BOX, v3(0, -in.y - t, in.z - t), v3(in.x, t, hz), friction);
+    return 5;
+}
+
+int loam_tube_pieces(float inner_radius, float half_height, float wall, int with_floor, float friction,
+                     loam_shape out[2]) {
+    /* Frame on the axis at the inner floor: free space 0 < z < 2 half_height. */
+    out[0] = make_piece(LOAM_SHAPE_TUBE, v3(0, 0, half_height), v3(inner_radius, wall, half_height),
+                        friction);
+    if (!with_floor) return 1;
+    out[1] = make_piece(LOAM_SHAPE_CYLINDER, v3(0, 0, -0.5f * wall),
+                        v3(inner_radius + wall, 0, 0.5f * wall), friction);
+    return 2;
+}

@@ -1,0 +1,216 @@
+/* Contact detection (the first of paper 000's split loops, section II-D): find every particle pair
+ * and particle-body pair within the contact margin and record it with its normal and gap, before any
+ * impulse is computed. Output order depends only on particle indices, never on thread timing: each
+ * particle sorts its neighbours, and blocks write into their own reserved ranges. */
+#include <math.h>
+#include <string.h>
+
+#include "core/vec.h"
+#include "granular/world_internal.h"
+
+enum { LOAM_MAX_NEIGHBORS = 256 };
+
+/* Separation of i and j measured as (lower index) - (higher index), so both particles compute bitwise
+ * the same pair distance; along a periodic axis the minimum image is taken. */
+static inline float separation(const loam_world* w, int axis, const float* c, int lo, int hi) {
+    float d = c[lo] - c[hi];
+    if (axis == w->params.periodic_axis) {
+        float len = w->params.periodic_hi - w->params.periodic_lo;
+        if (d > 0.5f * len) d -= len;
+        else if (d < -0.5f * len) d += len;
+    }
+    return d;
+}
+
+static void sort_ints(int32_t* a, int n) {
+    for (int k = 1; k < n; ++k) {
+        int32_t v = a[k];
+        int m = k - 1;
+        while (m >= 0 && a[m] > v) {
+            a[m + 1] = a[m];
+            --m;
+        }
+        a[m + 1] = v;
+    }
+}
+
+/* Neighbours of i within r_i + r_j + margin, sorted by index; returns their count. */
+static int find_neighbors(const loam_world* w, int i, float margin, int32_t* out, int* dropped) {
+    int32_t buckets[27];
+    int nb = loam_hash_neighbor_buckets(&w->hash, w->x[i], w->y[i], w->z[i], buckets);
+    int count = 0;
+    float ri = w->radius[i];
+    for (int k = 0; k < nb; ++k) {
+        for (int32_t j = w->hash.head[buckets[k]]; j >= 0; j = w->hash.next[j]) {
+            if (j == i) continue;
+            int lo = i < j ? i : j, hi = i < j ? j : i;
+            float dx = separation(w, 0, w->x, lo, hi);
+            float dy = separation(w, 1, w->y, lo, hi);
+            float dz = separation(w, 2, w->z, lo, hi);
+            float cut = ri + w->radius[j] + margin;
+            if (dx * dx + dy * dy + dz * dz < cut * cut) {
+                if (count < LOAM_MAX_NEIGHBORS) out[count++] = j;
+                else ++*dropped;
+            }
+        }
+    }
+    sort_ints(out, count);
+    return count;
+}
+
+/* Fill block b's pair, incoming and body slots. Returns the slots it needed (it writes only what fits). */
+static void detect_block(loam_world* w, int b, float margin, int* need_pairs, int* need_body, int* dropped) {
+    loam_contacts* c = &w->cur;
+    int32_t nbr[LOAM_MAX_NEIGHBORS];
+    int cap = c->block_capacity, bcap = c->body_block_capacity;
+    int pair_base = b * cap, body_base = b * bcap;
+    int pairs = 0, incoming = 0, bodies = 0;
+    int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
+    for (int i = b * LOAM_BLOCK; i < end; ++i) {
+        int n = find_neighbors(w, i, margin, nbr, dropped);
+        c->pair_start[i] = pair_base + pairs;
+        c->in_start[i] = pair_base + incoming;
+        int owned = 0, in = 0;
+        for (int k = 0; k < n; ++k) {
+            int32_t j = nbr[k];
+            if (j < i) {
+                /* The slot index is resolved once j's block has written its pairs. */
+                if (incoming + in < cap) c->in_slot[pair_base + incoming + in] = j;
+                ++in;
+                continue;
+            }
+            int s = pair_base + pairs + owned++;
+            if (s >= pair_base + cap) continue;
+            float dx = separation(w, 0, w->x, i, j);
+            float dy = separation(w, 1, w->y, i, j);
+            float dz = separation(w, 2, w->z, i, j);
+            float dist = sqrtf(dx * dx + dy * dy + dz * dz);
+            /* Coincident centres have no normal; any fixed axis keeps the pair deterministic. */
+            loam_vec3 nrm = dist > 0.0f ? v3(dx / dist, dy / dist, dz / dist) : v3(0.0f, 0.0f, 1.0f);
+            c->pair_j[s] = j;
+            float* nd = &c->pair_n[4 * (size_t)s];
+            nd[0] = nrm.x;
+            nd[1] = nrm.y;
+            nd[2] = nrm.z;
+            nd[3] = dist - w->radius[i] - w->radius[j];
+        }
+        c->pair_count[i] = owned;
+        c->in_count[i] = in;
+        pairs += owned;
+        incoming += in;
+
+        c->body_start[i] = body_base + bodies;
+        int nbody = 0;
+        loam_vec3 p = v3(w->x[i], w->y[i], w->z[i]);
+        float reach = w->radius[i] + margin;
+        for (int s = 0; s < w->shape_count; ++s) {
+            loam_vec3 lo = w->shape_lo[s], hi = w->shape_hi[s];
+            if (p.x < lo.x - reach || p.y < lo.y - reach || p.z < lo.z - reach || p.x > hi.x + reach ||
+                p.y > hi.y + reach || p.z > hi.z + reach)
+                continue;
+            loam_pose pose = w->shape_pose[s];
+            loam_vec3 nl;
+            float f = loam_shape_sdf(&w->shapes[s].shape, loam_pose_apply_inverse(pose, p), &nl);
+            float gap = f - w->radius[i];
+            if (!(gap < margin)) continue;
+            int slot = body_base + bodies + nbody++;
+            if (slot >= body_base + bcap) continue;
+            loam_vec3 nw = quat_rotate(pose.q, nl);
+            const loam_body_state* bs = &w->bodies[w->shapes[s].body];
+            loam_vec3 surface = v3_sub(p, v3_scale(nw, f));
+            loam_vec3 vb = loam_twist_point_velocity(bs->twist, bs->pose.p, surface);
+            c->body_shape[slot] = s;
+            float* nd = &c->body_n[4 * (size_t)slot];
+            nd[0] = nw.x;
+            nd[1] = nw.y;
+            nd[2] = nw.z;
+            nd[3] = gap;
+            float* vd = &c->body_v[4 * (size_t)slot];
+            vd[0] = vb.x;
+            vd[1] = vb.y;
+            vd[2] = vb.z;
+            vd[3] = w->shapes[s].shape.friction;
+        }
+        c->body_count[i] = nbody;
+        bodies += nbody;
+    }
+    *need_pairs = pairs > incoming ? pairs : incoming;
+    *need_body = bodies;
+}
+
+/* Turn each incoming partner j into the slot j owns for the pair; j's owned list is sorted. */
+static void resolve_incoming(loam_world* w, int i) {
+    loam_contacts* c = &w->cur;
+    int32_t* in = &c->in_slot[c->in_start[i]];
+    for (int k = 0; k < c->in_count[i]; ++k) {
+        int32_t j = in[k];
+        const int32_t* list = &c->pair_j[c->pair_start[j]];
+        int lo = 0, hi = c->pair_count[j] - 1, found = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) / 2;
+            if (list[mid] == i) {
+                found = mid;
+                break;
+            }
+            if (list[mid] < i) lo = mid + 1;
+            else hi = mid - 1;
+        }
+        /* Pair distances are computed identically from both ends, so the pair is always found. */
+        in[k] = found >= 0 ? c->pair_start[j] + found : -1;
+    }
+}
+
+/* Start each contact from the impulse it carried last step, if it existed (warm start). */
+static void warm_start(loam_world* w, int i) {
+    loam_contacts* c = &w->cur;
+    const loam_contacts* p = &w->prev;
+    int a = c->pair_start[i], na = c->pair_count[i];
+    int use_prev = w->params.warm_start && p->pair_start != NULL;
+    int b = use_prev ? p->pair_start[i] : 0, nb = use_prev ? p->pair_count[i] : 0;
+    int m = 0;
+    for (int k = 0; k < na; ++k) {
+        float* lam = &c->pair_lambda[3 * (size_t)(a + k)];
+        int32_t j = c->pair_j[a + k];
+        while (m < nb && p->pair_j[b + m] < j) ++m;
+        if (m < nb && p->pair_j[b + m] == j) memcpy(lam, &p->pair_lambda[3 * (size_t)(b + m)], 3 * sizeof(float));
+        else lam[0] = lam[1] = lam[2] = 0.0f;
+    }
+    a = c->body_start[i];
+    na = c->body_count[i];
+    b = use_prev ? p->body_start[i] : 0;
+    nb = use_prev ? p->body_count[i] : 0;
+    for (int k = 0; k < na; ++k) {
+        float* lam = &c->body_lambda[3 * (size_t)(a + k)];
+        lam[0] = lam[1] = lam[2] = 0.0f;
+        for (int q = 0; q < nb; ++q)
+            if (p->body_shape[b + q] == c->body_shape[a + k])
+                memcpy(lam, &p->body_lambda[3 * (size_t)(b + q)], 3 * sizeof(float));
+    }
+}
+
+loam_status loam_granular_detect(loam_world* w, loam_error* err) {
+    int blocks = loam_block_count(w->count);
+    float margin = w->params.margin * w->max_radius;
+    for (;;) {
+        int max_pairs = 0, max_body = 0, dropped = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : max_pairs, max_body) reduction(+ : dropped)
+        for (int b = 0; b < blocks; ++b) {
+            int np, nbd;
+            detect_block(w, b, margin, &np, &nbd, &dropped);
+            if (np > max_pairs) max_pairs = np;
+            if (nbd > max_body) max_body = nbd;
+        }
+        w->stats.dropped_neighbors = dropped;
+        if (max_pairs <= w->cur.block_capacity && max_body <= w->cur.body_block_capacity) break;
+        /* Rare (first steps, or a sudden pile-up): grow with headroom and detect again. */
+        if (!loam_contacts_reserve(&w->cur, blocks, max_pairs + max_pairs / 4 + 16, max_body + max_body / 4 + 16))
+            return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
+    }
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < w->count; ++i) {
+        resolve_incoming(w, i);
+        warm_start(w, i);
+        w->contact_total[i] = w->cur.pair_count[i] + w->cur.in_count[i] + w->cur.body_count[i];
+    }
+    return LOAM_OK;
+}

@@ -1,0 +1,234 @@
+/* One step of the granular world, as plain stages over arrays:
+ *   bodies' poses -> hash -> detect -> solve -> check -> integrate -> body wrenches.
+ * Symplectic Euler (paper 000 eqs. 4-5): velocities first, then positions with the new velocities. */
+#include <math.h>
+#include <string.h>
+
+#include "core/vec.h"
+#include "granular/world_internal.h"
+
+loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
+    if (w->ready) return LOAM_OK;
+    const loam_granular_params* p = &w->params;
+    int n = w->count;
+    float cell = (2.0f + p->margin) * (w->max_radius > 0.0f ? w->max_radius : 1.0f);
+    if (p->periodic_axis >= 0 && p->periodic_hi - p->periodic_lo < 3.0f * cell)
+        return loam_error_set(err, LOAM_ERR_INPUT,
+                              "periodic interval [%g, %g] must be at least 3 hash cells (%g m) long",
+                              p->periodic_lo, p->periodic_hi, 3.0f * cell);
+    int table = p->hash_table_size > 0 ? p->hash_table_size : (n > 0 ? 2 * n : 1);
+    int blocks = loam_block_count(n) > 0 ? loam_block_count(n) : 1;
+    int bodies = w->body_count > 0 ? w->body_count : 1;
+    int shapes = w->shape_count > 0 ? w->shape_count : 1;
+    int ok = loam_hash_init(&w->hash, table, n) && loam_contacts_alloc(&w->cur, n) &&
+             loam_contacts_alloc(&w->prev, n) && loam_contacts_reserve(&w->cur, blocks, 4 * LOAM_BLOCK, LOAM_BLOCK) &&
+             loam_contacts_reserve(&w->prev, blocks, 4 * LOAM_BLOCK, LOAM_BLOCK);
+    w->sv = loam_malloc(sizeof(float) * 4 * (size_t)(n > 0 ? n : 1));
+    w->contact_total = loam_calloc((size_t)(n > 0 ? n : 1), sizeof(int32_t));
+    w->block_scratch = loam_malloc(sizeof(float) * 7 * (size_t)blocks * (size_t)bodies);
+    w->shape_pose = loam_malloc(sizeof(loam_pose) * (size_t)shapes);
+    w->shape_lo = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
+    w->shape_hi = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
+    if (!ok || !w->sv || !w->contact_total || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
+        return loam_error_set(err, LOAM_ERR_NOMEM, "out of memory preparing a world of %d particles", n);
+    loam_hash_set_cell(&w->hash, cell, p->periodic_axis, p->periodic_lo, p->periodic_hi);
+    w->ready = 1;
+    return LOAM_OK;
+}
+
+/* World pose and bounds of every shape for this step. */
+static void place_shapes(loam_world* w) {
+    for (int s = 0; s < w->shape_count; ++s) {
+        const loam_shape* sh = &w->shapes[s].shape;
+        loam_pose pose = loam_pose_mul(w->bodies[w->shapes[s].body].pose, sh->local);
+        w->shape_pose[s] = pose;
+        loam_vec3 lo, hi;
+        loam_shape_local_bounds(sh, &lo, &hi);
+        if (sh->type == LOAM_SHAPE_PLANE) {
+            w->shape_lo[s] = v3(-INFINITY, -INFINITY, -INFINITY);
+            w->shape_hi[s] = v3(INFINITY, INFINITY, INFINITY);
+            continue;
+        }
+        loam_vec3 wlo = v3(INFINITY, INFINITY, INFINITY), whi = v3(-INFINITY, -INFINITY, -INFINITY);
+        for (int corner = 0; corner < 8; ++corner) {
+            loam_vec3 c = v3(corner & 1 ? hi.x : lo.x, corner & 2 ? hi.y : lo.y, corner & 4 ? hi.z : lo.z);
+            loam_vec3 q = loam_pose_apply(pose, c);
+            wlo = v3_min(wlo, q);
+            whi = v3_max(whi, q);
+        }
+        w->shape_lo[s] = wlo;
+        w->shape_hi[s] = whi;
+    }
+}
+
+/* First particle (lowest index) whose new velocity or position is non-finite or out of bounds. */
+static int find_diverged(const loam_world* w, float dt) {
+    int first = w->count;
+    float bound = w->params.bound;
+#pragma omp parallel for schedule(static) reduction(min : first)
+    for (int i = 0; i < w->count; ++i) {
+        const float* v = &w->sv[4 * i];
+        float x = w->x[i] + dt * v[0], y = w->y[i] + dt * v[1], z = w->z[i] + dt * v[2];
+        int ok = isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]) && fabsf(x) <= bound && fabsf(y) <= bound &&
+                 fabsf(z) <= bound;
+        if (!ok && i < first) first = i;
+    }
+    return first < w->count ? first : -1;
+}
+
+static void integrate(loam_world* w, float dt) {
+    const loam_granular_params* p = &w->params;
+    float* axis_pos[3] = {w->x, w->y, w->z};
+    float* period = p->periodic_axis >= 0 ? axis_pos[p->periodic_axis] : NULL;
+    float lo = p->periodic_lo, len = p->periodic_hi - p->periodic_lo;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < w->count; ++i) {
+        const float* v = &w->sv[4 * i];
+        w->vx[i] = v[0];
+        w->vy[i] = v[1];
+        w->vz[i] = v[2];
+        w->x[i] += dt * v[0];
+        w->y[i] += dt * v[1];
+        w->z[i] += dt * v[2];
+        if (period) {
+            float u = period[i] - lo;
+            if (u < 0.0f || u >= len) {
+                u -= len * floorf(u / len);
+                if (u >= len) u = 0.0f; /* floorf rounding at the top edge */
+                period[i] = lo + u;
+            }
+        }
+    }
+}
+
+/* Force and torque that particles exerted on each body: minus the body-contact impulses over dt.
+ * Summed per fixed block, then over blocks in order, so the thread count cannot change the bits. */
+static void body_wrenches(loam_world* w, float dt) {
+    int blocks = loam_block_count(w->count), nb = w->body_count;
+    if (nb == 0) return;
+    float* part = w->block_scratch;
+    const loam_contacts* c = &w->cur;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < blocks; ++b) {
+        float* acc = &part[7 * (size_t)b * (size_t)nb];
+        memset(acc, 0, sizeof(float) * 7 * (size_t)nb);
+        int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
+        for (int i = b * LOAM_BLOCK; i < end; ++i) {
+            int s0 = c->body_start[i], s1 = s0 + c->body_count[i];
+            for (int s = s0; s < s1; ++s) {
+                int body = w->shapes[c->body_shape[s]].body;
+                const float* l = &c->body_lambda[3 * (size_t)s];
+                const float* nd = &c->body_n[4 * (size_t)s];
+                loam_vec3 f = v3(-l[0] / dt, -l[1] / dt, -l[2] / dt);
+                /* The contact point on the body surface: centre minus normal times distance. */
+                float dist = nd[3] + w->radius[i];
+                loam_vec3 pc = v3(w->x[i] - nd[0] * dist, w->y[i] - nd[1] * dist, w->z[i] - nd[2] * dist);
+                loam_vec3 tq = v3_cross(v3_sub(pc, w->bodies[body].pose.p), f);
+                float* a = &acc[7 * body];
+                a[0] += f.x;
+                a[1] += f.y;
+                a[2] += f.z;
+                a[3] += tq.x;
+                a[4] += tq.y;
+                a[5] += tq.z;
+                a[6] += 1.0f;
+            }
+        }
+    }
+    for (int body = 0; body < nb; ++body) {
+        double sum[7] = {0, 0, 0, 0, 0, 0, 0};
+        for (int b = 0; b < blocks; ++b)
+            for (int k = 0; k < 7; ++k) sum[k] += part[7 * ((size_t)b * nb + body) + k];
+        loam_body_state* st = &w->bodies[body];
+        st->force = v3((float)sum[0], (float)sum[1], (float)sum[2]);
+        st->torque = v3((float)sum[3], (float)sum[4], (float)sum[5]);
+        st->contacts = (int)sum[6];
+    }
+}
+
+static void advance_bodies(loam_world* w, double t_next, float dt) {
+    for (int b = 0; b < w->body_count; ++b) {
+        const loam_body_def* d = &w->body_defs[b];
+        loam_body_state* st = &w->bodies[b];
+        if (d->motion == LOAM_MOTION_COMMANDED) {
+            float angle = v3_length(st->twist.w) * dt;
+            loam_quat dq = angle > 0.0f ? loam_quat_from_axis_angle(st->twist.w, angle) : quat(1, 0, 0, 0);
+            st->pose.p = v3_add(st->pose.p, v3_scale(st->twist.v, dt));
+            st->pose.q = quat_normalize(quat_mul(dq, st->pose.q));
+        } else {
+            loam_twist unused;
+            loam_body_motion_eval(d, t_next, &st->pose, &unused);
+        }
+    }
+}
+
+/* The twist each body moves with during [t, t + dt]: for paths, the midpoint rate, so a step that
+ * straddles a waypoint moves the contact surface as the path does. */
+static void body_step_twists(loam_world* w, double t, double dt) {
+    for (int b = 0; b < w->body_count; ++b) {
+        const loam_body_def* d = &w->body_defs[b];
+        if (d->motion == LOAM_MOTION_COMMANDED) continue;
+        loam_pose unused;
+        loam_body_motion_eval(d, t + 0.5 * dt, &unused, &w->bodies[b].twist);
+    }
+}
+
+static float max_overlap(const loam_world* w) {
+    float worst = 0.0f;
+    const loam_contacts* c = &w->cur;
+#pragma omp parallel for schedule(static) reduction(max : worst)
+    for (int i = 0; i < w->count; ++i) {
+        for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s)
+            if (-c->pair_n[4 * (size_t)s + 3] > worst) worst = -c->pair_n[4 * (size_t)s + 3];
+        for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s)
+            if (-c->body_n[4 * (size_t)s + 3] > worst) worst = -c->body_n[4 * (size_t)s + 3];
+    }
+    return worst;
+}
+
+static void count_contacts(loam_world* w) {
+    long pairs = 0, bodies = 0;
+#pragma omp parallel for schedule(static) reduction(+ : pairs, bodies)
+    for (int i = 0; i < w->count; ++i) {
+        pairs += w->cur.pair_count[i];
+        bodies += w->cur.body_count[i];
+    }
+    w->stats.contacts = (int)pairs;
+    w->stats.body_contacts = (int)bodies;
+}
+
+loam_status loam_world_step(loam_world* w, loam_error* err) {
+    if (!w) return loam_error_set(err, LOAM_ERR_INPUT, "step: null world");
+    loam_status st = loam_granular_prepare(w, err);
+    if (st != LOAM_OK) return st;
+    float dt = (float)w->params.dt;
+    /* Last step's contacts become the warm-start source. */
+    loam_contacts tmp = w->prev;
+    w->prev = w->cur;
+    w->cur = tmp;
+
+    body_step_twists(w, w->time, w->params.dt);
+    place_shapes(w);
+    loam_hash_build(&w->hash, w->count, w->x, w->y, w->z);
+    st = loam_granular_detect(w, err);
+    if (st != LOAM_OK) return st;
+    loam_granular_solve(w);
+
+    int bad = find_diverged(w, dt);
+    if (bad >= 0) {
+        const float* v = &w->sv[4 * bad];
+        return loam_error_set(err, LOAM_ERR_DIVERGED,
+                              "diverged at step %lld (t = %.6g s): particle %d at (%g, %g, %g) m would get velocity "
+                              "(%g, %g, %g) m/s (non-finite or beyond bound %g m); try a smaller dt or more sweeps",
+                              (long long)w->step + 1, w->time, bad, w->x[bad], w->y[bad], w->z[bad], v[0], v[1], v[2],
+                              w->params.bound);
+    }
+    integrate(w, dt);
+    body_wrenches(w, dt);
+    w->stats.max_overlap = max_overlap(w);
+    count_contacts(w);
+    w->step += 1;
+    w->time = w->params.dt * (double)w->step;
+    advance_bodies(w, w->time, dt);
+    return LOAM_OK;
+}

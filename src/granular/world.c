@@ -1,0 +1,258 @@
+/* Building a granular world and reading it back. */
+#include <math.h>
+#include <string.h>
+
+#include "core/vec.h"
+#include "granular/world_internal.h"
+
+loam_granular_params loam_granular_default_params(void) {
+    loam_granular_params p;
+    memset(&p, 0, sizeof p);
+    p.dt = 1e-3;
+    p.gravity = v3(0.0f, 0.0f, -9.81f);
+    p.sweeps = 3;
+    p.tolerance = 0.0f;
+    p.baumgarte = 0.2f;
+    p.relaxation = 1.0f;
+    p.friction = 0.5f;
+    p.damping = 0.0f;
+    p.margin = 0.1f;
+    p.warm_start = 1;
+    p.hash_table_size = 0;
+    p.periodic_axis = -1;
+    p.bound = 1e4f;
+    return p;
+}
+
+loam_status loam_granular_params_validate(const loam_granular_params* p, loam_error* err) {
+#define REQUIRE(cond, field, fmt, value)                                                              \
+    if (!(cond)) return loam_error_set(err, LOAM_ERR_INPUT, "parameter %s = " fmt ": %s", field, value, #cond)
+    REQUIRE(isfinite(p->dt) && p->dt > 0.0 && p->dt <= 1.0, "dt", "%g", p->dt);
+    REQUIRE(v3_is_finite(p->gravity), "gravity", "%g", (double)v3_length(p->gravity));
+    REQUIRE(p->sweeps >= 1 && p->sweeps <= 100000, "sweeps", "%d", p->sweeps);
+    REQUIRE(isfinite(p->tolerance) && p->tolerance >= 0.0f, "tolerance", "%g", p->tolerance);
+    REQUIRE(isfinite(p->baumgarte) && p->baumgarte >= 0.0f && p->baumgarte <= 1.0f, "baumgarte", "%g", p->baumgarte);
+    REQUIRE(isfinite(p->relaxation) && p->relaxation > 0.0f && p->relaxation <= 2.0f, "relaxation", "%g", p->relaxation);
+    REQUIRE(isfinite(p->friction) && p->friction >= 0.0f, "friction", "%g", p->friction);
+    REQUIRE(isfinite(p->damping) && p->damping >= 0.0f, "damping", "%g", p->damping);
+    REQUIRE(isfinite(p->margin) && p->margin >= 0.0f && p->margin <= 1.0f, "margin", "%g", p->margin);
+    REQUIRE(p->warm_start == 0 || p->warm_start == 1, "warm_start", "%d", p->warm_start);
+    REQUIRE(p->hash_table_size >= 0, "hash_table_size", "%d", p->hash_table_size);
+    REQUIRE(p->periodic_axis >= -1 && p->periodic_axis <= 2, "periodic_axis", "%d", p->periodic_axis);
+    REQUIRE(isfinite(p->bound) && p->bound > 0.0f && p->bound <= 1e7f, "bound", "%g", p->bound);
+    if (p->periodic_axis >= 0) {
+        REQUIRE(isfinite(p->periodic_lo) && isfinite(p->periodic_hi) && p->periodic_hi > p->periodic_lo,
+                "periodic_hi", "%g", p->periodic_hi);
+    }
+#undef REQUIRE
+    return LOAM_OK;
+}
+
+loam_world* loam_world_create(const loam_granular_params* params, loam_error* err) {
+    loam_granular_params p = params ? *params : loam_granular_default_params();
+    if (loam_granular_params_validate(&p, err) != LOAM_OK) return NULL;
+    loam_world* w = loam_calloc(1, sizeof *w);
+    if (!w) {
+        loam_error_set(err, LOAM_ERR_NOMEM, "out of memory creating a world");
+        return NULL;
+    }
+    w->params = p;
+    return w;
+}
+
+static void scratch_free(loam_world* w) {
+    loam_hash_free(&w->hash);
+    loam_contacts_free(&w->cur);
+    loam_contacts_free(&w->prev);
+    loam_free(w->sv);
+    loam_free(w->contact_total);
+    loam_free(w->block_scratch);
+    loam_free(w->shape_pose);
+    loam_free(w->shape_lo);
+    loam_free(w->shape_hi);
+    w->sv = w->block_scratch = NULL;
+    w->contact_total = NULL;
+    w->shape_pose = NULL;
+    w->shape_lo = w->shape_hi = NULL;
+    w->ready = 0;
+}
+
+void loam_world_destroy(loam_world* w) {
+    if (!w) return;
+    scratch_free(w);
+    float* arrays[] = {w->radius, w->inv_mass, w->x, w->y, w->z, w->vx, w->vy, w->vz};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) loam_free(arrays[k]);
+    loam_free(w->body_defs);
+    loam_free(w->bodies);
+    loam_free(w->shapes);
+    loam_free(w);
+}
+
+/* Grow a float array to hold `capacity` values, keeping `count`. */
+static int grow(float** a, int count, int capacity) {
+    float* p = loam_malloc(sizeof(float) * (size_t)capacity);
+    if (!p) return 0;
+    if (*a) memcpy(p, *a, sizeof(float) * (size_t)count);
+    loam_free(*a);
+    *a = p;
+    return 1;
+}
+
+loam_status loam_world_add_particles(loam_world* w, int n, const float* xyz, const float* vel,
+                                     const float* radius, float density, loam_error* err) {
+    if (!w || n < 0 || (n > 0 && (!xyz || !radius)))
+        return loam_error_set(err, LOAM_ERR_INPUT, "add_particles: null world or arrays, or n = %d < 0", n);
+    if (w->step > 0)
+        return loam_error_set(err, LOAM_ERR_INPUT, "add_particles: particles must be added before the first step");
+    if (!(isfinite(density) && density > 0.0f))
+        return loam_error_set(err, LOAM_ERR_INPUT, "add_particles: density %g must be > 0 (kg/m^3)", density);
+    if (n > (1 << 28) - w->count)
+        return loam_error_set(err, LOAM_ERR_INPUT, "add_particles: %d particles is more than loam supports", n);
+    for (int i = 0; i < n; ++i) {
+        float r = radius[i];
+        if (!(isfinite(r) && r > 0.0f && r < 1e3f))
+            return loam_error_set(err, LOAM_ERR_INPUT, "add_particles: particle %d radius %g must be in (0, 1000) m", i, r);
+        for (int k = 0; k < 3; ++k) {
+            if (!isfinite(xyz[3 * i + k]) || fabsf(xyz[3 * i + k]) > w->params.bound)
+                return loam_error_set(err, LOAM_ERR_INPUT, "add_particles: particle %d position %g is not finite or beyond bound %g",
+                                      i, xyz[3 * i + k], w->params.bound);
+            if (vel && !isfinite(vel[3 * i + k]))
+                return loam_error_set(err, LOAM_ERR_INPUT, "add_particles: particle %d velocity is not finite", i);
+        }
+    }
+    int need = w->count + n;
+    if (need > w->capacity) {
+        int cap = w->capacity ? w->capacity : 1024;
+        while (cap < need) cap = cap > (1 << 27) ? need : cap * 2;
+        float** arrays[] = {&w->radius, &w->inv_mass, &w->x, &w->y, &w->z, &w->vx, &w->vy, &w->vz};
+        for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
+            if (!grow(arrays[k], w->count, cap))
+                return loam_error_set(err, LOAM_ERR_NOMEM, "add_particles: out of memory for %d particles", cap);
+        w->capacity = cap;
+    }
+    for (int i = 0; i < n; ++i) {
+        int k = w->count + i;
+        float r = radius[i];
+        w->radius[k] = r;
+        w->inv_mass[k] = 1.0f / (density * (float)(4.0 / 3.0 * M_PI) * r * r * r);
+        w->x[k] = xyz[3 * i];
+        w->y[k] = xyz[3 * i + 1];
+        w->z[k] = xyz[3 * i + 2];
+        w->vx[k] = vel ? vel[3 * i] : 0.0f;
+        w->vy[k] = vel ? vel[3 * i + 1] : 0.0f;
+        w->vz[k] = vel ? vel[3 * i + 2] : 0.0f;
+        if (r > w->max_radius) w->max_radius = r;
+    }
+    w->count = need;
+    scratch_free(w);
+    return LOAM_OK;
+}
+
+int loam_world_add_body(loam_world* w, const loam_body_def* def, loam_error* err) {
+    if (!w || !def) {
+        loam_error_set(err, LOAM_ERR_INPUT, "add_body: null world or definition");
+        return -1;
+    }
+    if (loam_body_def_validate(def, err) != LOAM_OK) return -1;
+    if (w->body_count == w->body_capacity) {
+        int cap = w->body_capacity ? 2 * w->body_capacity : 8;
+        loam_body_def* defs = loam_malloc(sizeof *defs * (size_t)cap);
+        loam_body_state* states = loam_malloc(sizeof *states * (size_t)cap);
+        if (!defs || !states) {
+            loam_free(defs);
+            loam_free(states);
+            loam_error_set(err, LOAM_ERR_NOMEM, "add_body: out of memory");
+            return -1;
+        }
+        if (w->body_count) {
+            memcpy(defs, w->body_defs, sizeof *defs * (size_t)w->body_count);
+            memcpy(states, w->bodies, sizeof *states * (size_t)w->body_count);
+        }
+        loam_free(w->body_defs);
+        loam_free(w->bodies);
+        w->body_defs = defs;
+        w->bodies = states;
+        w->body_capacity = cap;
+    }
+    loam_shape_ref* shapes = loam_malloc(sizeof *shapes * (size_t)(w->shape_count + def->shape_count));
+    if (!shapes) {
+        loam_error_set(err, LOAM_ERR_NOMEM, "add_body: out of memory");
+        return -1;
+    }
+    if (w->shape_count) memcpy(shapes, w->shapes, sizeof *shapes * (size_t)w->shape_count);
+    int b = w->body_count++;
+    for (int s = 0; s < def->shape_count; ++s) {
+        shapes[w->shape_count + s].body = b;
+        shapes[w->shape_count + s].shape = def->shapes[s];
+    }
+    loam_free(w->shapes);
+    w->shapes = shapes;
+    w->shape_count += def->shape_count;
+    w->body_defs[b] = *def;
+    w->body_defs[b].name[LOAM_NAME_MAX - 1] = '\0';
+    loam_body_state* st = &w->bodies[b];
+    memset(st, 0, sizeof *st);
+    loam_body_motion_eval(def, w->time, &st->pose, &st->twist);
+    scratch_free(w);
+    return b;
+}
+
+loam_status loam_world_command_body(loam_world* w, int body, loam_twist twist, loam_error* err) {
+    if (!w || body < 0 || body >= w->body_count)
+        return loam_error_set(err, LOAM_ERR_INPUT, "command_body: no body %d", body);
+    if (w->body_defs[body].motion != LOAM_MOTION_COMMANDED)
+        return loam_error_set(err, LOAM_ERR_INPUT, "command_body: body '%s' has %s motion, not commanded",
+                              w->body_defs[body].name, loam_motion_type_name(w->body_defs[body].motion));
+    if (!v3_is_finite(twist.v) || !v3_is_finite(twist.w))
+        return loam_error_set(err, LOAM_ERR_INPUT, "command_body: body '%s': twist is not finite", w->body_defs[body].name);
+    w->bodies[body].twist = twist;
+    return LOAM_OK;
+}
+
+loam_particles loam_world_particles(loam_world* w) {
+    loam_particles p = {w->count, w->x, w->y, w->z, w->vx, w->vy, w->vz, w->radius, w->inv_mass, w->contact_total};
+    return p;
+}
+
+const loam_granular_params* loam_world_params(const loam_world* w) { return &w->params; }
+double loam_world_time(const loam_world* w) { return w->time; }
+int64_t loam_world_step_index(const loam_world* w) { return w->step; }
+int loam_world_body_count(const loam_world* w) { return w->body_count; }
+loam_step_stats loam_world_last_stats(const loam_world* w) { return w->stats; }
+
+const loam_body_def* loam_world_body_def(const loam_world* w, int body) {
+    return body >= 0 && body < w->body_count ? &w->body_defs[body] : NULL;
+}
+
+const loam_body_state* loam_world_body_state(const loam_world* w, int body) {
+    return body >= 0 && body < w->body_count ? &w->bodies[body] : NULL;
+}
+
+int loam_world_find_body(const loam_world* w, const char* name) {
+    for (int b = 0; b < w->body_count; ++b)
+        if (strcmp(w->body_defs[b].name, name) == 0) return b;
+    return -1;
+}
+
+size_t loam_world_memory(const loam_world* w) {
+    size_t n = (size_t)w->capacity * 8 * sizeof(float);
+    n += (size_t)w->hash.table_size * 4 + (size_t)w->hash.capacity * 4;
+    const loam_contacts* cs[2] = {&w->cur, &w->prev};
+    size_t blocks = (size_t)loam_block_count(w->count);
+    for (int k = 0; k < 2; ++k) {
+        size_t slots = blocks * (size_t)cs[k]->block_capacity;
+        size_t bslots = blocks * (size_t)cs[k]->body_block_capacity;
+        n += (size_t)w->count * 6 * 4 + slots * (4 + 16 + 12 + 4) + bslots * (4 + 16 + 16 + 12);
+    }
+    n += (size_t)w->count * (16 + 4);
+    return n;
+}
+
+double loam_world_kinetic_energy(const loam_world* w) {
+    double e = 0.0;
+    for (int i = 0; i < w->count; ++i) {
+        double v2 = (double)w->vx[i] * w->vx[i] + (double)w->vy[i] * w->vy[i] + (double)w->vz[i] * w->vz[i];
+        e += 0.5 * v2 / w->inv_mass[i];
+    }
+    return e;
+}

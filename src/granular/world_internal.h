@@ -1,0 +1,86 @@
+/* The granular world's layout. Model: parameters, per-particle radius and inverse mass, bodies.
+ * State: positions, velocities, time, body poses. Scratch: the hash and the contact lists, sized
+ * once and reused, so a steady-state step allocates nothing. */
+#ifndef LOAM_GRANULAR_WORLD_INTERNAL_H
+#define LOAM_GRANULAR_WORLD_INTERNAL_H
+
+#include "collide/spatial_hash.h"
+#include "loam/granular.h"
+
+/* Work is cut into fixed blocks of particles, independent of the thread count, and per-block
+ * results are combined in block order: every thread count gives the same bytes. */
+enum { LOAM_BLOCK = 1024 };
+
+/* Contacts of one step. Particle-particle pairs are owned by the lower index i; each owner keeps its
+ * pairs sorted by partner j, in a range of a per-block reserved region (so blocks fill in parallel
+ * without counting first). The partner lists the pair among its "incoming" slots. */
+typedef struct loam_contacts {
+    int block_capacity;       /* slots reserved per block in the pair and incoming arrays */
+    int body_block_capacity;  /* slots reserved per block in the body-contact arrays */
+    int32_t* pair_start;      /* n: first owned slot of i */
+    int32_t* pair_count;      /* n */
+    int32_t* pair_j;          /* slots: partner */
+    float* pair_n;            /* 4 * slots: unit normal from j to i, and gap (m, < 0 = overlap) */
+    float* pair_lambda;       /* 3 * slots: accumulated impulse on i, N s */
+    int32_t* in_start;        /* n */
+    int32_t* in_count;        /* n */
+    int32_t* in_slot;         /* slots: a pair slot owned by a lower-index particle */
+    int32_t* body_start;      /* n */
+    int32_t* body_count;      /* n */
+    int32_t* body_shape;      /* body slots: global shape index */
+    float* body_n;            /* 4 * body slots: normal out of the shape, gap */
+    float* body_v;            /* 4 * body slots: body point velocity, friction */
+    float* body_lambda;       /* 3 * body slots */
+    int overflow;             /* a block ran out of reserved slots: grow and detect again */
+} loam_contacts;
+
+typedef struct loam_shape_ref {
+    int body;
+    loam_shape shape;
+} loam_shape_ref;
+
+struct loam_world {
+    /* model */
+    loam_granular_params params;
+    int count, capacity;
+    float* radius;
+    float* inv_mass;
+    float max_radius;
+    int body_count, body_capacity;
+    loam_body_def* body_defs;
+    int shape_count;          /* all bodies' shapes, flattened */
+    loam_shape_ref* shapes;
+
+    /* state */
+    float *x, *y, *z, *vx, *vy, *vz;
+    double time;
+    int64_t step;
+    loam_body_state* bodies;
+
+    /* scratch */
+    int ready;                /* scratch sized for the current particle count */
+    loam_spatial_hash hash;
+    loam_contacts cur, prev;  /* this step's contacts and last step's (warm start) */
+    float* sv;                /* 4 * n: solver velocity (AoS so a neighbour is one cache line) and
+                                 mass-split inverse mass */
+    int32_t* contact_total;   /* n: contacts of each particle */
+    float* block_scratch;     /* per-block partial sums for deterministic reductions */
+    loam_pose* shape_pose;    /* world pose of each shape this step */
+    loam_vec3* shape_lo;      /* world bounds of each shape, for culling */
+    loam_vec3* shape_hi;
+    loam_step_stats stats;
+};
+
+/* Stages of a step (src/granular/). */
+loam_status loam_granular_prepare(loam_world* w, loam_error* err);
+loam_status loam_granular_detect(loam_world* w, loam_error* err);
+void loam_granular_solve(loam_world* w);
+/* Size per-particle contact arrays for n particles; returns 0 when out of memory. */
+int loam_contacts_alloc(loam_contacts* c, int n);
+/* Grow the per-block reserved ranges (never shrinks); returns 0 when out of memory. */
+int loam_contacts_reserve(loam_contacts* c, int blocks, int pair_cap, int body_cap);
+void loam_contacts_free(loam_contacts* c);
+
+static inline int loam_block_count(int n) { return (n + LOAM_BLOCK - 1) / LOAM_BLOCK; }
+
+#endif
