@@ -1,0 +1,537 @@
+/* `loam bench granular`: the column-at-rest benchmark of paper 000 (Figs. 3 and 6). Particles settle
+ * into a column inside a cylinder (or in.column's open box, to compare with LIGGGHTS), then a run of
+ * steps at rest is timed: at rest every particle carries its full set of contacts, the worst case for
+ * the contact pipeline.
+ *
+ * Output: a human-readable report on stdout; with --json, one JSON object as the last line so scripts
+ * (bench/peers/run_column_compare.py) can read it with `tail -n 1`. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/column_scene.h"
+#include "app/commands.h"
+#include "loam/granular.h"
+
+#define BENCH_PREFIX "loam bench granular"
+
+typedef struct bench_options {
+    column_spec scene;
+    loam_granular_params params;
+    int steps;
+    int settle;
+    int threads;
+    int json;
+    int quiet;
+    int wall_friction_set;
+} bench_options;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void usage(FILE* f) {
+    fprintf(f,
+            "usage: loam bench granular [options]\n"
+            "  Column at rest (paper 000 Figs. 3/6): N spheres (R 5 mm, rho 2500, mu 0.5) settle from a lattice\n"
+            "  into a container, then M steps at rest are timed.\n"
+            "options (each takes a value unless noted; --opt=value also works):\n"
+            "  --particles N        particles (default 10000)\n"
+            "  --steps M            timed steps at rest (default 200)\n"
+            "  --settle S           settling steps before timing (default 1500)\n"
+            "  --threads T          threads, 0 = all cores (default 0)\n"
+            "  --container C        cylinder (default) or box (in.column's open box)\n"
+            "  --json               also print one JSON object as the last line (no value)\n"
+            "  --quiet              no progress on stderr (no value)\n"
+            "  --dt DT              time step, s (default 1e-3)\n"
+            "  --sweeps K           Projected Jacobi sweeps (default 3)\n"
+            "  --baumgarte A        overlap fraction removed per step (default 0.2)\n"
+            "  --relaxation W       mass-splitting relaxation (default 1)\n"
+            "  --friction MU        particle-particle Coulomb coefficient (default 0.5); also the walls'\n"
+            "                       unless --wall-friction is given\n"
+            "  --wall-friction MU   container wall Coulomb coefficient\n"
+            "  --margin F           speculative contact margin, fraction of r (default 0.1)\n"
+            "  --warm-start 0|1     warm start (default 1)\n"
+            "  --hash-table-size H  hash buckets, 0 = 2 N (default 0)\n"
+            "  --damping G          velocity decay rate, 1/s (default 0)\n"
+            "  --tolerance TOL      early sweep stop, m/s (default 0 = always all sweeps)\n"
+            "  --radius R           particle radius, m (default 0.005)\n"
+            "  --density RHO        kg/m^3 (default 2500)\n"
+            "  --nx NX, --ny NY     box lattice footprint (default in.column's: 10k 25x20, 50k 50x50,\n"
+            "                       100k 100x50, else near-square with 20 layers)\n"
+            "  --column-radius RC   cylinder inner radius, m (default: settled column ~2 diameters tall)\n"
+            "  --seed S             lattice jitter and initial velocity seed\n");
+}
+
+/* Argument parsing: every failure names the option and the value and returns exit status 2. */
+static int bad_value(const char* opt, const char* val, const char* expect) {
+    fprintf(stderr, BENCH_PREFIX ": option %s: bad value '%s' (expected %s)\n", opt, val, expect);
+    return LOAM_ERR_INPUT;
+}
+
+static int parse_long(const char* opt, const char* val, long lo, long hi, long* out) {
+    char* end;
+    errno = 0;
+    long v = strtol(val, &end, 10);
+    if (errno || end == val || *end != '\0' || v < lo || v > hi) {
+        char expect[96];
+        snprintf(expect, sizeof expect, "an integer in [%ld, %ld]", lo, hi);
+        return bad_value(opt, val, expect);
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_int(const char* opt, const char* val, int lo, int hi, int* out) {
+    long v;
+    int rc = parse_long(opt, val, lo, hi, &v);
+    if (rc == 0) *out = (int)v;
+    return rc;
+}
+
+/* lo_open: the value must be > lo rather than >= lo. */
+static int parse_double(const char* opt, const char* val, double lo, int lo_open, double hi, double* out) {
+    char* end;
+    errno = 0;
+    double v = strtod(val, &end);
+    if (errno || end == val || *end != '\0' || !isfinite(v) || (lo_open ? v <= lo : v < lo) || v > hi) {
+        char expect[96];
+        snprintf(expect, sizeof expect, "a number in %c%g, %g]", lo_open ? '(' : '[', lo, hi);
+        return bad_value(opt, val, expect);
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_float(const char* opt, const char* val, double lo, int lo_open, double hi, float* out) {
+    double v;
+    int rc = parse_double(opt, val, lo, lo_open, hi, &v);
+    if (rc == 0) *out = (float)v;
+    return rc;
+}
+
+static int parse_options(int argc, char** argv, bench_options* o) {
+    for (int a = 0; a < argc; ++a) {
+        const char* arg = argv[a];
+        char name[64];
+        const char* val = NULL;
+        const char* eq = strchr(arg, '=');
+        if (strncmp(arg, "--", 2) == 0 && eq && (size_t)(eq - arg) < sizeof name) {
+            memcpy(name, arg, (size_t)(eq - arg));
+            name[eq - arg] = '\0';
+            val = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", arg);
+        }
+        if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+            usage(stdout);
+            return -1; /* not an error: print help and exit 0 */
+        }
+        if (strcmp(name, "--json") == 0 || strcmp(name, "--quiet") == 0) {
+            if (val) return bad_value(name, val, "no value");
+            if (name[2] == 'j') o->json = 1;
+            else o->quiet = 1;
+            continue;
+        }
+        static const char* const valued[] = {
+            "--particles", "--steps",  "--settle",        "--threads",   "--container",     "--dt",
+            "--sweeps",    "--baumgarte", "--relaxation", "--friction",  "--wall-friction", "--margin",
+            "--warm-start", "--hash-table-size", "--damping", "--tolerance", "--radius",     "--density",
+            "--nx",        "--ny",     "--column-radius", "--seed"};
+        int known = 0;
+        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k) known |= strcmp(name, valued[k]) == 0;
+        if (!known) {
+            fprintf(stderr, BENCH_PREFIX ": unknown option '%s' (see loam bench granular --help)\n", arg);
+            return LOAM_ERR_INPUT;
+        }
+        if (!val) {
+            if (a + 1 >= argc) {
+                fprintf(stderr, BENCH_PREFIX ": option %s needs a value\n", name);
+                return LOAM_ERR_INPUT;
+            }
+            val = argv[++a];
+        }
+        int rc = 0;
+        loam_granular_params* p = &o->params;
+        column_spec* s = &o->scene;
+        if (!strcmp(name, "--particles")) rc = parse_int(name, val, 1, 1 << 27, &s->particles);
+        else if (!strcmp(name, "--steps")) rc = parse_int(name, val, 1, INT_MAX, &o->steps);
+        else if (!strcmp(name, "--settle")) rc = parse_int(name, val, 0, INT_MAX, &o->settle);
+        else if (!strcmp(name, "--threads")) rc = parse_int(name, val, 0, 4096, &o->threads);
+        else if (!strcmp(name, "--container")) {
+            if (!strcmp(val, "cylinder")) s->container = COLUMN_CYLINDER;
+            else if (!strcmp(val, "box")) s->container = COLUMN_BOX;
+            else rc = bad_value(name, val, "cylinder or box");
+        } else if (!strcmp(name, "--dt")) rc = parse_double(name, val, 0.0, 1, 1.0, &p->dt);
+        else if (!strcmp(name, "--sweeps")) rc = parse_int(name, val, 1, 100000, &p->sweeps);
+        else if (!strcmp(name, "--baumgarte")) rc = parse_float(name, val, 0.0, 0, 1.0, &p->baumgarte);
+        else if (!strcmp(name, "--relaxation")) rc = parse_float(name, val, 0.0, 1, 2.0, &p->relaxation);
+        else if (!strcmp(name, "--friction")) rc = parse_float(name, val, 0.0, 0, 1e3, &p->friction);
+        else if (!strcmp(name, "--wall-friction")) {
+            rc = parse_float(name, val, 0.0, 0, 1e3, &s->wall_friction);
+            o->wall_friction_set = 1;
+        } else if (!strcmp(name, "--margin")) rc = parse_float(name, val, 0.0, 0, 1.0, &p->margin);
+        else if (!strcmp(name, "--warm-start")) rc = parse_int(name, val, 0, 1, &p->warm_start);
+        else if (!strcmp(name, "--hash-table-size")) rc = parse_int(name, val, 0, INT_MAX, &p->hash_table_size);
+        else if (!strcmp(name, "--damping")) rc = parse_float(name, val, 0.0, 0, 1e6, &p->damping);
+        else if (!strcmp(name, "--tolerance")) rc = parse_float(name, val, 0.0, 0, 1e6, &p->tolerance);
+        else if (!strcmp(name, "--radius")) rc = parse_float(name, val, 0.0, 1, 10.0, &s->radius);
+        else if (!strcmp(name, "--density")) rc = parse_float(name, val, 0.0, 1, 1e6, &s->density);
+        else if (!strcmp(name, "--nx")) rc = parse_int(name, val, 1, 1 << 20, &s->nx);
+        else if (!strcmp(name, "--ny")) rc = parse_int(name, val, 1, 1 << 20, &s->ny);
+        else if (!strcmp(name, "--column-radius")) rc = parse_float(name, val, 0.0, 1, 1e3, &s->column_radius);
+        else if (!strcmp(name, "--seed")) {
+            long v;
+            rc = parse_long(name, val, 0, LONG_MAX, &v);
+            if (rc == 0) s->seed = (uint64_t)v;
+        }
+        if (rc) return rc;
+    }
+    if (!o->wall_friction_set) o->scene.wall_friction = o->params.friction;
+    return 0;
+}
+
+/* Measurements of the bed, from positions only (not from the solver's contact lists). */
+typedef struct bed_stats {
+    double top;          /* max z + r, m */
+    double top_p99;      /* 99th percentile of z + r, m: one particle perched on top does not count */
+    double touching;     /* 2 * (pairs with centre gap < 0.01 r) / N: coordination like LIGGGHTS's
+                            contact/atom, which counts overlapping pairs only */
+} bed_stats;
+
+static int cmp_float(const void* a, const void* b) {
+    float x = *(const float*)a, y = *(const float*)b;
+    return (x > y) - (x < y);
+}
+
+/* Counting-sort cell list on a uniform grid; O(N). Returns 0 when out of memory. */
+static int measure_bed(loam_world* w, bed_stats* out) {
+    loam_particles p = loam_world_particles(w);
+    int n = p.count;
+    float rmax = 0.0f;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    const float* c[3] = {p.x, p.y, p.z};
+    for (int i = 0; i < n; ++i) {
+        if (p.radius[i] > rmax) rmax = p.radius[i];
+        for (int k = 0; k < 3; ++k) {
+            if (c[k][i] < lo[k]) lo[k] = c[k][i];
+            if (c[k][i] > hi[k]) hi[k] = c[k][i];
+        }
+    }
+    float* tops = malloc(sizeof(float) * (size_t)n);
+    if (!tops) return 0;
+    out->top = -INFINITY;
+    for (int i = 0; i < n; ++i) {
+        tops[i] = p.z[i] + p.radius[i];
+        if (tops[i] > out->top) out->top = tops[i];
+    }
+    qsort(tops, (size_t)n, sizeof(float), cmp_float);
+    out->top_p99 = tops[(size_t)((double)(n - 1) * 0.99)];
+    free(tops);
+
+    const float tol = 0.01f;
+    float cell = 2.0f * rmax * (1.0f + tol);
+    long dim[3];
+    double cells = 1.0;
+    for (int k = 0; k < 3; ++k) {
+        dim[k] = (long)((hi[k] - lo[k]) / cell) + 1;
+        cells *= (double)dim[k];
+    }
+    if (cells > 8.0 * n + 1024.0) {
+        /* A scattered bed (it did not settle): the coordination means nothing, skip it. */
+        out->touching = NAN;
+        return 1;
+    }
+    size_t nc = (size_t)cells;
+    int* start = calloc(nc + 1, sizeof(int));
+    int* order = malloc(sizeof(int) * (size_t)n);
+    int* cell_of = malloc(sizeof(int) * (size_t)n);
+    if (!start || !order || !cell_of) {
+        free(start);
+        free(order);
+        free(cell_of);
+        return 0;
+    }
+    for (int i = 0; i < n; ++i) {
+        long ix = (long)((p.x[i] - lo[0]) / cell), iy = (long)((p.y[i] - lo[1]) / cell),
+             iz = (long)((p.z[i] - lo[2]) / cell);
+        cell_of[i] = (int)((iz * dim[1] + iy) * dim[0] + ix);
+        start[cell_of[i] + 1]++;
+    }
+    for (size_t k = 0; k < nc; ++k) start[k + 1] += start[k];
+    {
+        int* fill = malloc(sizeof(int) * nc);
+        if (!fill) {
+            free(start);
+            free(order);
+            free(cell_of);
+            return 0;
+        }
+        memcpy(fill, start, sizeof(int) * nc);
+        for (int i = 0; i < n; ++i) order[fill[cell_of[i]]++] = i;
+        free(fill);
+    }
+    long pairs = 0;
+    for (int i = 0; i < n; ++i) {
+        long ix = (long)((p.x[i] - lo[0]) / cell), iy = (long)((p.y[i] - lo[1]) / cell),
+             iz = (long)((p.z[i] - lo[2]) / cell);
+        for (long dz = -1; dz <= 1; ++dz)
+            for (long dy = -1; dy <= 1; ++dy)
+                for (long dx = -1; dx <= 1; ++dx) {
+                    long x = ix + dx, y = iy + dy, z = iz + dz;
+                    if (x < 0 || y < 0 || z < 0 || x >= dim[0] || y >= dim[1] || z >= dim[2]) continue;
+                    long cc = (z * dim[1] + y) * dim[0] + x;
+                    for (int q = start[cc]; q < start[cc + 1]; ++q) {
+                        int j = order[q];
+                        if (j <= i) continue;
+                        float ddx = p.x[i] - p.x[j], ddy = p.y[i] - p.y[j], ddz = p.z[i] - p.z[j];
+                        float cut = (p.radius[i] + p.radius[j]) * (1.0f + 0.5f * tol);
+                        if (ddx * ddx + ddy * ddy + ddz * ddz < cut * cut) ++pairs;
+                    }
+                }
+    }
+    out->touching = 2.0 * (double)pairs / (double)n;
+    free(start);
+    free(order);
+    free(cell_of);
+    return 1;
+}
+
+static long peak_rss_bytes(void) {
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
+    return ru.ru_maxrss * 1024L; /* Linux reports kilobytes */
+}
+
+/* Run `steps` steps; on failure print the engine's message and return its status. Keeps the largest
+ * overlap and the summed contacts of the steps for the report. */
+typedef struct run_stats {
+    double max_overlap;
+    double contact_sum;   /* sum over steps of 2 pairs + body contacts */
+    long dropped;
+} run_stats;
+
+static int run_steps(loam_world* w, int steps, const char* phase, int progress, run_stats* rs) {
+    loam_error err;
+    loam_error_clear(&err);
+    int n = loam_world_particles(w).count;
+    for (int s = 0; s < steps; ++s) {
+        loam_status st = loam_world_step(w, &err);
+        if (st != LOAM_OK) {
+            if (progress) fputc('\n', stderr);
+            fprintf(stderr, BENCH_PREFIX ": %s step %d: %s\n", phase, s + 1, err.message);
+            return st;
+        }
+        loam_step_stats ss = loam_world_last_stats(w);
+        if (ss.max_overlap > rs->max_overlap) rs->max_overlap = ss.max_overlap;
+        rs->contact_sum += 2.0 * ss.contacts + ss.body_contacts;
+        rs->dropped += ss.dropped_neighbors;
+        if (progress && ((s + 1) % 100 == 0 || s + 1 == steps)) {
+            fprintf(stderr, "\r%s: step %d/%d, KE/particle %.3g J   ", phase, s + 1, steps,
+                    loam_world_kinetic_energy(w) / n);
+            if (s + 1 == steps) fputc('\n', stderr);
+        }
+    }
+    return 0;
+}
+
+static int bench_granular(int argc, char** argv) {
+    bench_options o;
+    memset(&o, 0, sizeof o);
+    o.scene = column_default_spec();
+    o.params = loam_granular_default_params();
+    o.steps = 200;
+    o.settle = 1500;
+    o.threads = 0;
+    int rc = parse_options(argc, argv, &o);
+    if (rc < 0) return 0;
+    if (rc) return rc;
+
+    loam_error err;
+    loam_error_clear(&err);
+    if (loam_granular_params_validate(&o.params, &err) != LOAM_OK) {
+        fprintf(stderr, BENCH_PREFIX ": %s\n", err.message);
+        return LOAM_ERR_INPUT;
+    }
+    loam_set_threads(o.threads);
+    loam_world* w = loam_world_create(&o.params, &err);
+    if (!w) {
+        fprintf(stderr, BENCH_PREFIX ": %s\n", err.message);
+        return err.status ? (int)err.status : LOAM_ERR_INTERNAL;
+    }
+    column_info info;
+    if (column_build(w, &o.scene, &info, &err) != LOAM_OK) {
+        fprintf(stderr, BENCH_PREFIX ": %s\n", err.message);
+        loam_world_destroy(w);
+        return err.status;
+    }
+    const loam_granular_params* p = loam_world_params(w);
+    int n = o.scene.particles;
+    int threads = loam_get_threads();
+    int table = p->hash_table_size > 0 ? p->hash_table_size : 2 * n;
+    int progress = !o.quiet && isatty(STDERR_FILENO);
+    double r = o.scene.radius;
+    double g = sqrt((double)p->gravity.x * p->gravity.x + (double)p->gravity.y * p->gravity.y +
+                    (double)p->gravity.z * p->gravity.z);
+    double mass = o.scene.density * 4.0 / 3.0 * M_PI * r * r * r;
+    double mgr = mass * g * r; /* the energy scale of "at rest": lifting a particle by its radius */
+
+    run_stats settle_stats = {0, 0, 0}, timed = {0, 0, 0};
+    double t0 = now_s();
+    rc = run_steps(w, o.settle, "settle", progress, &settle_stats);
+    double settle_wall = now_s() - t0;
+    if (rc) {
+        loam_world_destroy(w);
+        return rc;
+    }
+    double ke_settled = loam_world_kinetic_energy(w) / n;
+    bed_stats bed_settled;
+    if (!measure_bed(w, &bed_settled)) {
+        fprintf(stderr, BENCH_PREFIX ": out of memory measuring the bed\n");
+        loam_world_destroy(w);
+        return LOAM_ERR_NOMEM;
+    }
+
+    /* The timed run: nothing but steps between the two clock reads (the per-step stats read is a
+     * struct copy). */
+    t0 = now_s();
+    rc = run_steps(w, o.steps, "timed", 0, &timed);
+    double wall = now_s() - t0;
+    if (rc) {
+        loam_world_destroy(w);
+        return rc;
+    }
+    double ke_end = loam_world_kinetic_energy(w) / n;
+    bed_stats bed;
+    if (!measure_bed(w, &bed)) {
+        fprintf(stderr, BENCH_PREFIX ": out of memory measuring the bed\n");
+        loam_world_destroy(w);
+        return LOAM_ERR_NOMEM;
+    }
+    loam_step_stats last = loam_world_last_stats(w);
+    double steps_per_s = o.steps / wall;
+    double pstep = steps_per_s * n;
+    double rtf = o.steps * p->dt / wall;
+    double contacts = timed.contact_sum / o.steps / n;
+    size_t world_mem = loam_world_memory(w);
+    long rss = peak_rss_bytes();
+    const char* container = o.scene.container == COLUMN_BOX ? "box" : "cylinder";
+
+    printf("loam %s bench granular: column at rest\n", loam_version());
+    if (o.scene.container == COLUMN_BOX)
+        printf("scene: %d particles (r %g m, rho %g kg/m^3) in an open box %.4g x %.4g m (lattice %d x %d, %d layers)\n",
+               n, r, o.scene.density, info.inner_x, info.inner_y, info.nx, info.ny, info.layers);
+    else
+        printf("scene: %d particles (r %g m, rho %g kg/m^3) in a cylinder of radius %.4g m (%d per layer, %d layers)\n",
+               n, r, o.scene.density, info.column_radius, info.per_layer, info.layers);
+    printf("solver: dt %g s, sweeps %d, baumgarte %g, relaxation %g, friction %g (walls %g), margin %g r, "
+           "warm_start %d, damping %g 1/s, tolerance %g m/s, hash table %d buckets, threads %d\n",
+           p->dt, p->sweeps, p->baumgarte, p->relaxation, p->friction, o.scene.wall_friction, p->margin,
+           p->warm_start, p->damping, p->tolerance, table, threads);
+    printf("settle: %d steps (%g s simulated) in %.3f s wall; KE/particle %.3g J = %.3g m g r\n", o.settle,
+           o.settle * p->dt, settle_wall, ke_settled, ke_settled / mgr);
+    printf("timed: %d steps at rest in %.4f s wall\n", o.steps, wall);
+    printf("  particle-steps/s     %.4g (%.4g per thread)\n", pstep, pstep / threads);
+    printf("  steps/s              %.4g\n", steps_per_s);
+    printf("  realtime factor      %.4g (simulated s per wall s)\n", rtf);
+    printf("  contacts/particle    %.3f ((2 pairs + body contacts) / N, solver contacts incl. speculative)\n",
+           contacts);
+    printf("  touching/particle    %.3f (2 pairs with gap < 0.01 r / N, like LIGGGHTS contact/atom)\n", bed.touching);
+    printf("  max overlap / r      %.4g (largest over the timed steps)\n", timed.max_overlap / r);
+    printf("  KE/particle          %.3g J = %.3g m g r (after the timed steps)\n", ke_end, ke_end / mgr);
+    printf("  column top           %.4f m (max z + r; 99th percentile %.4f m; after settling %.4f m)\n", bed.top,
+           bed.top_p99, bed_settled.top);
+    printf("  peak RSS             %.2f MB (%.0f B/particle)\n", rss / 1e6, (double)rss / n);
+    printf("  world memory         %.2f MB (%.0f B/particle)\n", world_mem / 1e6, (double)world_mem / n);
+    if (timed.dropped + settle_stats.dropped > 0)
+        printf("  WARNING: %ld neighbours beyond the per-particle limit were dropped\n",
+               timed.dropped + settle_stats.dropped);
+
+    if (o.json) {
+        cJSON* j = cJSON_CreateObject();
+        if (!j) {
+            loam_world_destroy(w);
+            return LOAM_ERR_NOMEM;
+        }
+        cJSON_AddStringToObject(j, "benchmark", "granular_column_at_rest");
+        cJSON_AddStringToObject(j, "loam_version", loam_version());
+        cJSON_AddStringToObject(j, "container", container);
+        cJSON_AddNumberToObject(j, "particles", n);
+        cJSON_AddNumberToObject(j, "steps", o.steps);
+        cJSON_AddNumberToObject(j, "settle_steps", o.settle);
+        cJSON_AddNumberToObject(j, "threads", threads);
+        cJSON_AddNumberToObject(j, "wall_s", wall);
+        cJSON_AddNumberToObject(j, "settle_wall_s", settle_wall);
+        cJSON_AddNumberToObject(j, "particle_steps_per_s", pstep);
+        cJSON_AddNumberToObject(j, "particle_steps_per_s_per_thread", pstep / threads);
+        cJSON_AddNumberToObject(j, "steps_per_s", steps_per_s);
+        cJSON_AddNumberToObject(j, "realtime_factor", rtf);
+        cJSON_AddNumberToObject(j, "contacts_per_particle", contacts);
+        cJSON_AddNumberToObject(j, "contacts_per_particle_last_step",
+                                (2.0 * last.contacts + last.body_contacts) / n);
+        if (isfinite(bed.touching)) cJSON_AddNumberToObject(j, "touching_per_particle", bed.touching);
+        else cJSON_AddNullToObject(j, "touching_per_particle");
+        cJSON_AddNumberToObject(j, "max_overlap_over_r", timed.max_overlap / r);
+        cJSON_AddNumberToObject(j, "ke_per_particle_settled", ke_settled);
+        cJSON_AddNumberToObject(j, "ke_per_particle_settled_over_mgr", ke_settled / mgr);
+        cJSON_AddNumberToObject(j, "ke_per_particle", ke_end);
+        cJSON_AddNumberToObject(j, "ke_per_particle_over_mgr", ke_end / mgr);
+        cJSON_AddNumberToObject(j, "column_top", bed.top);
+        cJSON_AddNumberToObject(j, "column_top_p99", bed.top_p99);
+        cJSON_AddNumberToObject(j, "column_top_settled", bed_settled.top);
+        cJSON_AddNumberToObject(j, "peak_rss_bytes", (double)rss);
+        cJSON_AddNumberToObject(j, "world_memory_bytes", (double)world_mem);
+        cJSON_AddNumberToObject(j, "world_memory_per_particle", (double)world_mem / n);
+        cJSON_AddNumberToObject(j, "dropped_neighbors", (double)(timed.dropped + settle_stats.dropped));
+        cJSON_AddNumberToObject(j, "sweeps_run_last_step", last.sweeps_run);
+        cJSON_AddNumberToObject(j, "dt", p->dt);
+        cJSON_AddNumberToObject(j, "sweeps", p->sweeps);
+        cJSON_AddNumberToObject(j, "baumgarte", p->baumgarte);
+        cJSON_AddNumberToObject(j, "relaxation", p->relaxation);
+        cJSON_AddNumberToObject(j, "friction", p->friction);
+        cJSON_AddNumberToObject(j, "wall_friction", o.scene.wall_friction);
+        cJSON_AddNumberToObject(j, "margin", p->margin);
+        cJSON_AddNumberToObject(j, "warm_start", p->warm_start);
+        cJSON_AddNumberToObject(j, "damping", p->damping);
+        cJSON_AddNumberToObject(j, "tolerance", p->tolerance);
+        cJSON_AddNumberToObject(j, "hash_table_size", table);
+        cJSON_AddNumberToObject(j, "radius", r);
+        cJSON_AddNumberToObject(j, "density", o.scene.density);
+        cJSON_AddNumberToObject(j, "lattice_nx", info.nx);
+        cJSON_AddNumberToObject(j, "lattice_ny", info.ny);
+        cJSON_AddNumberToObject(j, "lattice_layers", info.layers);
+        if (o.scene.container == COLUMN_CYLINDER) cJSON_AddNumberToObject(j, "column_radius", info.column_radius);
+        cJSON_AddNumberToObject(j, "seed", (double)o.scene.seed);
+        char* text = cJSON_PrintUnformatted(j);
+        cJSON_Delete(j);
+        if (!text) {
+            loam_world_destroy(w);
+            return LOAM_ERR_NOMEM;
+        }
+        printf("%s\n", text);
+        cJSON_free(text);
+    }
+    fflush(stdout);
+    loam_world_destroy(w);
+    return 0;
+}
+
+int loam_cmd_bench(int argc, char** argv) {
+    /* argv[0] is "bench"; argv[1] names the benchmark. */
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        fprintf(argc < 2 ? stderr : stdout, "usage: loam bench granular [options]   (loam bench granular --help)\n");
+        return argc < 2 ? LOAM_ERR_INPUT : 0;
+    }
+    if (!strcmp(argv[1], "granular")) return bench_granular(argc - 2, argv + 2);
+    fprintf(stderr, "loam bench: unknown benchmark '%s' (known: granular)\n", argv[1]);
+    return LOAM_ERR_INPUT;
+}

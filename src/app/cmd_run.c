@@ -1,0 +1,265 @@
+/* `loam run SCENE`: load, step with a progress bar, write frames, body forces and a summary. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/commands.h"
+#include "app/progress.h"
+#include "app/run_output.h"
+#include "loam/granular.h"
+#include "loam/scene.h"
+
+typedef struct run_options {
+    const char* scene;
+    const char* out;
+    long long steps;
+    double duration;
+    int frames, threads, quiet;
+    int set_count;
+    const char* sets[64];
+} run_options;
+
+static void usage(FILE* f) {
+    fprintf(f,
+            "usage: loam run SCENE [options]\n"
+            "  Runs a scene file (docs/scene-format.md) and writes frames, particle files and a summary.\n"
+            "options:\n"
+            "  --steps N         steps to run (default: the scene's sim.duration / sim.dt)\n"
+            "  --duration T      simulated seconds to run (instead of --steps)\n"
+            "  --out DIR         output folder (default out/<scene name>)\n"
+            "  --frames K        frames to write over the run (default: the scene's output.frames)\n"
+            "  --threads T       threads, 0 = all cores (default: the scene's sim.threads)\n"
+            "  --set key=value   override a scene value by its dotted key, e.g. --set solver.sweeps=5\n"
+            "                    (repeatable; lists by index or name: --set bodies.blade.motion.linear=[0.2,0,0])\n"
+            "  --quiet           no progress output\n");
+}
+
+static int parse_number(const char* opt, const char* s, double lo, double hi, double* out) {
+    char* end;
+    errno = 0;
+    double v = s ? strtod(s, &end) : 0.0;
+    if (!s || end == s || *end || errno || !isfinite(v) || v < lo || v > hi) {
+        fprintf(stderr, "loam run: %s: expected a number in [%g, %g], got '%s'\n", opt, lo, hi, s ? s : "(nothing)");
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+static int parse_args(int argc, char** argv, run_options* o) {
+    memset(o, 0, sizeof *o);
+    o->steps = -1;
+    o->duration = -1.0;
+    o->frames = -1;
+    o->threads = -1;
+    for (int k = 1; k < argc; ++k) {
+        const char* a = argv[k];
+        const char* v = k + 1 < argc ? argv[k + 1] : NULL;
+        double x;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        } else if (strcmp(a, "--quiet") == 0) {
+            o->quiet = 1;
+        } else if (strcmp(a, "--steps") == 0) {
+            if (!parse_number(a, v, 0, 1e12, &x) || x != floor(x)) return v ? (fprintf(stderr, "loam run: --steps: expected a whole number, got '%s'\n", v), 0) : 0;
+            o->steps = (long long)x;
+            ++k;
+        } else if (strcmp(a, "--duration") == 0) {
+            if (!parse_number(a, v, 0, 1e9, &o->duration)) return 0;
+            ++k;
+        } else if (strcmp(a, "--frames") == 0) {
+            if (!parse_number(a, v, 0, 100000, &x) || x != floor(x)) return 0;
+            o->frames = (int)x;
+            ++k;
+        } else if (strcmp(a, "--threads") == 0) {
+            if (!parse_number(a, v, 0, 1024, &x) || x != floor(x)) return 0;
+            o->threads = (int)x;
+            ++k;
+        } else if (strcmp(a, "--out") == 0) {
+            if (!v || !*v) return fprintf(stderr, "loam run: --out needs a folder\n"), 0;
+            o->out = v;
+            ++k;
+        } else if (strcmp(a, "--set") == 0) {
+            if (!v) return fprintf(stderr, "loam run: --set needs key=value\n"), 0;
+            if (o->set_count == 64) return fprintf(stderr, "loam run: at most 64 --set options\n"), 0;
+            o->sets[o->set_count++] = v;
+            ++k;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "loam run: unknown option '%s' (see loam run --help)\n", a);
+            return 0;
+        } else if (!o->scene) {
+            o->scene = a;
+        } else {
+            fprintf(stderr, "loam run: one scene at a time; got '%s' and '%s'\n", o->scene, a);
+            return 0;
+        }
+    }
+    if (!o->scene) return fprintf(stderr, "loam run: no scene file given (see loam run --help)\n"), 0;
+    if (o->steps >= 0 && o->duration >= 0) return fprintf(stderr, "loam run: give --steps or --duration, not both\n"), 0;
+    return 1;
+}
+
+static cJSON* vec_json(loam_vec3 v) {
+    double a[3] = {v.x, v.y, v.z};
+    return cJSON_CreateDoubleArray(a, 3);
+}
+
+typedef struct body_peak { double peak_force; double mean_force_x; } body_peak;
+
+static loam_status write_summary(const char* dir, const loam_scene* s, loam_world* w, long long steps_done,
+                                 long long steps, double wall, int frames, const body_peak* peaks, loam_status status,
+                                 const loam_error* run_err, loam_error* err) {
+    cJSON* root = cJSON_CreateObject();
+    if (!root) return loam_error_set(err, LOAM_ERR_NOMEM, "out of memory for summary.json");
+    const loam_granular_params* p = loam_world_params(w);
+    loam_step_stats stats = loam_world_last_stats(w);
+    loam_particles ps = loam_world_particles(w);
+    cJSON_AddStringToObject(root, "loam_version", loam_version());
+    cJSON_AddStringToObject(root, "scene", s->name);
+    cJSON_AddStringToObject(root, "scene_file", s->path);
+    cJSON_AddStringToObject(root, "status", status == LOAM_OK ? "ok" : status == LOAM_ERR_DIVERGED ? "diverged" : "error");
+    if (status != LOAM_OK) cJSON_AddStringToObject(root, "error", run_err->message);
+    cJSON_AddNumberToObject(root, "particles", ps.count);
+    cJSON_AddNumberToObject(root, "bodies", loam_world_body_count(w));
+    cJSON_AddNumberToObject(root, "steps", (double)steps_done);
+    cJSON_AddNumberToObject(root, "steps_requested", (double)steps);
+    cJSON_AddNumberToObject(root, "sim_time_s", loam_world_time(w));
+    cJSON_AddNumberToObject(root, "wall_time_s", wall);
+    cJSON_AddNumberToObject(root, "realtime_factor", wall > 0 ? loam_world_time(w) / wall : 0.0);
+    cJSON_AddNumberToObject(root, "particle_steps_per_s", wall > 0 ? (double)ps.count * (double)steps_done / wall : 0.0);
+    cJSON_AddNumberToObject(root, "threads", loam_get_threads());
+    cJSON_AddNumberToObject(root, "frames", frames);
+    cJSON_AddNumberToObject(root, "kinetic_energy_J", loam_world_kinetic_energy(w));
+    cJSON_AddNumberToObject(root, "contacts", stats.contacts);
+    cJSON_AddNumberToObject(root, "body_contacts", stats.body_contacts);
+    cJSON_AddNumberToObject(root, "max_overlap_m", stats.max_overlap);
+    cJSON_AddNumberToObject(root, "memory_bytes", (double)loam_world_memory(w));
+    cJSON* solver = cJSON_AddObjectToObject(root, "solver");
+    cJSON_AddNumberToObject(solver, "dt", p->dt);
+    cJSON_AddNumberToObject(solver, "sweeps", p->sweeps);
+    cJSON_AddNumberToObject(solver, "tolerance", p->tolerance);
+    cJSON_AddNumberToObject(solver, "baumgarte", p->baumgarte);
+    cJSON_AddNumberToObject(solver, "relaxation", p->relaxation);
+    cJSON_AddNumberToObject(solver, "friction", p->friction);
+    cJSON_AddNumberToObject(solver, "damping", p->damping);
+    cJSON_AddNumberToObject(solver, "margin", p->margin);
+    cJSON_AddBoolToObject(solver, "warm_start", p->warm_start);
+    cJSON* bodies = cJSON_AddArrayToObject(root, "body_results");
+    for (int b = 0; b < loam_world_body_count(w); ++b) {
+        const loam_body_state* st = loam_world_body_state(w, b);
+        cJSON* o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", loam_world_body_def(w, b)->name);
+        cJSON_AddItemToObject(o, "final_force_N", vec_json(st->force));
+        cJSON_AddItemToObject(o, "final_torque_Nm", vec_json(st->torque));
+        cJSON_AddItemToObject(o, "final_position_m", vec_json(st->pose.p));
+        cJSON_AddNumberToObject(o, "peak_force_N", peaks[b].peak_force);
+        cJSON_AddItemToArray(bodies, o);
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    loam_status st = loam_json_write_file(root, path, err);
+    cJSON_Delete(root);
+    return st;
+}
+
+int loam_cmd_run(int argc, char** argv) {
+    run_options o;
+    if (!parse_args(argc, argv, &o)) return 2;
+    loam_scene scene;
+    loam_error err;
+    loam_error_clear(&err);
+    if (loam_scene_load(o.scene, o.sets, o.set_count, &scene, &err) != LOAM_OK) {
+        fprintf(stderr, "loam: %s\n", err.message);
+        return err.status == LOAM_ERR_IO ? 4 : (int)err.status;
+    }
+    if (o.frames >= 0) scene.output.frames = o.frames;
+    if (o.threads >= 0) scene.threads = o.threads;
+    long long steps = o.steps >= 0 ? o.steps
+                      : (long long)llround((o.duration >= 0 ? o.duration : scene.duration) / scene.params.dt);
+    scene.duration = (double)steps * scene.params.dt;
+    /* Two frames at the same step would repeat a time in the .pvd series. */
+    if (scene.output.frames > steps + 1) scene.output.frames = (int)(steps + 1);
+    loam_set_threads(scene.threads);
+    char dir[2048];
+    snprintf(dir, sizeof dir, "%s", o.out ? o.out : "out");
+    if (!o.out) snprintf(dir, sizeof dir, "out/%s", scene.name);
+
+    loam_world* w = loam_scene_create_world(&scene, &err);
+    if (!w) {
+        fprintf(stderr, "loam: %s: %s\n", o.scene, err.message);
+        loam_scene_free(&scene);
+        return (int)err.status;
+    }
+    run_output out;
+    loam_status st = run_output_open(&out, &scene, w, dir, &err);
+    if (!o.quiet && st == LOAM_OK)
+        fprintf(stderr, "loam: %s: %d particles, %d bodies, %lld steps of %g s on %d threads -> %s/\n", scene.name,
+                scene.particle_count, scene.body_count, steps, scene.params.dt, loam_get_threads(), dir);
+    int frames = scene.output.frames;
+    body_peak* peaks = calloc((size_t)scene.body_count + 1, sizeof *peaks);
+    loam_progress bar;
+    loam_progress_start(&bar, steps, !o.quiet);
+    double t0 = loam_now();
+    long long done = 0;
+    loam_error run_err;
+    loam_error_clear(&run_err);
+    loam_status run_st = LOAM_OK;
+    int next_frame = 0;
+    /* Frame k is written after step round(k * steps / (frames - 1)): the first shows the start, the last the end. */
+    while (st == LOAM_OK) {
+        long long frame_step = frames <= 0 ? -1
+                               : frames == 1 ? steps
+                                             : (long long)llround((double)next_frame * (double)steps / (frames - 1));
+        if (next_frame < frames && done == frame_step) {
+            st = run_output_frame(&out, w, &err);
+            ++next_frame;
+            continue;
+        }
+        if (done >= steps) break;
+        run_st = loam_world_step(w, &run_err);
+        if (run_st != LOAM_OK) break;
+        ++done;
+        for (int b = 0; b < loam_world_body_count(w); ++b) {
+            const loam_body_state* bs = loam_world_body_state(w, b);
+            double f = sqrt((double)bs->force.x * bs->force.x + (double)bs->force.y * bs->force.y +
+                            (double)bs->force.z * bs->force.z);
+            if (f > peaks[b].peak_force) peaks[b].peak_force = f;
+        }
+        st = run_output_bodies(&out, w, &err);
+        loam_progress_update(&bar, done, loam_world_time(w));
+    }
+    double wall = loam_now() - t0;
+    loam_progress_finish(&bar, done, loam_world_time(w));
+    loam_error close_err;
+    loam_status cst = run_output_close(&out, st == LOAM_OK && run_st == LOAM_OK, o.quiet, &close_err);
+    if (st == LOAM_OK && cst != LOAM_OK) {
+        st = cst;
+        err = close_err;
+    }
+    int code = 0;
+    if (st != LOAM_OK) {
+        fprintf(stderr, "loam: %s\n", err.message);
+        code = (int)st;
+    } else {
+        loam_status sst = write_summary(dir, &scene, w, done, steps, wall, out.frames_written, peaks, run_st, &run_err, &err);
+        if (run_st != LOAM_OK) {
+            fprintf(stderr, "loam: %s: %s\n", o.scene, run_err.message);
+            code = (int)run_st;
+        } else if (sst != LOAM_OK) {
+            fprintf(stderr, "loam: %s\n", err.message);
+            code = (int)sst;
+        } else if (!o.quiet) {
+            fprintf(stderr, "loam: done: %lld steps in %.2f s (realtime factor %.3g, %.3g particle-steps/s); see %s/summary.json\n",
+                    done, wall, wall > 0 ? loam_world_time(w) / wall : 0.0,
+                    wall > 0 ? (double)scene.particle_count * (double)done / wall : 0.0, dir);
+        }
+    }
+    free(peaks);
+    loam_world_destroy(w);
+    loam_scene_free(&scene);
+    return code;
+}

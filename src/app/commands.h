@@ -1,0 +1,9 @@
+/* Subcommands of the `loam` command. Each returns the process exit status
+ * (0 ok, 2 bad input, 3 diverged, 4 I/O, 5 out of memory). argv[0] is the subcommand name. */
+#ifndef LOAM_APP_COMMANDS_H
+#define LOAM_APP_COMMANDS_H
+
+int loam_cmd_run(int argc, char** argv);
+int loam_cmd_bench(int argc, char** argv);
+
+#endif

@@ -1,0 +1,14 @@
+/* Sections of a scene file, read into a loam_scene. */
+#ifndef LOAM_SCENE_INTERNAL_H
+#define LOAM_SCENE_INTERNAL_H
+
+#include "loam/scene.h"
+#include "scene/yaml_doc.h"
+
+loam_status scene_read(scene_doc* d, loam_scene* s, loam_error* err);
+loam_status scene_read_particles(const snode* root, loam_scene* s, loam_error* err);
+loam_status scene_read_bodies(const snode* root, loam_scene* s, loam_error* err);
+/* A pose from a mapping with optional `position: [x, y, z]` (m) and `rpy_deg: [roll, pitch, yaw]`. */
+loam_status scene_read_pose(const snode* map, loam_pose* pose, loam_error* err);
+
+#endif
