@@ -29,6 +29,8 @@ typedef struct loam_granular_params {
                                 more than their gap in one step; default 0.1 */
     int warm_start;          /* start each step's sweeps from last step's impulses, 0/1; default 1 */
     int hash_table_size;     /* buckets of the spatial hash; 0 = 2 N (the paper's heuristic); default 0 */
+    int reorder_interval;    /* renumber particles by hash bucket every this many steps for memory
+                                locality, 0 = never; default 10 */
     int periodic_axis;       /* -1 none, 0 x, 1 y, 2 z; default -1 */
     float periodic_lo, periodic_hi; /* the periodic interval along periodic_axis, m */
     float bound;             /* a particle beyond |x_k| > bound (m) on any axis means divergence;
@@ -40,7 +42,9 @@ loam_status loam_granular_params_validate(const loam_granular_params* p, loam_er
 
 typedef struct loam_world loam_world;
 
-/* Structure-of-arrays view of particle data owned by the world; valid until particles are added. */
+/* Structure-of-arrays view of particle data owned by the world; valid until particles are added.
+ * Slots are renumbered every params.reorder_interval steps for speed: particle id[k] sits in slot k,
+ * where ids are the order in which particles were added. */
 typedef struct loam_particles {
     int count;
     float *x, *y, *z;        /* position, m */
@@ -48,6 +52,7 @@ typedef struct loam_particles {
     const float* radius;     /* m */
     const float* inv_mass;   /* 1/kg */
     const int* contact_count;/* contacts of each particle in the last step (particles and bodies) */
+    const int32_t* id;       /* identity of the particle in each slot */
 } loam_particles;
 
 /* What a body felt and where it is, updated by every step. */

@@ -306,7 +306,19 @@ static int measure_bed(loam_world* w, bed_stats* out) {
     return 1;
 }
 
+/* Peak resident set of this process. /proc/self/status VmHWM first: it belongs to the address space
+ * exec created, whereas getrusage's ru_maxrss survives exec and so also counts whatever the parent
+ * (a Python driver, a shell) had resident when it forked us. */
 static long peak_rss_bytes(void) {
+    FILE* f = fopen("/proc/self/status", "r");
+    if (f) {
+        char line[256];
+        long kb = -1;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+        fclose(f);
+        if (kb >= 0) return kb * 1024L;
+    }
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
     return ru.ru_maxrss * 1024L; /* Linux reports kilobytes */

@@ -156,6 +156,7 @@ loam_status run_output_frame(run_output* o, loam_world* w, loam_error* err) {
         vp.vz = p.vz;
         vp.radius = p.radius;
         vp.contacts = loam_world_step_index(w) > 0 ? p.contact_count : NULL;
+        vp.id = p.id;
         vp.time = loam_world_time(w);
         snprintf(rel, sizeof rel, "particles/particles_%05d.vtp", k);
         snprintf(path, sizeof path, "%s/%s", o->dir, rel);

@@ -7,8 +7,9 @@
 static const uint32_t k_primes[3] = {73856093u, 19349663u, 83492791u};
 
 int loam_hash_init(loam_spatial_hash* h, int table_size, int capacity) {
-    h->table_size = table_size;
+    h->table_size = table_size > 0 ? table_size : 1;
     h->capacity = capacity;
+    h->mod_magic = UINT64_MAX / (uint64_t)h->table_size + 1;
     h->head = loam_malloc(sizeof(int32_t) * (size_t)(table_size > 0 ? table_size : 1));
     h->next = loam_malloc(sizeof(int32_t) * (size_t)(capacity > 0 ? capacity : 1));
     h->periodic_axis = -1;
@@ -56,10 +57,14 @@ static inline int32_t cell_coord(const loam_spatial_hash* h, int axis, float v) 
     return ci;
 }
 
+/* Equation 6 of paper 000. The "mod n_h" is computed exactly with Lemire's fastmod (a multiply by a
+ * precomputed 64-bit reciprocal) instead of a division: 27 divisions per particle per step showed up
+ * as a third of detection time in perf. */
 static inline int32_t bucket_of(const loam_spatial_hash* h, int32_t cx, int32_t cy, int32_t cz) {
     uint32_t v = ((uint32_t)(cx - LOAM_HASH_Q) * k_primes[0]) ^ ((uint32_t)(cy - LOAM_HASH_Q) * k_primes[1]) ^
                  ((uint32_t)(cz - LOAM_HASH_Q) * k_primes[2]);
-    return (int32_t)(v % (uint32_t)h->table_size);
+    uint64_t low = h->mod_magic * v;
+    return (int32_t)(((__uint128_t)low * (uint32_t)h->table_size) >> 64);
 }
 
 void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y, const float* z) {
@@ -81,6 +86,8 @@ void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y
     }
 }
 
+/* Two cells may share a bucket; checking for that here costs more than it saves, so callers drop
+ * the repeated neighbours instead (they sort them anyway). */
 int loam_hash_neighbor_buckets(const loam_spatial_hash* h, float px, float py, float pz, int32_t buckets[27]) {
     int32_t c[3] = {cell_coord(h, 0, px), cell_coord(h, 1, py), cell_coord(h, 2, pz)};
     int count = 0;
@@ -90,10 +97,7 @@ int loam_hash_neighbor_buckets(const loam_spatial_hash* h, float px, float py, f
                 int32_t k[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
                 int a = h->periodic_axis;
                 if (a >= 0) k[a] = (k[a] + h->periodic_cells) % h->periodic_cells;
-                int32_t b = bucket_of(h, k[0], k[1], k[2]);
-                int seen = 0;
-                for (int s = 0; s < count && !seen; ++s) seen = buckets[s] == b;
-                if (!seen) buckets[count++] = b;
+                buckets[count++] = bucket_of(h, k[0], k[1], k[2]);
             }
     return count;
 }

@@ -34,32 +34,44 @@ static void sort_ints(int32_t* a, int n) {
     }
 }
 
-/* Neighbours of i within r_i + r_j + margin, sorted by index; returns their count. */
-static int find_neighbors(const loam_world* w, int i, float margin, int32_t* out, int* dropped) {
+/* Neighbours of i within r_i + r_j + margin, sorted by index, each once; returns their count.
+ * pos holds (x, y, z, r) per particle so a candidate costs one cache line, not four. */
+static int find_neighbors(const loam_world* w, const float* pos, int i, float margin, int32_t* out, int* dropped) {
     int32_t buckets[27];
-    int nb = loam_hash_neighbor_buckets(&w->hash, w->x[i], w->y[i], w->z[i], buckets);
+    const float* pi = &pos[4 * i];
+    int nb = loam_hash_neighbor_buckets(&w->hash, pi[0], pi[1], pi[2], buckets);
     int count = 0;
-    float ri = w->radius[i];
+    int periodic = w->params.periodic_axis;
+    float len = w->params.periodic_hi - w->params.periodic_lo;
     for (int k = 0; k < nb; ++k) {
         for (int32_t j = w->hash.head[buckets[k]]; j >= 0; j = w->hash.next[j]) {
             if (j == i) continue;
-            int lo = i < j ? i : j, hi = i < j ? j : i;
-            float dx = separation(w, 0, w->x, lo, hi);
-            float dy = separation(w, 1, w->y, lo, hi);
-            float dz = separation(w, 2, w->z, lo, hi);
-            float cut = ri + w->radius[j] + margin;
-            if (dx * dx + dy * dy + dz * dz < cut * cut) {
+            const float* pj = &pos[4 * j];
+            /* (lower index) - (higher index), so both ends compute bitwise the same distance. */
+            const float* a = i < j ? pi : pj;
+            const float* b = i < j ? pj : pi;
+            float d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+            if (periodic >= 0) {
+                if (d[periodic] > 0.5f * len) d[periodic] -= len;
+                else if (d[periodic] < -0.5f * len) d[periodic] += len;
+            }
+            float cut = pi[3] + pj[3] + margin;
+            if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut) {
                 if (count < LOAM_MAX_NEIGHBORS) out[count++] = j;
                 else ++*dropped;
             }
         }
     }
     sort_ints(out, count);
-    return count;
+    int unique = 0;
+    for (int k = 0; k < count; ++k)
+        if (unique == 0 || out[k] != out[unique - 1]) out[unique++] = out[k];
+    return unique;
 }
 
 /* Fill block b's pair, incoming and body slots. Returns the slots it needed (it writes only what fits). */
-static void detect_block(loam_world* w, int b, float margin, int* need_pairs, int* need_body, int* dropped) {
+static void detect_block(loam_world* w, const float* pos, int b, float margin, int* need_pairs, int* need_body,
+                         int* dropped) {
     loam_contacts* c = &w->cur;
     int32_t nbr[LOAM_MAX_NEIGHBORS];
     int cap = c->block_capacity, bcap = c->body_block_capacity;
@@ -67,7 +79,7 @@ static void detect_block(loam_world* w, int b, float margin, int* need_pairs, in
     int pairs = 0, incoming = 0, bodies = 0;
     int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
-        int n = find_neighbors(w, i, margin, nbr, dropped);
+        int n = find_neighbors(w, pos, i, margin, nbr, dropped);
         c->pair_start[i] = pair_base + pairs;
         c->in_start[i] = pair_base + incoming;
         int owned = 0, in = 0;
@@ -191,12 +203,21 @@ static void warm_start(loam_world* w, int i) {
 loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     int blocks = loam_block_count(w->count);
     float margin = w->params.margin * w->max_radius;
+    /* The solver's velocity buffer is free until the solve: pack positions and radii into it. */
+    float* pos = w->sv;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < w->count; ++i) {
+        pos[4 * i] = w->x[i];
+        pos[4 * i + 1] = w->y[i];
+        pos[4 * i + 2] = w->z[i];
+        pos[4 * i + 3] = w->radius[i];
+    }
     for (;;) {
         int max_pairs = 0, max_body = 0, dropped = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(max : max_pairs, max_body) reduction(+ : dropped)
         for (int b = 0; b < blocks; ++b) {
             int np, nbd;
-            detect_block(w, b, margin, &np, &nbd, &dropped);
+            detect_block(w, pos, b, margin, &np, &nbd, &dropped);
             if (np > max_pairs) max_pairs = np;
             if (nbd > max_body) max_body = nbd;
         }

@@ -25,11 +25,12 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
              loam_contacts_reserve(&w->prev, blocks, 4 * LOAM_BLOCK, LOAM_BLOCK);
     w->sv = loam_malloc(sizeof(float) * 4 * (size_t)(n > 0 ? n : 1));
     w->contact_total = loam_calloc((size_t)(n > 0 ? n : 1), sizeof(int32_t));
+    w->radix_counts = loam_malloc(sizeof(int32_t) * 65536);
     w->block_scratch = loam_malloc(sizeof(float) * 7 * (size_t)blocks * (size_t)bodies);
     w->shape_pose = loam_malloc(sizeof(loam_pose) * (size_t)shapes);
     w->shape_lo = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
     w->shape_hi = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
-    if (!ok || !w->sv || !w->contact_total || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
+    if (!ok || !w->sv || !w->radix_counts || !w->contact_total || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
         return loam_error_set(err, LOAM_ERR_NOMEM, "out of memory preparing a world of %d particles", n);
     loam_hash_set_cell(&w->hash, cell, p->periodic_axis, p->periodic_lo, p->periodic_hi);
     w->ready = 1;
@@ -207,6 +208,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     w->prev = w->cur;
     w->cur = tmp;
 
+    if (w->params.reorder_interval > 0 && w->step % w->params.reorder_interval == 0) loam_granular_reorder(w);
     body_step_twists(w, w->time, w->params.dt);
     place_shapes(w);
     loam_hash_build(&w->hash, w->count, w->x, w->y, w->z);

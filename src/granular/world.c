@@ -19,6 +19,7 @@ loam_granular_params loam_granular_default_params(void) {
     p.margin = 0.1f;
     p.warm_start = 1;
     p.hash_table_size = 0;
+    p.reorder_interval = 10;
     p.periodic_axis = -1;
     p.bound = 1e4f;
     return p;
@@ -38,6 +39,7 @@ loam_status loam_granular_params_validate(const loam_granular_params* p, loam_er
     REQUIRE(isfinite(p->margin) && p->margin >= 0.0f && p->margin <= 1.0f, "margin", "%g", p->margin);
     REQUIRE(p->warm_start == 0 || p->warm_start == 1, "warm_start", "%d", p->warm_start);
     REQUIRE(p->hash_table_size >= 0, "hash_table_size", "%d", p->hash_table_size);
+    REQUIRE(p->reorder_interval >= 0, "reorder_interval", "%d", p->reorder_interval);
     REQUIRE(p->periodic_axis >= -1 && p->periodic_axis <= 2, "periodic_axis", "%d", p->periodic_axis);
     REQUIRE(isfinite(p->bound) && p->bound > 0.0f && p->bound <= 1e7f, "bound", "%g", p->bound);
     if (p->periodic_axis >= 0) {
@@ -67,6 +69,8 @@ static void scratch_free(loam_world* w) {
     loam_free(w->sv);
     loam_free(w->contact_total);
     loam_free(w->block_scratch);
+    loam_free(w->radix_counts);
+    w->radix_counts = NULL;
     loam_free(w->shape_pose);
     loam_free(w->shape_lo);
     loam_free(w->shape_hi);
@@ -82,6 +86,7 @@ void loam_world_destroy(loam_world* w) {
     scratch_free(w);
     float* arrays[] = {w->radius, w->inv_mass, w->x, w->y, w->z, w->vx, w->vy, w->vz};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) loam_free(arrays[k]);
+    loam_free(w->id);
     loam_free(w->body_defs);
     loam_free(w->bodies);
     loam_free(w->shapes);
@@ -128,12 +133,18 @@ loam_status loam_world_add_particles(loam_world* w, int n, const float* xyz, con
         for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
             if (!grow(arrays[k], w->count, cap))
                 return loam_error_set(err, LOAM_ERR_NOMEM, "add_particles: out of memory for %d particles", cap);
+        int32_t* id = loam_malloc(sizeof(int32_t) * (size_t)cap);
+        if (!id) return loam_error_set(err, LOAM_ERR_NOMEM, "add_particles: out of memory for %d particles", cap);
+        if (w->count) memcpy(id, w->id, sizeof(int32_t) * (size_t)w->count);
+        loam_free(w->id);
+        w->id = id;
         w->capacity = cap;
     }
     for (int i = 0; i < n; ++i) {
         int k = w->count + i;
         float r = radius[i];
         w->radius[k] = r;
+        w->id[k] = k;
         w->inv_mass[k] = 1.0f / (density * (float)(4.0 / 3.0 * M_PI) * r * r * r);
         w->x[k] = xyz[3 * i];
         w->y[k] = xyz[3 * i + 1];
@@ -210,7 +221,7 @@ loam_status loam_world_command_body(loam_world* w, int body, loam_twist twist, l
 }
 
 loam_particles loam_world_particles(loam_world* w) {
-    loam_particles p = {w->count, w->x, w->y, w->z, w->vx, w->vy, w->vz, w->radius, w->inv_mass, w->contact_total};
+    loam_particles p = {w->count, w->x, w->y, w->z, w->vx, w->vy, w->vz, w->radius, w->inv_mass, w->contact_total, w->id};
     return p;
 }
 
@@ -235,7 +246,7 @@ int loam_world_find_body(const loam_world* w, const char* name) {
 }
 
 size_t loam_world_memory(const loam_world* w) {
-    size_t n = (size_t)w->capacity * 8 * sizeof(float);
+    size_t n = (size_t)w->capacity * (8 * sizeof(float) + sizeof(int32_t));
     n += (size_t)w->hash.table_size * 4 + (size_t)w->hash.capacity * 4;
     const loam_contacts* cs[2] = {&w->cur, &w->prev};
     size_t blocks = (size_t)loam_block_count(w->count);

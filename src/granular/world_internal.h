@@ -45,6 +45,7 @@ struct loam_world {
     int count, capacity;
     float* radius;
     float* inv_mass;
+    int32_t* id;              /* identity of the particle in each slot (slots are reordered) */
     float max_radius;
     int body_count, body_capacity;
     loam_body_def* body_defs;
@@ -64,6 +65,7 @@ struct loam_world {
     float* sv;                /* 4 * n: solver velocity (AoS so a neighbour is one cache line) and
                                  mass-split inverse mass */
     int32_t* contact_total;   /* n: contacts of each particle */
+    int32_t* radix_counts;    /* 65536: digit counts of the reorder's radix sort */
     float* block_scratch;     /* per-block partial sums for deterministic reductions */
     loam_pose* shape_pose;    /* world pose of each shape this step */
     loam_vec3* shape_lo;      /* world bounds of each shape, for culling */
@@ -75,6 +77,8 @@ struct loam_world {
 loam_status loam_granular_prepare(loam_world* w, loam_error* err);
 loam_status loam_granular_detect(loam_world* w, loam_error* err);
 void loam_granular_solve(loam_world* w);
+/* Renumber particles so bucket-mates are neighbours in memory (see reorder.c). */
+void loam_granular_reorder(loam_world* w);
 /* Size per-particle contact arrays for n particles; returns 0 when out of memory. */
 int loam_contacts_alloc(loam_contacts* c, int n);
 /* Grow the per-block reserved ranges (never shrinks); returns 0 when out of memory. */
