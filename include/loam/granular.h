@@ -21,6 +21,9 @@ typedef struct loam_granular_params {
     float tolerance;         /* stop sweeping early when the largest velocity change of a sweep is below
                                 this, m/s; 0 = always run all sweeps; default 0 */
     float baumgarte;         /* alpha: fraction of an overlap removed per step, -; default 0.2 */
+    int push_sweeps;         /* sweeps of the separate overlap-removal (split impulse) problem, which
+                                moves particles apart without giving them kinetic energy; 0 = the
+                                paper's form, alpha psi/dt inside the velocity solve; default 2 */
     float relaxation;        /* omega: scales each contact's mass-split effective mass, -; default 1.0 */
     float friction;          /* particle-particle Coulomb coefficient mu, -; default 0.5 */
     float damping;           /* velocity decay rate gamma: v *= exp(-gamma dt), 1/s; default 0 */

@@ -114,7 +114,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
         c->body_start[i] = body_base + bodies;
         int nbody = 0;
         loam_vec3 p = v3(w->x[i], w->y[i], w->z[i]);
-        float reach = w->radius[i] + margin;
+        float reach = w->radius[i] + w->body_margin;
         for (int s = 0; s < w->shape_count; ++s) {
             loam_vec3 lo = w->shape_lo[s], hi = w->shape_hi[s];
             if (p.x < lo.x - reach || p.y < lo.y - reach || p.z < lo.z - reach || p.x > hi.x + reach ||
@@ -124,7 +124,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             loam_vec3 nl;
             float f = loam_shape_sdf(&w->shapes[s].shape, loam_pose_apply_inverse(pose, p), &nl);
             float gap = f - w->radius[i];
-            if (!(gap < margin)) continue;
+            if (!(gap < w->body_margin)) continue;
             int slot = body_base + bodies + nbody++;
             if (slot >= body_base + bcap) continue;
             loam_vec3 nw = quat_rotate(pose.q, nl);
@@ -202,7 +202,7 @@ static void warm_start(loam_world* w, int i) {
 
 loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     int blocks = loam_block_count(w->count);
-    float margin = w->params.margin * w->max_radius;
+    float margin = w->pair_margin;
     /* The solver's velocity buffer is free until the solve: pack positions and radii into it. */
     float* pos = w->sv;
 #pragma omp parallel for schedule(static)

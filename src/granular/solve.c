@@ -18,7 +18,8 @@
  *
  * Normal target: the normal relative velocity v_n may not be below -g/dt for a speculative contact
  * with gap g > 0 (it may close the gap, not more), and must be at least -alpha g/dt when overlapping
- * (g < 0): the Baumgarte term alpha psi/dt of the paper. */
+ * (g < 0): the Baumgarte term alpha psi/dt of the paper.
+ * By default that overlap term is solved apart, on pseudo-velocities (push.c), and alpha is 0 here. */
 #include <math.h>
 #include <string.h>
 
@@ -30,7 +31,7 @@ static inline void contact_update(float* lam, const float* nd, loam_vec3 vrel, f
                                   float inv_dt, float alpha) {
     loam_vec3 n = v3(nd[0], nd[1], nd[2]);
     float gap = nd[3];
-    float bias = gap > 0.0f ? gap * inv_dt : alpha * gap * inv_dt;
+    float bias = gap > 0.0f ? gap * inv_dt : alpha * gap * inv_dt; /* alpha = 0 when relaxing */
     float vn = v3_dot(n, vrel) + bias;
     loam_vec3 l = v3(lam[0] - meff * (vrel.x - v3_dot(n, vrel) * n.x + vn * n.x),
                      lam[1] - meff * (vrel.y - v3_dot(n, vrel) * n.y + vn * n.y),
@@ -49,10 +50,10 @@ static inline void contact_update(float* lam, const float* nd, loam_vec3 vrel, f
 }
 
 /* Half A for particle i: its owned pairs and its body contacts. */
-static void update_contacts(loam_world* w, int i, float inv_dt) {
+static void update_contacts(loam_world* w, int i, float inv_dt, float alpha) {
     const loam_contacts* c = &w->cur;
     const float* sv = w->sv;
-    float alpha = w->params.baumgarte, omega = w->params.relaxation, mu = w->params.friction;
+    float omega = w->params.relaxation, mu = w->params.friction;
     loam_vec3 vi = v3(sv[4 * i], sv[4 * i + 1], sv[4 * i + 2]);
     float wi = sv[4 * i + 3];
     int s0 = c->pair_start[i], s1 = s0 + c->pair_count[i];
@@ -106,7 +107,7 @@ static float gather_velocity(loam_world* w, int i, loam_vec3 gdt, float decay) {
     return v3_dot(d, d);
 }
 
-void loam_granular_solve(loam_world* w) {
+static void run_sweeps(loam_world* w, int count, float alpha) {
     int n = w->count;
     float dt = (float)w->params.dt, inv_dt = 1.0f / dt;
     loam_vec3 gdt = v3_scale(w->params.gravity, dt);
@@ -124,9 +125,9 @@ void loam_granular_solve(loam_world* w) {
             w->sv[4 * i] = w->sv[4 * i + 1] = w->sv[4 * i + 2] = 0.0f;
             gather_velocity(w, i, gdt, decay);
         }
-        for (int s = 0; s < w->params.sweeps; ++s) {
+        for (int s = 0; s < count; ++s) {
 #pragma omp for schedule(static)
-            for (int i = 0; i < n; ++i) update_contacts(w, i, inv_dt);
+            for (int i = 0; i < n; ++i) update_contacts(w, i, inv_dt, alpha);
 #pragma omp single
             change2 = 0.0f;
 #pragma omp for schedule(static) reduction(max : change2)
@@ -141,4 +142,9 @@ void loam_granular_solve(loam_world* w) {
     }
     w->stats.sweeps_run = sweeps;
     w->stats.last_sweep_change = sqrtf(change2);
+}
+
+void loam_granular_solve(loam_world* w) {
+    w->stats.sweeps_run = 0;
+    run_sweeps(w, w->params.sweeps, w->params.push_sweeps > 0 ? 0.0f : w->params.baumgarte);
 }

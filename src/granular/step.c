@@ -11,7 +11,8 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     if (w->ready) return LOAM_OK;
     const loam_granular_params* p = &w->params;
     int n = w->count;
-    float cell = (2.0f + p->margin) * (w->max_radius > 0.0f ? w->max_radius : 1.0f);
+    /* The largest cell the adaptive margin can ask for (see choose_margins). */
+    float cell = (2.0f + LOAM_MAX_MARGIN) * (w->max_radius > 0.0f ? w->max_radius : 1.0f);
     if (p->periodic_axis >= 0 && p->periodic_hi - p->periodic_lo < 3.0f * cell)
         return loam_error_set(err, LOAM_ERR_INPUT,
                               "periodic interval [%g, %g] must be at least 3 hash cells (%g m) long",
@@ -24,17 +25,51 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
              loam_contacts_alloc(&w->prev, n) && loam_contacts_reserve(&w->cur, blocks, 4 * LOAM_BLOCK, LOAM_BLOCK) &&
              loam_contacts_reserve(&w->prev, blocks, 4 * LOAM_BLOCK, LOAM_BLOCK);
     w->sv = loam_malloc(sizeof(float) * 4 * (size_t)(n > 0 ? n : 1));
+    w->push_velocity = loam_malloc(sizeof(float) * 3 * (size_t)(n > 0 ? n : 1));
     w->contact_total = loam_calloc((size_t)(n > 0 ? n : 1), sizeof(int32_t));
     w->radix_counts = loam_malloc(sizeof(int32_t) * 65536);
     w->block_scratch = loam_malloc(sizeof(float) * 7 * (size_t)blocks * (size_t)bodies);
     w->shape_pose = loam_malloc(sizeof(loam_pose) * (size_t)shapes);
     w->shape_lo = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
     w->shape_hi = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
-    if (!ok || !w->sv || !w->radix_counts || !w->contact_total || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
+    if (!ok || !w->sv || !w->push_velocity || !w->radix_counts || !w->contact_total || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
         return loam_error_set(err, LOAM_ERR_NOMEM, "out of memory preparing a world of %d particles", n);
-    loam_hash_set_cell(&w->hash, cell, p->periodic_axis, p->periodic_lo, p->periodic_hi);
     w->ready = 1;
     return LOAM_OK;
+}
+
+/* Speculative margins for this step. A contact that is not detected cannot act, so the margin must
+ * cover how far a pair can close in one step: at least twice the fastest particle's free speed times
+ * dt (plus the fastest body surface for body contacts), and never less than params.margin. It is
+ * capped at LOAM_MAX_MARGIN radii to bound the hash cell; a particle faster than that per step can
+ * tunnel, and such speeds are far outside what dt suits anyway. */
+static void choose_margins(loam_world* w) {
+    float dt = (float)w->params.dt;
+    loam_vec3 gdt = v3_scale(w->params.gravity, dt);
+    float vmax2 = 0.0f;
+#pragma omp parallel for schedule(static) reduction(max : vmax2)
+    for (int i = 0; i < w->count; ++i) {
+        loam_vec3 v = v3(w->vx[i] + gdt.x, w->vy[i] + gdt.y, w->vz[i] + gdt.z);
+        float s2 = v3_dot(v, v);
+        if (s2 > vmax2) vmax2 = s2;
+    }
+    float body_speed = 0.0f;
+    for (int s = 0; s < w->shape_count; ++s) {
+        const loam_body_state* b = &w->bodies[w->shapes[s].body];
+        if (w->shapes[s].shape.type == LOAM_SHAPE_PLANE) {
+            /* Unbounded: only its translation (a spinning plane is not a supported tool). */
+            body_speed = fmaxf(body_speed, v3_length(b->twist.v));
+            continue;
+        }
+        loam_vec3 far = v3_max(v3_abs(v3_sub(w->shape_lo[s], b->pose.p)), v3_abs(v3_sub(w->shape_hi[s], b->pose.p)));
+        body_speed = fmaxf(body_speed, v3_length(b->twist.v) + v3_length(b->twist.w) * v3_length(far));
+    }
+    float r = w->max_radius, vmax = sqrtf(vmax2);
+    float base = w->params.margin * r, cap = LOAM_MAX_MARGIN * r;
+    w->pair_margin = fminf(fmaxf(base, 2.0f * vmax * dt), cap);
+    w->body_margin = fminf(fmaxf(base, (vmax + body_speed) * dt), 2.0f * cap);
+    loam_hash_set_cell(&w->hash, 2.0f * r + w->pair_margin, w->params.periodic_axis, w->params.periodic_lo,
+                       w->params.periodic_hi);
 }
 
 /* World pose and bounds of every shape for this step. */
@@ -77,7 +112,9 @@ static int find_diverged(const loam_world* w, float dt) {
     return first < w->count ? first : -1;
 }
 
-static void integrate(loam_world* w, float dt) {
+static void integrate_positions(loam_world* w, float dt) {
+    static const float zero[3] = {0.0f, 0.0f, 0.0f};
+    int push = w->params.push_sweeps > 0;
     const loam_granular_params* p = &w->params;
     float* axis_pos[3] = {w->x, w->y, w->z};
     float* period = p->periodic_axis >= 0 ? axis_pos[p->periodic_axis] : NULL;
@@ -85,12 +122,10 @@ static void integrate(loam_world* w, float dt) {
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < w->count; ++i) {
         const float* v = &w->sv[4 * i];
-        w->vx[i] = v[0];
-        w->vy[i] = v[1];
-        w->vz[i] = v[2];
-        w->x[i] += dt * v[0];
-        w->y[i] += dt * v[1];
-        w->z[i] += dt * v[2];
+        const float* u = push ? &w->push_velocity[3 * i] : zero;
+        w->x[i] += dt * (v[0] + u[0]);
+        w->y[i] += dt * (v[1] + u[1]);
+        w->z[i] += dt * (v[2] + u[2]);
         if (period) {
             float u = period[i] - lo;
             if (u < 0.0f || u >= len) {
@@ -99,6 +134,16 @@ static void integrate(loam_world* w, float dt) {
                 period[i] = lo + u;
             }
         }
+    }
+}
+
+static void store_velocities(loam_world* w) {
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < w->count; ++i) {
+        const float* v = &w->sv[4 * i];
+        w->vx[i] = v[0];
+        w->vy[i] = v[1];
+        w->vz[i] = v[2];
     }
 }
 
@@ -211,6 +256,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     if (w->params.reorder_interval > 0 && w->step % w->params.reorder_interval == 0) loam_granular_reorder(w);
     body_step_twists(w, w->time, w->params.dt);
     place_shapes(w);
+    choose_margins(w);
     loam_hash_build(&w->hash, w->count, w->x, w->y, w->z);
     st = loam_granular_detect(w, err);
     if (st != LOAM_OK) return st;
@@ -225,7 +271,9 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
                               (long long)w->step + 1, w->time, bad, w->x[bad], w->y[bad], w->z[bad], v[0], v[1], v[2],
                               w->params.bound);
     }
-    integrate(w, dt);
+    loam_granular_push(w);
+    integrate_positions(w, dt);
+    store_velocities(w);
     body_wrenches(w, dt);
     w->stats.max_overlap = max_overlap(w);
     count_contacts(w);

@@ -20,6 +20,7 @@ loam_granular_params loam_granular_default_params(void) {
     p.warm_start = 1;
     p.hash_table_size = 0;
     p.reorder_interval = 10;
+    p.push_sweeps = 2;
     p.periodic_axis = -1;
     p.bound = 1e4f;
     return p;
@@ -39,6 +40,7 @@ loam_status loam_granular_params_validate(const loam_granular_params* p, loam_er
     REQUIRE(isfinite(p->margin) && p->margin >= 0.0f && p->margin <= 1.0f, "margin", "%g", p->margin);
     REQUIRE(p->warm_start == 0 || p->warm_start == 1, "warm_start", "%d", p->warm_start);
     REQUIRE(p->hash_table_size >= 0, "hash_table_size", "%d", p->hash_table_size);
+    REQUIRE(p->push_sweeps >= 0 && p->push_sweeps <= 100000, "push_sweeps", "%d", p->push_sweeps);
     REQUIRE(p->reorder_interval >= 0, "reorder_interval", "%d", p->reorder_interval);
     REQUIRE(p->periodic_axis >= -1 && p->periodic_axis <= 2, "periodic_axis", "%d", p->periodic_axis);
     REQUIRE(isfinite(p->bound) && p->bound > 0.0f && p->bound <= 1e7f, "bound", "%g", p->bound);
@@ -67,6 +69,8 @@ static void scratch_free(loam_world* w) {
     loam_contacts_free(&w->cur);
     loam_contacts_free(&w->prev);
     loam_free(w->sv);
+    loam_free(w->push_velocity);
+    w->push_velocity = NULL;
     loam_free(w->contact_total);
     loam_free(w->block_scratch);
     loam_free(w->radix_counts);

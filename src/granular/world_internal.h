@@ -11,6 +11,9 @@
  * results are combined in block order: every thread count gives the same bytes. */
 enum { LOAM_BLOCK = 1024 };
 
+/* Largest speculative margin, in radii of the largest particle (see choose_margins in step.c). */
+#define LOAM_MAX_MARGIN 2.0f
+
 /* Contacts of one step. Particle-particle pairs are owned by the lower index i; each owner keeps its
  * pairs sorted by partner j, in a range of a per-block reserved region (so blocks fill in parallel
  * without counting first). The partner lists the pair among its "incoming" slots. */
@@ -31,6 +34,8 @@ typedef struct loam_contacts {
     float* body_n;            /* 4 * body slots: normal out of the shape, gap */
     float* body_v;            /* 4 * body slots: body point velocity, friction */
     float* body_lambda;       /* 3 * body slots */
+    float* pair_push;         /* slots: overlap-removal pseudo-impulse (push.c) */
+    float* body_push;         /* body slots */
     int overflow;             /* a block ran out of reserved slots: grow and detect again */
 } loam_contacts;
 
@@ -62,6 +67,7 @@ struct loam_world {
     int ready;                /* scratch sized for the current particle count */
     loam_spatial_hash hash;
     loam_contacts cur, prev;  /* this step's contacts and last step's (warm start) */
+    float* push_velocity;     /* 3 * n: pseudo-velocity that removes overlaps (push.c) */
     float* sv;                /* 4 * n: solver velocity (AoS so a neighbour is one cache line) and
                                  mass-split inverse mass */
     int32_t* contact_total;   /* n: contacts of each particle */
@@ -70,6 +76,8 @@ struct loam_world {
     loam_pose* shape_pose;    /* world pose of each shape this step */
     loam_vec3* shape_lo;      /* world bounds of each shape, for culling */
     loam_vec3* shape_hi;
+    float pair_margin;        /* this step's speculative distance for particle pairs, m */
+    float body_margin;        /* and for particle-body pairs, m */
     loam_step_stats stats;
 };
 
@@ -77,6 +85,8 @@ struct loam_world {
 loam_status loam_granular_prepare(loam_world* w, loam_error* err);
 loam_status loam_granular_detect(loam_world* w, loam_error* err);
 void loam_granular_solve(loam_world* w);
+/* Pseudo-velocities that remove overlaps without adding kinetic energy (push.c). */
+void loam_granular_push(loam_world* w);
 /* Renumber particles so bucket-mates are neighbours in memory (see reorder.c). */
 void loam_granular_reorder(loam_world* w);
 /* Size per-particle contact arrays for n particles; returns 0 when out of memory. */

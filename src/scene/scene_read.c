@@ -41,7 +41,7 @@ static loam_status read_sim(const snode* root, loam_scene* s, loam_error* err) {
 
 static loam_status read_solver(const snode* root, loam_scene* s, loam_error* err) {
     static const char* const keys[] = {"sweeps", "tolerance", "baumgarte", "relaxation", "margin", "warm_start",
-                                       "hash_table_size", "reorder_interval", NULL};
+                                       "hash_table_size", "reorder_interval", "push_sweeps", NULL};
     snode m;
     if (!snode_get(root, "solver", &m)) return LOAM_OK;
     TRY(snode_check_map(&m, keys, err));
@@ -54,6 +54,7 @@ static loam_status read_solver(const snode* root, loam_scene* s, loam_error* err
     TRY(opt_bool(&m, "warm_start", &p->warm_start, err));
     TRY(opt_int(&m, "hash_table_size", 0, 1 << 30, &p->hash_table_size, err));
     TRY(opt_int(&m, "reorder_interval", 0, 1 << 30, &p->reorder_interval, err));
+    TRY(opt_int(&m, "push_sweeps", 0, 100000, &p->push_sweeps, err));
     return LOAM_OK;
 }
 
