@@ -33,11 +33,16 @@ typedef struct bench_options {
     int wall_friction_set;
 } bench_options;
 
-static double now_s(void) {
+static double clock_s(clockid_t id) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+static double now_s(void) { return clock_s(CLOCK_MONOTONIC); }
+/* CPU time of all threads: on a shared machine, wall time / CPU time shows how much of the wall time
+ * the benchmark actually had the cores. */
+static double cpu_s(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID); }
 
 static void usage(FILE* f) {
     fprintf(f,
@@ -416,8 +421,9 @@ static int bench_granular(int argc, char** argv) {
     /* The timed run: nothing but steps between the two clock reads (the per-step stats read is a
      * struct copy). */
     t0 = now_s();
+    double c0 = cpu_s();
     rc = run_steps(w, o.steps, "timed", 0, &timed);
-    double wall = now_s() - t0;
+    double wall = now_s() - t0, cpu = cpu_s() - c0;
     if (rc) {
         loam_world_destroy(w);
         return rc;
@@ -451,7 +457,8 @@ static int bench_granular(int argc, char** argv) {
            p->warm_start, p->damping, p->tolerance, table, threads);
     printf("settle: %d steps (%g s simulated) in %.3f s wall; KE/particle %.3g J = %.3g m g r\n", o.settle,
            o.settle * p->dt, settle_wall, ke_settled, ke_settled / mgr);
-    printf("timed: %d steps at rest in %.4f s wall\n", o.steps, wall);
+    printf("timed: %d steps at rest in %.4f s wall, %.4f s CPU (%.0f%% of %d threads' wall time)\n", o.steps, wall,
+           cpu, 100.0 * cpu / (wall * threads), threads);
     printf("  particle-steps/s     %.4g (%.4g per thread)\n", pstep, pstep / threads);
     printf("  steps/s              %.4g\n", steps_per_s);
     printf("  realtime factor      %.4g (simulated s per wall s)\n", rtf);
@@ -482,6 +489,7 @@ static int bench_granular(int argc, char** argv) {
         cJSON_AddNumberToObject(j, "settle_steps", o.settle);
         cJSON_AddNumberToObject(j, "threads", threads);
         cJSON_AddNumberToObject(j, "wall_s", wall);
+        cJSON_AddNumberToObject(j, "cpu_s", cpu);
         cJSON_AddNumberToObject(j, "settle_wall_s", settle_wall);
         cJSON_AddNumberToObject(j, "particle_steps_per_s", pstep);
         cJSON_AddNumberToObject(j, "particle_steps_per_s_per_thread", pstep / threads);

@@ -7,7 +7,7 @@
 void loam_contacts_free(loam_contacts* c) {
     void* arrays[] = {c->pair_start, c->pair_count, c->pair_j, c->pair_n, c->pair_lambda, c->in_start,
                       c->in_count, c->in_slot, c->body_start, c->body_count, c->body_shape, c->body_n,
-                      c->body_v, c->body_lambda, c->pair_push, c->body_push};
+                      c->body_v, c->body_lambda, c->pair_push, c->body_push, c->pair_color, c->body_color, c->pair_owner, c->body_owner};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) loam_free(arrays[k]);
     memset(c, 0, sizeof *c);
 }
@@ -38,7 +38,8 @@ int loam_contacts_reserve(loam_contacts* c, int blocks, int pair_cap, int body_c
         size_t slots = (size_t)blocks * (size_t)pair_cap;
         if (!regrow((void**)&c->pair_j, slots * 4) || !regrow((void**)&c->pair_n, slots * 16) ||
             !regrow((void**)&c->pair_lambda, slots * 12) || !regrow((void**)&c->in_slot, slots * 4) ||
-            !regrow((void**)&c->pair_push, slots * 4))
+            !regrow((void**)&c->pair_push, slots * 4) || !regrow((void**)&c->pair_color, slots) ||
+            !regrow((void**)&c->pair_owner, slots * 4))
             return 0;
         c->block_capacity = pair_cap;
     }
@@ -46,7 +47,8 @@ int loam_contacts_reserve(loam_contacts* c, int blocks, int pair_cap, int body_c
         size_t slots = (size_t)blocks * (size_t)body_cap;
         if (!regrow((void**)&c->body_shape, slots * 4) || !regrow((void**)&c->body_n, slots * 16) ||
             !regrow((void**)&c->body_v, slots * 16) || !regrow((void**)&c->body_lambda, slots * 12) ||
-            !regrow((void**)&c->body_push, slots * 4))
+            !regrow((void**)&c->body_push, slots * 4) || !regrow((void**)&c->body_color, slots) ||
+            !regrow((void**)&c->body_owner, slots * 4))
             return 0;
         c->body_block_capacity = body_cap;
     }

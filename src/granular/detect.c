@@ -100,6 +100,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             /* Coincident centres have no normal; any fixed axis keeps the pair deterministic. */
             loam_vec3 nrm = dist > 0.0f ? v3(dx / dist, dy / dist, dz / dist) : v3(0.0f, 0.0f, 1.0f);
             c->pair_j[s] = j;
+            c->pair_owner[s] = i;
             float* nd = &c->pair_n[4 * (size_t)s];
             nd[0] = nrm.x;
             nd[1] = nrm.y;
@@ -132,6 +133,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             loam_vec3 surface = v3_sub(p, v3_scale(nw, f));
             loam_vec3 vb = loam_twist_point_velocity(bs->twist, bs->pose.p, surface);
             c->body_shape[slot] = s;
+            c->body_owner[slot] = i;
             float* nd = &c->body_n[4 * (size_t)slot];
             nd[0] = nw.x;
             nd[1] = nw.y;

@@ -7,9 +7,8 @@
  *     find pseudo-impulses p_k >= 0 with  n . (u_i - u_j) >= alpha * overlap_k / dt,
  * solved by the same mass-split Jacobi sweeps; positions move by dt (v + u) and u is dropped.
  * push_sweeps = 0 restores the paper's form (the term inside the velocity solve). */
-#include <string.h>
-
 #include "core/vec.h"
+#include "granular/solve_common.h"
 #include "granular/world_internal.h"
 
 static void update_pushes(loam_world* w, int i, float target_rate) {
@@ -63,23 +62,28 @@ static void gather_push(loam_world* w, int i) {
     w->push_velocity[3 * i + 2] = im * sum.z;
 }
 
+void loam_granular_push_reset(loam_world* w) {
+    const loam_contacts* c = &w->cur;
+    int n = w->count;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; ++i) {
+        w->push_velocity[3 * i] = w->push_velocity[3 * i + 1] = w->push_velocity[3 * i + 2] = 0.0f;
+        for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) c->pair_push[s] = 0.0f;
+        for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) c->body_push[s] = 0.0f;
+    }
+}
+
 void loam_granular_push(loam_world* w) {
     int n = w->count, sweeps = w->params.push_sweeps;
     if (sweeps <= 0) return;
-    const loam_contacts* c = &w->cur;
+    if (w->params.solver == LOAM_SOLVER_GAUSS_SEIDEL) {
+        loam_granular_push_gs(w);
+        return;
+    }
     float rate = w->params.baumgarte / (float)w->params.dt;
-    int blocks = loam_block_count(n);
+    loam_granular_push_reset(w);
 #pragma omp parallel
     {
-#pragma omp for schedule(static)
-        for (int b = 0; b < blocks; ++b) {
-            int lo = b * LOAM_BLOCK, hi = lo + LOAM_BLOCK < n ? lo + LOAM_BLOCK : n;
-            memset(&w->push_velocity[3 * (size_t)lo], 0, sizeof(float) * 3 * (size_t)(hi - lo));
-            for (int i = lo; i < hi; ++i) {
-                for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) c->pair_push[s] = 0.0f;
-                for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) c->body_push[s] = 0.0f;
-            }
-        }
         for (int s = 0; s < sweeps; ++s) {
 #pragma omp for schedule(static)
             for (int i = 0; i < n; ++i) update_pushes(w, i, rate);

@@ -24,30 +24,8 @@
 #include <string.h>
 
 #include "core/vec.h"
+#include "granular/solve_common.h"
 #include "granular/world_internal.h"
-
-/* lambda <- proj( lambda - meff (v_rel + bias n) ): the paper's projection onto the Coulomb cone. */
-static inline void contact_update(float* lam, const float* nd, loam_vec3 vrel, float meff, float mu,
-                                  float inv_dt, float alpha) {
-    loam_vec3 n = v3(nd[0], nd[1], nd[2]);
-    float gap = nd[3];
-    float bias = gap > 0.0f ? gap * inv_dt : alpha * gap * inv_dt; /* alpha = 0 when relaxing */
-    float vn = v3_dot(n, vrel) + bias;
-    loam_vec3 l = v3(lam[0] - meff * (vrel.x - v3_dot(n, vrel) * n.x + vn * n.x),
-                     lam[1] - meff * (vrel.y - v3_dot(n, vrel) * n.y + vn * n.y),
-                     lam[2] - meff * (vrel.z - v3_dot(n, vrel) * n.z + vn * n.z));
-    float ln = v3_dot(l, n);
-    if (ln <= 0.0f) {
-        lam[0] = lam[1] = lam[2] = 0.0f;
-        return;
-    }
-    loam_vec3 lt = v3_sub(l, v3_scale(n, ln));
-    float tlen = v3_length(lt), limit = mu * ln;
-    if (tlen > limit) lt = v3_scale(lt, limit / tlen);
-    lam[0] = ln * n.x + lt.x;
-    lam[1] = ln * n.y + lt.y;
-    lam[2] = ln * n.z + lt.z;
-}
 
 /* Half A for particle i: its owned pairs and its body contacts. */
 static void update_contacts(loam_world* w, int i, float inv_dt, float alpha) {
@@ -61,14 +39,14 @@ static void update_contacts(loam_world* w, int i, float inv_dt, float alpha) {
         int j = c->pair_j[s];
         loam_vec3 vrel = v3_sub(vi, v3(sv[4 * j], sv[4 * j + 1], sv[4 * j + 2]));
         float meff = omega / (wi + sv[4 * j + 3]);
-        contact_update(&c->pair_lambda[3 * (size_t)s], &c->pair_n[4 * (size_t)s], vrel, meff, mu, inv_dt, alpha);
+        loam_contact_update(&c->pair_lambda[3 * (size_t)s], &c->pair_n[4 * (size_t)s], vrel, meff, mu, inv_dt, alpha);
     }
     s0 = c->body_start[i];
     s1 = s0 + c->body_count[i];
     for (int s = s0; s < s1; ++s) {
         const float* vb = &c->body_v[4 * (size_t)s];
         loam_vec3 vrel = v3_sub(vi, v3(vb[0], vb[1], vb[2]));
-        contact_update(&c->body_lambda[3 * (size_t)s], &c->body_n[4 * (size_t)s], vrel, omega / wi, vb[3], inv_dt,
+        loam_contact_update(&c->body_lambda[3 * (size_t)s], &c->body_n[4 * (size_t)s], vrel, omega / wi, vb[3], inv_dt,
                        alpha);
     }
 }
@@ -107,6 +85,20 @@ static float gather_velocity(loam_world* w, int i, loam_vec3 gdt, float decay) {
     return v3_dot(d, d);
 }
 
+void loam_granular_initial_velocity(loam_world* w) {
+    int n = w->count;
+    float dt = (float)w->params.dt;
+    loam_vec3 gdt = v3_scale(w->params.gravity, dt);
+    float decay = expf(-w->params.damping * dt);
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; ++i) {
+        int nc = w->contact_total[i];
+        w->sv[4 * i + 3] = (float)(nc > 0 ? nc : 1) * w->inv_mass[i];
+        w->sv[4 * i] = w->sv[4 * i + 1] = w->sv[4 * i + 2] = 0.0f;
+        gather_velocity(w, i, gdt, decay);
+    }
+}
+
 static void run_sweeps(loam_world* w, int count, float alpha) {
     int n = w->count;
     float dt = (float)w->params.dt, inv_dt = 1.0f / dt;
@@ -115,16 +107,9 @@ static void run_sweeps(loam_world* w, int count, float alpha) {
     float tol2 = w->params.tolerance * w->params.tolerance;
     float change2 = 0.0f;
     int sweeps = 0;
+    loam_granular_initial_velocity(w);
 #pragma omp parallel
     {
-        /* Free velocity (gravity, damping) plus warm-start impulses; mass-split inverse masses. */
-#pragma omp for schedule(static)
-        for (int i = 0; i < n; ++i) {
-            int nc = w->contact_total[i];
-            w->sv[4 * i + 3] = (float)(nc > 0 ? nc : 1) * w->inv_mass[i];
-            w->sv[4 * i] = w->sv[4 * i + 1] = w->sv[4 * i + 2] = 0.0f;
-            gather_velocity(w, i, gdt, decay);
-        }
         for (int s = 0; s < count; ++s) {
 #pragma omp for schedule(static)
             for (int i = 0; i < n; ++i) update_contacts(w, i, inv_dt, alpha);
@@ -145,6 +130,7 @@ static void run_sweeps(loam_world* w, int count, float alpha) {
 }
 
 void loam_granular_solve(loam_world* w) {
-    w->stats.sweeps_run = 0;
-    run_sweeps(w, w->params.sweeps, w->params.push_sweeps > 0 ? 0.0f : w->params.baumgarte);
+    float alpha = w->params.push_sweeps > 0 ? 0.0f : w->params.baumgarte;
+    if (w->params.solver == LOAM_SOLVER_JACOBI) run_sweeps(w, w->params.sweeps, alpha);
+    else loam_granular_solve_gs(w, alpha);
 }

@@ -26,13 +26,14 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
              loam_contacts_reserve(&w->prev, blocks, 4 * LOAM_BLOCK, LOAM_BLOCK);
     w->sv = loam_malloc(sizeof(float) * 4 * (size_t)(n > 0 ? n : 1));
     w->push_velocity = loam_malloc(sizeof(float) * 3 * (size_t)(n > 0 ? n : 1));
+    w->coloring.mask = loam_malloc(sizeof(uint64_t) * (size_t)(n > 0 ? n : 1));
     w->contact_total = loam_calloc((size_t)(n > 0 ? n : 1), sizeof(int32_t));
     w->radix_counts = loam_malloc(sizeof(int32_t) * 65536);
     w->block_scratch = loam_malloc(sizeof(float) * 7 * (size_t)blocks * (size_t)bodies);
     w->shape_pose = loam_malloc(sizeof(loam_pose) * (size_t)shapes);
     w->shape_lo = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
     w->shape_hi = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
-    if (!ok || !w->sv || !w->push_velocity || !w->radix_counts || !w->contact_total || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
+    if (!ok || !w->sv || !w->push_velocity || !w->coloring.mask || !w->radix_counts || !w->contact_total || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
         return loam_error_set(err, LOAM_ERR_NOMEM, "out of memory preparing a world of %d particles", n);
     w->ready = 1;
     return LOAM_OK;
@@ -260,6 +261,19 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     loam_hash_build(&w->hash, w->count, w->x, w->y, w->z);
     st = loam_granular_detect(w, err);
     if (st != LOAM_OK) return st;
+    count_contacts(w);
+    if (w->params.solver == LOAM_SOLVER_GAUSS_SEIDEL) {
+        int need = w->stats.contacts + w->stats.body_contacts;
+        if (need > w->coloring.list_capacity) {
+            int cap = need + need / 4 + 64;
+            int32_t* list = loam_malloc(sizeof(int32_t) * (size_t)cap);
+            if (!list) return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
+            loam_free(w->coloring.list);
+            w->coloring.list = list;
+            w->coloring.list_capacity = cap;
+        }
+        loam_granular_color(w);
+    }
     loam_granular_solve(w);
 
     int bad = find_diverged(w, dt);
@@ -276,7 +290,6 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     store_velocities(w);
     body_wrenches(w, dt);
     w->stats.max_overlap = max_overlap(w);
-    count_contacts(w);
     w->step += 1;
     w->time = w->params.dt * (double)w->step;
     advance_bodies(w, w->time, dt);

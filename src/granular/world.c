@@ -10,6 +10,7 @@ loam_granular_params loam_granular_default_params(void) {
     memset(&p, 0, sizeof p);
     p.dt = 1e-3;
     p.gravity = v3(0.0f, 0.0f, -9.81f);
+    p.solver = LOAM_SOLVER_GAUSS_SEIDEL;
     p.sweeps = 3;
     p.tolerance = 0.0f;
     p.baumgarte = 0.2f;
@@ -31,6 +32,7 @@ loam_status loam_granular_params_validate(const loam_granular_params* p, loam_er
     if (!(cond)) return loam_error_set(err, LOAM_ERR_INPUT, "parameter %s = " fmt ": %s", field, value, #cond)
     REQUIRE(isfinite(p->dt) && p->dt > 0.0 && p->dt <= 1.0, "dt", "%g", p->dt);
     REQUIRE(v3_is_finite(p->gravity), "gravity", "%g", (double)v3_length(p->gravity));
+    REQUIRE(p->solver == LOAM_SOLVER_GAUSS_SEIDEL || p->solver == LOAM_SOLVER_JACOBI, "solver", "%d", (int)p->solver);
     REQUIRE(p->sweeps >= 1 && p->sweeps <= 100000, "sweeps", "%d", p->sweeps);
     REQUIRE(isfinite(p->tolerance) && p->tolerance >= 0.0f, "tolerance", "%g", p->tolerance);
     REQUIRE(isfinite(p->baumgarte) && p->baumgarte >= 0.0f && p->baumgarte <= 1.0f, "baumgarte", "%g", p->baumgarte);
@@ -70,6 +72,9 @@ static void scratch_free(loam_world* w) {
     loam_contacts_free(&w->prev);
     loam_free(w->sv);
     loam_free(w->push_velocity);
+    loam_free(w->coloring.mask);
+    loam_free(w->coloring.list);
+    memset(&w->coloring, 0, sizeof w->coloring);
     w->push_velocity = NULL;
     loam_free(w->contact_total);
     loam_free(w->block_scratch);

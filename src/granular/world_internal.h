@@ -14,6 +14,9 @@ enum { LOAM_BLOCK = 1024 };
 /* Largest speculative margin, in radii of the largest particle (see choose_margins in step.c). */
 #define LOAM_MAX_MARGIN 2.0f
 
+/* Colours of the contact graph for Gauss-Seidel sweeps; colour LOAM_MAX_COLORS is the serial rest. */
+#define LOAM_MAX_COLORS 64
+
 /* Contacts of one step. Particle-particle pairs are owned by the lower index i; each owner keeps its
  * pairs sorted by partner j, in a range of a per-block reserved region (so blocks fill in parallel
  * without counting first). The partner lists the pair among its "incoming" slots. */
@@ -23,6 +26,7 @@ typedef struct loam_contacts {
     int32_t* pair_start;      /* n: first owned slot of i */
     int32_t* pair_count;      /* n */
     int32_t* pair_j;          /* slots: partner */
+    int32_t* pair_owner;      /* slots: owner i */
     float* pair_n;            /* 4 * slots: unit normal from j to i, and gap (m, < 0 = overlap) */
     float* pair_lambda;       /* 3 * slots: accumulated impulse on i, N s */
     int32_t* in_start;        /* n */
@@ -31,13 +35,24 @@ typedef struct loam_contacts {
     int32_t* body_start;      /* n */
     int32_t* body_count;      /* n */
     int32_t* body_shape;      /* body slots: global shape index */
+    int32_t* body_owner;      /* body slots: the particle */
     float* body_n;            /* 4 * body slots: normal out of the shape, gap */
     float* body_v;            /* 4 * body slots: body point velocity, friction */
     float* body_lambda;       /* 3 * body slots */
     float* pair_push;         /* slots: overlap-removal pseudo-impulse (push.c) */
+    uint8_t* pair_color;      /* slots: colour for Gauss-Seidel sweeps (color.c) */
+    uint8_t* body_color;      /* body slots */
     float* body_push;         /* body slots */
     int overflow;             /* a block ran out of reserved slots: grow and detect again */
 } loam_contacts;
+
+typedef struct loam_coloring {
+    uint64_t* mask;           /* n: colours used by each particle */
+    int32_t* list;            /* constraints by colour: pair slot s, or ~s for body slot s */
+    int list_capacity;
+    int color_start[LOAM_MAX_COLORS + 2];
+    int colors;               /* colours in use (the last may be the serial one) */
+} loam_coloring;
 
 typedef struct loam_shape_ref {
     int body;
@@ -67,6 +82,7 @@ struct loam_world {
     int ready;                /* scratch sized for the current particle count */
     loam_spatial_hash hash;
     loam_contacts cur, prev;  /* this step's contacts and last step's (warm start) */
+    loam_coloring coloring;
     float* push_velocity;     /* 3 * n: pseudo-velocity that removes overlaps (push.c) */
     float* sv;                /* 4 * n: solver velocity (AoS so a neighbour is one cache line) and
                                  mass-split inverse mass */
@@ -85,6 +101,8 @@ struct loam_world {
 loam_status loam_granular_prepare(loam_world* w, loam_error* err);
 loam_status loam_granular_detect(loam_world* w, loam_error* err);
 void loam_granular_solve(loam_world* w);
+/* Colour this step's contacts (color.c); needs coloring.list to hold every contact. */
+void loam_granular_color(loam_world* w);
 /* Pseudo-velocities that remove overlaps without adding kinetic energy (push.c). */
 void loam_granular_push(loam_world* w);
 /* Renumber particles so bucket-mates are neighbours in memory (see reorder.c). */

@@ -40,12 +40,16 @@ static loam_status read_sim(const snode* root, loam_scene* s, loam_error* err) {
 }
 
 static loam_status read_solver(const snode* root, loam_scene* s, loam_error* err) {
-    static const char* const keys[] = {"sweeps", "tolerance", "baumgarte", "relaxation", "margin", "warm_start",
+    static const char* const kinds[] = {"gauss_seidel", "jacobi", NULL};
+    static const char* const keys[] = {"method", "sweeps", "tolerance", "baumgarte", "relaxation", "margin", "warm_start",
                                        "hash_table_size", "reorder_interval", "push_sweeps", NULL};
     snode m;
     if (!snode_get(root, "solver", &m)) return LOAM_OK;
     TRY(snode_check_map(&m, keys, err));
     loam_granular_params* p = &s->params;
+    int method = (int)p->solver;
+    TRY(opt_enum(&m, "method", kinds, &method, err));
+    p->solver = (loam_solver_kind)method;
     TRY(opt_int(&m, "sweeps", 1, 100000, &p->sweeps, err));
     TRY(opt_float(&m, "tolerance", 0.0, 1e3, &p->tolerance, err));
     TRY(opt_float(&m, "baumgarte", 0.0, 1.0, &p->baumgarte, err));
