@@ -36,6 +36,10 @@ typedef struct loam_granular_params {
     float margin;            /* speculative contact margin as a fraction of the largest radius: pairs
                                 closer than r_i + r_j + margin*r_max are contacts that may not close
                                 more than their gap in one step; default 0.1 */
+    float skin;              /* neighbour-list skin as a fraction of the largest radius: the list holds
+                                pairs within the contact reach plus this, and is rebuilt from the
+                                spatial hash only when some particle moved half of it; 0 = query
+                                the hash every step; default 0.3 */
     int warm_start;          /* start each step's sweeps from last step's impulses, 0/1; default 1 */
     int hash_table_size;     /* buckets of the spatial hash; 0 = 2 N (the paper's heuristic); default 0 */
     int reorder_interval;    /* renumber particles by hash bucket every this many steps for memory

@@ -69,9 +69,50 @@ static int find_neighbors(const loam_world* w, const float* pos, int i, float ma
     return unique;
 }
 
+/* Pair distance test computed as (lower index) - (higher index), bitwise the same from both ends. */
+static inline int within(const loam_world* w, const float* pos, int i, int j, float margin) {
+    const float* a = &pos[4 * (i < j ? i : j)];
+    const float* b = &pos[4 * (i < j ? j : i)];
+    float d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+    int periodic = w->params.periodic_axis;
+    if (periodic >= 0) {
+        float len = w->params.periodic_hi - w->params.periodic_lo;
+        if (d[periodic] > 0.5f * len) d[periodic] -= len;
+        else if (d[periodic] < -0.5f * len) d[periodic] += len;
+    }
+    float cut = a[3] + b[3] + margin;
+    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut;
+}
+
+/* Candidates of i from the neighbour list that are within this step's margin (sorted, unique). */
+static int contacts_of(const loam_world* w, const float* pos, int i, float margin, int32_t* out) {
+    const loam_neighbor_list* nl = &w->neighbors;
+    const int32_t* cand = &nl->j[nl->start[i]];
+    int count = 0;
+    for (int k = 0; k < nl->count[i]; ++k)
+        if (within(w, pos, i, cand[k], margin)) out[count++] = cand[k];
+    return count;
+}
+
+/* Build block b of the neighbour list: every j within r_i + r_j + margin + skin, from the hash. */
+static void list_block(loam_world* w, const float* pos, int b, float reach, int* need, int* dropped) {
+    loam_neighbor_list* nl = &w->neighbors;
+    int32_t nbr[LOAM_MAX_NEIGHBORS];
+    int cap = nl->block_capacity, base = b * cap, used = 0;
+    int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
+    for (int i = b * LOAM_BLOCK; i < end; ++i) {
+        int n = find_neighbors(w, pos, i, reach, nbr, dropped);
+        nl->start[i] = base + used;
+        nl->count[i] = n;
+        for (int k = 0; k < n; ++k)
+            if (used + k < cap) nl->j[base + used + k] = nbr[k];
+        used += n;
+    }
+    *need = used;
+}
+
 /* Fill block b's pair, incoming and body slots. Returns the slots it needed (it writes only what fits). */
-static void detect_block(loam_world* w, const float* pos, int b, float margin, int* need_pairs, int* need_body,
-                         int* dropped) {
+static void detect_block(loam_world* w, const float* pos, int b, float margin, int* need_pairs, int* need_body) {
     loam_contacts* c = &w->cur;
     int32_t nbr[LOAM_MAX_NEIGHBORS];
     int cap = c->block_capacity, bcap = c->body_block_capacity;
@@ -79,7 +120,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
     int pairs = 0, incoming = 0, bodies = 0;
     int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
-        int n = find_neighbors(w, pos, i, margin, nbr, dropped);
+        int n = contacts_of(w, pos, i, margin, nbr);
         c->pair_start[i] = pair_base + pairs;
         c->in_start[i] = pair_base + incoming;
         int owned = 0, in = 0;
@@ -202,6 +243,30 @@ static void warm_start(loam_world* w, int i) {
     }
 }
 
+static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_error* err) {
+    loam_neighbor_list* nl = &w->neighbors;
+    int blocks = loam_block_count(w->count);
+    float reach = w->pair_margin + w->params.skin * w->max_radius;
+    loam_hash_set_cell(&w->hash, 2.0f * w->max_radius + reach, w->params.periodic_axis, w->params.periodic_lo,
+                       w->params.periodic_hi);
+    loam_hash_build(&w->hash, w->count, w->x, w->y, w->z);
+    for (;;) {
+        int most = 0, dropped = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : most) reduction(+ : dropped)
+        for (int b = 0; b < blocks; ++b) {
+            int need;
+            list_block(w, pos, b, reach, &need, &dropped);
+            if (need > most) most = need;
+        }
+        w->stats.dropped_neighbors = dropped;
+        if (most <= nl->block_capacity) break;
+        if (!loam_neighbors_reserve(nl, blocks, most + most / 4 + 16))
+            return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for the neighbour list", (long long)w->step);
+    }
+    loam_neighbors_mark_built(w, reach);
+    return LOAM_OK;
+}
+
 loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     int blocks = loam_block_count(w->count);
     float margin = w->pair_margin;
@@ -214,16 +279,19 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
         pos[4 * i + 2] = w->z[i];
         pos[4 * i + 3] = w->radius[i];
     }
+    if (!w->neighbors.valid) {
+        loam_status st = build_neighbor_list(w, pos, err);
+        if (st != LOAM_OK) return st;
+    }
     for (;;) {
-        int max_pairs = 0, max_body = 0, dropped = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(max : max_pairs, max_body) reduction(+ : dropped)
+        int max_pairs = 0, max_body = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : max_pairs, max_body)
         for (int b = 0; b < blocks; ++b) {
             int np, nbd;
-            detect_block(w, pos, b, margin, &np, &nbd, &dropped);
+            detect_block(w, pos, b, margin, &np, &nbd);
             if (np > max_pairs) max_pairs = np;
             if (nbd > max_body) max_body = nbd;
         }
-        w->stats.dropped_neighbors = dropped;
         if (max_pairs <= w->cur.block_capacity && max_body <= w->cur.body_block_capacity) break;
         /* Rare (first steps, or a sudden pile-up): grow with headroom and detect again. */
         if (!loam_contacts_reserve(&w->cur, blocks, max_pairs + max_pairs / 4 + 16, max_body + max_body / 4 + 16))

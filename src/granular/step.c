@@ -12,7 +12,7 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     const loam_granular_params* p = &w->params;
     int n = w->count;
     /* The largest cell the adaptive margin can ask for (see choose_margins). */
-    float cell = (2.0f + LOAM_MAX_MARGIN) * (w->max_radius > 0.0f ? w->max_radius : 1.0f);
+    float cell = (2.0f + LOAM_MAX_MARGIN + p->skin) * (w->max_radius > 0.0f ? w->max_radius : 1.0f);
     if (p->periodic_axis >= 0 && p->periodic_hi - p->periodic_lo < 3.0f * cell)
         return loam_error_set(err, LOAM_ERR_INPUT,
                               "periodic interval [%g, %g] must be at least 3 hash cells (%g m) long",
@@ -21,7 +21,8 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     int blocks = loam_block_count(n) > 0 ? loam_block_count(n) : 1;
     int bodies = w->body_count > 0 ? w->body_count : 1;
     int shapes = w->shape_count > 0 ? w->shape_count : 1;
-    int ok = loam_hash_init(&w->hash, table, n) && loam_contacts_alloc(&w->cur, n) &&
+    int ok = loam_hash_init(&w->hash, table, n) && loam_neighbors_alloc(&w->neighbors, n) &&
+             loam_neighbors_reserve(&w->neighbors, blocks, 8 * LOAM_BLOCK) && loam_contacts_alloc(&w->cur, n) &&
              loam_contacts_alloc(&w->prev, n) && loam_contacts_reserve(&w->cur, blocks, 4 * LOAM_BLOCK, LOAM_BLOCK) &&
              loam_contacts_reserve(&w->prev, blocks, 4 * LOAM_BLOCK, LOAM_BLOCK);
     w->sv = loam_malloc(sizeof(float) * 4 * (size_t)(n > 0 ? n : 1));
@@ -69,8 +70,6 @@ static void choose_margins(loam_world* w) {
     float base = w->params.margin * r, cap = LOAM_MAX_MARGIN * r;
     w->pair_margin = fminf(fmaxf(base, 2.0f * vmax * dt), cap);
     w->body_margin = fminf(fmaxf(base, (vmax + body_speed) * dt), 2.0f * cap);
-    loam_hash_set_cell(&w->hash, 2.0f * r + w->pair_margin, w->params.periodic_axis, w->params.periodic_lo,
-                       w->params.periodic_hi);
 }
 
 /* World pose and bounds of every shape for this step. */
@@ -254,11 +253,15 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     w->prev = w->cur;
     w->cur = tmp;
 
-    if (w->params.reorder_interval > 0 && w->step % w->params.reorder_interval == 0) loam_granular_reorder(w);
     body_step_twists(w, w->time, w->params.dt);
     place_shapes(w);
     choose_margins(w);
-    loam_hash_build(&w->hash, w->count, w->x, w->y, w->z);
+    w->neighbors.valid = loam_neighbors_valid(w);
+    /* Renumber only when the neighbour list is rebuilt anyway: the list is in slot numbers. */
+    if (!w->neighbors.valid && w->params.reorder_interval > 0 && w->step - w->last_reorder >= w->params.reorder_interval) {
+        loam_granular_reorder(w);
+        w->last_reorder = w->step;
+    }
     st = loam_granular_detect(w, err);
     if (st != LOAM_OK) return st;
     count_contacts(w);

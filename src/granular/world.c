@@ -18,6 +18,7 @@ loam_granular_params loam_granular_default_params(void) {
     p.friction = 0.5f;
     p.damping = 0.0f;
     p.margin = 0.1f;
+    p.skin = 0.3f;
     p.warm_start = 1;
     p.hash_table_size = 0;
     p.reorder_interval = 10;
@@ -40,6 +41,7 @@ loam_status loam_granular_params_validate(const loam_granular_params* p, loam_er
     REQUIRE(isfinite(p->friction) && p->friction >= 0.0f, "friction", "%g", p->friction);
     REQUIRE(isfinite(p->damping) && p->damping >= 0.0f, "damping", "%g", p->damping);
     REQUIRE(isfinite(p->margin) && p->margin >= 0.0f && p->margin <= 1.0f, "margin", "%g", p->margin);
+    REQUIRE(isfinite(p->skin) && p->skin >= 0.0f && p->skin <= 2.0f, "skin", "%g", p->skin);
     REQUIRE(p->warm_start == 0 || p->warm_start == 1, "warm_start", "%d", p->warm_start);
     REQUIRE(p->hash_table_size >= 0, "hash_table_size", "%d", p->hash_table_size);
     REQUIRE(p->push_sweeps >= 0 && p->push_sweeps <= 100000, "push_sweeps", "%d", p->push_sweeps);
@@ -72,6 +74,7 @@ static void scratch_free(loam_world* w) {
     loam_contacts_free(&w->prev);
     loam_free(w->sv);
     loam_free(w->push_velocity);
+    loam_neighbors_free(&w->neighbors);
     loam_free(w->coloring.mask);
     loam_free(w->coloring.list);
     memset(&w->coloring, 0, sizeof w->coloring);

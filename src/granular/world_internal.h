@@ -54,6 +54,17 @@ typedef struct loam_coloring {
     int colors;               /* colours in use (the last may be the serial one) */
 } loam_coloring;
 
+typedef struct loam_neighbor_list {
+    int block_capacity;       /* slots reserved per block in j */
+    int32_t* start;           /* n */
+    int32_t* count;           /* n */
+    int32_t* j;               /* candidates of each particle, sorted, both directions */
+    float* ref;               /* 3 * n: positions at the last build */
+    float reach;              /* margin + skin the list was built with, m */
+    int valid;
+    long long builds;
+} loam_neighbor_list;
+
 typedef struct loam_shape_ref {
     int body;
     loam_shape shape;
@@ -83,6 +94,7 @@ struct loam_world {
     loam_spatial_hash hash;
     loam_contacts cur, prev;  /* this step's contacts and last step's (warm start) */
     loam_coloring coloring;
+    loam_neighbor_list neighbors;
     float* push_velocity;     /* 3 * n: pseudo-velocity that removes overlaps (push.c) */
     float* sv;                /* 4 * n: solver velocity (AoS so a neighbour is one cache line) and
                                  mass-split inverse mass */
@@ -92,6 +104,7 @@ struct loam_world {
     loam_pose* shape_pose;    /* world pose of each shape this step */
     loam_vec3* shape_lo;      /* world bounds of each shape, for culling */
     loam_vec3* shape_hi;
+    int64_t last_reorder;     /* step of the last renumbering */
     float pair_margin;        /* this step's speculative distance for particle pairs, m */
     float body_margin;        /* and for particle-body pairs, m */
     loam_step_stats stats;
@@ -101,6 +114,13 @@ struct loam_world {
 loam_status loam_granular_prepare(loam_world* w, loam_error* err);
 loam_status loam_granular_detect(loam_world* w, loam_error* err);
 void loam_granular_solve(loam_world* w);
+/* The Verlet neighbour list (neighbors.c). */
+int loam_neighbors_alloc(loam_neighbor_list* nl, int n);
+void loam_neighbors_free(loam_neighbor_list* nl);
+int loam_neighbors_reserve(loam_neighbor_list* nl, int blocks, int cap);
+void loam_neighbors_mark_built(loam_world* w, float reach);
+int loam_neighbors_valid(const loam_world* w);
+
 /* Colour this step's contacts (color.c); needs coloring.list to hold every contact. */
 void loam_granular_color(loam_world* w);
 /* Pseudo-velocities that remove overlaps without adding kinetic energy (push.c). */

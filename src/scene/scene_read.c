@@ -41,7 +41,7 @@ static loam_status read_sim(const snode* root, loam_scene* s, loam_error* err) {
 
 static loam_status read_solver(const snode* root, loam_scene* s, loam_error* err) {
     static const char* const kinds[] = {"gauss_seidel", "jacobi", NULL};
-    static const char* const keys[] = {"method", "sweeps", "tolerance", "baumgarte", "relaxation", "margin", "warm_start",
+    static const char* const keys[] = {"method", "sweeps", "tolerance", "baumgarte", "relaxation", "margin", "skin", "warm_start",
                                        "hash_table_size", "reorder_interval", "push_sweeps", NULL};
     snode m;
     if (!snode_get(root, "solver", &m)) return LOAM_OK;
@@ -55,6 +55,7 @@ static loam_status read_solver(const snode* root, loam_scene* s, loam_error* err
     TRY(opt_float(&m, "baumgarte", 0.0, 1.0, &p->baumgarte, err));
     TRY(opt_float(&m, "relaxation", 1e-3, 2.0, &p->relaxation, err));
     TRY(opt_float(&m, "margin", 0.0, 1.0, &p->margin, err));
+    TRY(opt_float(&m, "skin", 0.0, 2.0, &p->skin, err));
     TRY(opt_bool(&m, "warm_start", &p->warm_start, err));
     TRY(opt_int(&m, "hash_table_size", 0, 1 << 30, &p->hash_table_size, err));
     TRY(opt_int(&m, "reorder_interval", 0, 1 << 30, &p->reorder_interval, err));
