@@ -7,22 +7,22 @@
 
 /* lambda <- proj( lambda - meff (v_rel + bias n) ): the paper's projection onto the Coulomb cone. */
 static inline void loam_contact_update(float* lam, const float* nd, loam_vec3 vrel, float meff, float mu,
-                                  float inv_dt, float alpha) {
+                                       float inv_dt, float alpha) {
     loam_vec3 n = v3(nd[0], nd[1], nd[2]);
     float gap = nd[3];
-    float bias = gap > 0.0f ? gap * inv_dt : alpha * gap * inv_dt; /* alpha = 0 when relaxing */
-    float vn = v3_dot(n, vrel) + bias;
-    loam_vec3 l = v3(lam[0] - meff * (vrel.x - v3_dot(n, vrel) * n.x + vn * n.x),
-                     lam[1] - meff * (vrel.y - v3_dot(n, vrel) * n.y + vn * n.y),
-                     lam[2] - meff * (vrel.z - v3_dot(n, vrel) * n.z + vn * n.z));
+    float bias = gap > 0.0f ? gap * inv_dt : alpha * gap * inv_dt; /* alpha = 0 when pushes are split */
+    /* The target drives the normal velocity to -bias and the tangential one to zero:
+     * lambda - meff (v_t + (v_n + bias) n) = lambda - meff (v + bias n). */
+    loam_vec3 l = v3(lam[0] - meff * (vrel.x + bias * n.x), lam[1] - meff * (vrel.y + bias * n.y),
+                     lam[2] - meff * (vrel.z + bias * n.z));
     float ln = v3_dot(l, n);
     if (ln <= 0.0f) {
         lam[0] = lam[1] = lam[2] = 0.0f;
         return;
     }
     loam_vec3 lt = v3_sub(l, v3_scale(n, ln));
-    float tlen = v3_length(lt), limit = mu * ln;
-    if (tlen > limit) lt = v3_scale(lt, limit / tlen);
+    float t2 = v3_dot(lt, lt), limit = mu * ln;
+    if (t2 > limit * limit) lt = v3_scale(lt, limit / sqrtf(t2)); /* sliding: onto the cone */
     lam[0] = ln * n.x + lt.x;
     lam[1] = ln * n.y + lt.y;
     lam[2] = ln * n.z + lt.z;

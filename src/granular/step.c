@@ -7,6 +7,14 @@
 #include "core/vec.h"
 #include "granular/world_internal.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+static double now(void) { return omp_get_wtime(); }
+#else
+#include <time.h>
+static double now(void) { return (double)clock() / CLOCKS_PER_SEC; }
+#endif
+
 loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     if (w->ready) return LOAM_OK;
     const loam_granular_params* p = &w->params;
@@ -253,6 +261,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     w->prev = w->cur;
     w->cur = tmp;
 
+    double t0 = now();
     body_step_twists(w, w->time, w->params.dt);
     place_shapes(w);
     choose_margins(w);
@@ -265,6 +274,9 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     st = loam_granular_detect(w, err);
     if (st != LOAM_OK) return st;
     count_contacts(w);
+    w->stats.list_rebuilt = w->neighbors.builds != w->stats.list_builds;
+    w->stats.list_builds = w->neighbors.builds;
+    double t1 = now();
     if (w->params.solver == LOAM_SOLVER_GAUSS_SEIDEL) {
         int need = w->stats.contacts + w->stats.body_contacts;
         if (need > w->coloring.list_capacity) {
@@ -277,7 +289,9 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
         }
         loam_granular_color(w);
     }
+    double t2 = now();
     loam_granular_solve(w);
+    double t3 = now();
 
     int bad = find_diverged(w, dt);
     if (bad >= 0) {
@@ -289,10 +303,16 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
                               w->params.bound);
     }
     loam_granular_push(w);
+    double t4 = now();
     integrate_positions(w, dt);
     store_velocities(w);
     body_wrenches(w, dt);
     w->stats.max_overlap = max_overlap(w);
+    w->stats.time_detect = t1 - t0;
+    w->stats.time_color = t2 - t1;
+    w->stats.time_solve = t3 - t2;
+    w->stats.time_push = t4 - t3;
+    w->stats.time_finish = now() - t4;
     w->step += 1;
     w->time = w->params.dt * (double)w->step;
     advance_bodies(w, w->time, dt);
