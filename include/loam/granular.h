@@ -84,8 +84,12 @@ typedef struct loam_step_stats {
     int sweeps_run;
     float max_overlap;       /* largest overlap at detection, m */
     float last_sweep_change; /* largest |dv| of the last sweep, m/s */
-    int dropped_neighbors;   /* neighbours beyond 256 per particle that were ignored (0 unless the
-                                packing is absurd) */
+    int list_rebuilt;        /* 1 if the neighbour list was rebuilt from the spatial hash this step */
+    long long list_builds;   /* neighbour-list builds since the world was made */
+    /* Wall time of each stage of the last step, s (Box2D's b2Profile, for finding hot spots). */
+    double time_detect, time_color, time_solve, time_push, time_finish;
+    int dropped_neighbors;   /* neighbours beyond 512 per particle that were ignored (0 unless the
+                                packing is absurd; `loam run` warns) */
 } loam_step_stats;
 
 loam_world* loam_world_create(const loam_granular_params* params, loam_error* err);

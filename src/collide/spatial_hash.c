@@ -86,8 +86,8 @@ void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y
     }
 }
 
-/* Two cells may share a bucket; checking for that here costs more than it saves, so callers drop
- * the repeated neighbours instead (they sort them anyway). */
+/* Two cells may share a bucket (always, with a tiny table): each bucket is listed once, or its
+ * particles would be met several times. */
 int loam_hash_neighbor_buckets(const loam_spatial_hash* h, float px, float py, float pz, int32_t buckets[27]) {
     int32_t c[3] = {cell_coord(h, 0, px), cell_coord(h, 1, py), cell_coord(h, 2, pz)};
     int count = 0;
@@ -97,7 +97,10 @@ int loam_hash_neighbor_buckets(const loam_spatial_hash* h, float px, float py, f
                 int32_t k[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
                 int a = h->periodic_axis;
                 if (a >= 0) k[a] = (k[a] + h->periodic_cells) % h->periodic_cells;
-                buckets[count++] = bucket_of(h, k[0], k[1], k[2]);
+                int32_t b = bucket_of(h, k[0], k[1], k[2]);
+                int seen = 0;
+                for (int s = 0; s < count && !seen; ++s) seen = buckets[s] == b;
+                if (!seen) buckets[count++] = b;
             }
     return count;
 }

@@ -5,8 +5,8 @@
  * Differences from GranularGym, on purpose:
  * - cells are floor(x / c) with c sized from the largest radius plus the contact margin, so
  *   polydisperse particles are never missed;
- * - two of the 27 cells may hash to the same bucket, so a query can meet a neighbour twice: callers
- *   remove repeats (GranularGym would count such a contact twice);
+ * - a query visits each distinct bucket once: two of the 27 cells may hash to the same bucket, and
+ *   visiting it twice would report the same neighbour twice (GranularGym would);
  * - one axis may be periodic: cell coordinates wrap modulo the number of cells along it. */
 #ifndef LOAM_COLLIDE_SPATIAL_HASH_H
 #define LOAM_COLLIDE_SPATIAL_HASH_H
@@ -38,7 +38,7 @@ void loam_hash_set_cell(loam_spatial_hash* h, float cell, int periodic_axis, flo
 /* Rebuild from n positions (SoA), in parallel. */
 void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y, const float* z);
 
-/* The buckets of the 27 cells around p (possibly repeated), written to buckets; returns 27. */
+/* The distinct buckets of the 27 cells around p, written to buckets; returns their count. */
 int loam_hash_neighbor_buckets(const loam_spatial_hash* h, float px, float py, float pz,
                                int32_t buckets[27]);
 

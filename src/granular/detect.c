@@ -8,7 +8,7 @@
 #include "core/vec.h"
 #include "granular/world_internal.h"
 
-enum { LOAM_MAX_NEIGHBORS = 256 };
+enum { LOAM_MAX_NEIGHBORS = 512 };
 
 /* Separation of i and j measured as (lower index) - (higher index), so both particles compute bitwise
  * the same pair distance; along a periodic axis the minimum image is taken. */
@@ -246,7 +246,7 @@ static void warm_start(loam_world* w, int i) {
 static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_error* err) {
     loam_neighbor_list* nl = &w->neighbors;
     int blocks = loam_block_count(w->count);
-    float reach = w->pair_margin + w->params.skin * w->max_radius;
+    float reach = fminf(w->pair_margin + w->params.skin * w->max_radius, w->reach_cap);
     loam_hash_set_cell(&w->hash, 2.0f * w->max_radius + reach, w->params.periodic_axis, w->params.periodic_lo,
                        w->params.periodic_hi);
     loam_hash_build(&w->hash, w->count, w->x, w->y, w->z);

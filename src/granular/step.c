@@ -19,8 +19,11 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     if (w->ready) return LOAM_OK;
     const loam_granular_params* p = &w->params;
     int n = w->count;
-    /* The largest cell the adaptive margin can ask for (see choose_margins). */
-    float cell = (2.0f + LOAM_MAX_MARGIN + p->skin) * (w->max_radius > 0.0f ? w->max_radius : 1.0f);
+    /* A periodic axis must hold 3 cells of the smallest reach; the adaptive margin and the skin
+     * shrink to fit it (reach_cap). */
+    float r = w->max_radius > 0.0f ? w->max_radius : 1.0f;
+    float cell = (2.0f + p->margin) * r;
+    w->reach_cap = p->periodic_axis >= 0 ? (p->periodic_hi - p->periodic_lo) / 3.0f - 2.0f * r : INFINITY;
     if (p->periodic_axis >= 0 && p->periodic_hi - p->periodic_lo < 3.0f * cell)
         return loam_error_set(err, LOAM_ERR_INPUT,
                               "periodic interval [%g, %g] must be at least 3 hash cells (%g m) long",
@@ -76,7 +79,7 @@ static void choose_margins(loam_world* w) {
     }
     float r = w->max_radius, vmax = sqrtf(vmax2);
     float base = w->params.margin * r, cap = LOAM_MAX_MARGIN * r;
-    w->pair_margin = fminf(fmaxf(base, 2.0f * vmax * dt), cap);
+    w->pair_margin = fminf(fminf(fmaxf(base, 2.0f * vmax * dt), cap), w->reach_cap);
     w->body_margin = fminf(fmaxf(base, (vmax + body_speed) * dt), 2.0f * cap);
 }
 

@@ -105,6 +105,7 @@ struct loam_world {
     loam_vec3* shape_lo;      /* world bounds of each shape, for culling */
     loam_vec3* shape_hi;
     int64_t last_reorder;     /* step of the last renumbering */
+    float reach_cap;          /* largest margin + skin a periodic axis allows, m */
     float pair_margin;        /* this step's speculative distance for particle pairs, m */
     float body_margin;        /* and for particle-body pairs, m */
     loam_step_stats stats;

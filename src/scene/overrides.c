@@ -112,14 +112,20 @@ loam_status doc_apply_override(scene_doc* d, const char* assignment, loam_error*
             if (!last) value = yaml_document_add_mapping(&d->doc, NULL, YAML_BLOCK_MAPPING_STYLE);
             if (!k || !value || !yaml_document_append_mapping_pair(&d->doc, cur, k, value))
                 return loam_error_set(err, LOAM_ERR_NOMEM, "--set '%s': out of memory", assignment);
+            /* The new key is the override's too: an unknown key is reported against the --set. */
+            if (d->override_count < SCENE_MAX_OVERRIDES) {
+                d->override_id[d->override_count] = k;
+                d->override_text[d->override_count++] = assignment;
+            }
             if (!last) {
                 cur = value;
                 continue;
             }
         }
-        d->override_id[d->override_count] = value;
-        d->override_text[d->override_count] = assignment;
-        d->override_count++;
+        if (d->override_count < SCENE_MAX_OVERRIDES) {
+            d->override_id[d->override_count] = value;
+            d->override_text[d->override_count++] = assignment;
+        }
         /* Items of a list value count as overridden too, for messages. */
         yaml_node_t* v = node_at(d, value);
         if (v->type == YAML_SEQUENCE_NODE)
