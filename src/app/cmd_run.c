@@ -103,6 +103,13 @@ static int parse_args(int argc, char** argv, run_options* o) {
     return 1;
 }
 
+/* A float parameter as the decimal it was written as (0.35, not 0.3499999940395355). */
+static double float_json(float f) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.7g", f);
+    return strtod(buf, NULL);
+}
+
 static cJSON* vec_json(loam_vec3 v) {
     double a[3] = {v.x, v.y, v.z};
     return cJSON_CreateDoubleArray(a, 3);
@@ -137,17 +144,21 @@ static loam_status write_summary(const char* dir, const loam_scene* s, loam_worl
     cJSON_AddNumberToObject(root, "contacts", stats.contacts);
     cJSON_AddNumberToObject(root, "body_contacts", stats.body_contacts);
     cJSON_AddNumberToObject(root, "max_overlap_m", stats.max_overlap);
+    cJSON_AddNumberToObject(root, "neighbor_list_builds", (double)stats.list_builds);
     cJSON_AddNumberToObject(root, "memory_bytes", (double)loam_world_memory(w));
     cJSON* solver = cJSON_AddObjectToObject(root, "solver");
     cJSON_AddNumberToObject(solver, "dt", p->dt);
     cJSON_AddNumberToObject(solver, "sweeps", p->sweeps);
-    cJSON_AddNumberToObject(solver, "tolerance", p->tolerance);
-    cJSON_AddNumberToObject(solver, "baumgarte", p->baumgarte);
-    cJSON_AddNumberToObject(solver, "relaxation", p->relaxation);
-    cJSON_AddNumberToObject(solver, "friction", p->friction);
-    cJSON_AddNumberToObject(solver, "damping", p->damping);
-    cJSON_AddNumberToObject(solver, "margin", p->margin);
+    cJSON_AddNumberToObject(solver, "tolerance", float_json(p->tolerance));
+    cJSON_AddNumberToObject(solver, "baumgarte", float_json(p->baumgarte));
+    cJSON_AddNumberToObject(solver, "relaxation", float_json(p->relaxation));
+    cJSON_AddNumberToObject(solver, "friction", float_json(p->friction));
+    cJSON_AddNumberToObject(solver, "damping", float_json(p->damping));
+    cJSON_AddNumberToObject(solver, "margin", float_json(p->margin));
     cJSON_AddBoolToObject(solver, "warm_start", p->warm_start);
+    cJSON_AddStringToObject(solver, "method", p->solver == LOAM_SOLVER_JACOBI ? "jacobi" : "gauss_seidel");
+    cJSON_AddNumberToObject(solver, "push_sweeps", p->push_sweeps);
+    cJSON_AddNumberToObject(solver, "skin", float_json(p->skin));
     cJSON* bodies = cJSON_AddArrayToObject(root, "body_results");
     for (int b = 0; b < loam_world_body_count(w); ++b) {
         const loam_body_state* st = loam_world_body_state(w, b);
@@ -208,7 +219,7 @@ int loam_cmd_run(int argc, char** argv) {
     loam_error run_err;
     loam_error_clear(&run_err);
     loam_status run_st = LOAM_OK;
-    int next_frame = 0;
+    int next_frame = 0, warned = 0;
     /* Frame k is written after step round(k * steps / (frames - 1)): the first shows the start, the last the end. */
     while (st == LOAM_OK) {
         long long frame_step = frames <= 0 ? -1
@@ -223,6 +234,11 @@ int loam_cmd_run(int argc, char** argv) {
         run_st = loam_world_step(w, &run_err);
         if (run_st != LOAM_OK) break;
         ++done;
+        if (!warned && loam_world_last_stats(w).dropped_neighbors > 0) {
+            warned = 1;
+            fprintf(stderr, "\nloam: warning: step %lld: %d neighbours beyond 512 per particle were ignored; the packing "
+                            "has collapsed (try a smaller dt or more sweeps)\n", done, loam_world_last_stats(w).dropped_neighbors);
+        }
         for (int b = 0; b < loam_world_body_count(w); ++b) {
             const loam_body_state* bs = loam_world_body_state(w, b);
             double f = sqrt((double)bs->force.x * bs->force.x + (double)bs->force.y * bs->force.y +

@@ -47,6 +47,19 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     w->shape_hi = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
     if (!ok || !w->sv || !w->push_velocity || !w->coloring.mask || !w->radix_counts || !w->contact_total || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
         return loam_error_set(err, LOAM_ERR_NOMEM, "out of memory preparing a world of %d particles", n);
+    /* Particles given outside the periodic interval start at their image inside it. */
+    if (p->periodic_axis >= 0) {
+        float* axis[3] = {w->x, w->y, w->z};
+        float* c = axis[p->periodic_axis];
+        float len = p->periodic_hi - p->periodic_lo;
+        for (int i = 0; i < n; ++i) {
+            float u = c[i] - p->periodic_lo;
+            if (u < 0.0f || u >= len) {
+                u -= len * floorf(u / len);
+                c[i] = p->periodic_lo + (u >= len ? 0.0f : u);
+            }
+        }
+    }
     w->ready = 1;
     return LOAM_OK;
 }

@@ -71,6 +71,7 @@ static loam_status read_lattice(const snode* m, loam_scene* s, loam_error* err) 
     /* The small allowance keeps e.g. 0.396 / 0.018 = 21.99999 (float inputs) at 22 points. */
     double count[3] = {floor((hi.x - lo.x) / spacing + 1e-4), floor((hi.y - lo.y) / spacing + 1e-4),
                        floor((hi.z - lo.z) / spacing + 1e-4)};
+    if (count[0] * count[1] * count[2] == 0.0) return LOAM_OK; /* also keeps a huge count on another axis out of the int loops */
     TRY(reserve(s, m, count[0] * count[1] * count[2], err));
     loam_rng rng = {(uint64_t)seed * 0x9E3779B97F4A7C15ull + 1};
     loam_vec3 c = v3_scale(v3_add(lo, hi), 0.5f);

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Fuzz the scene reader (fuzz/fuzz_scene.c) with libFuzzer + ASan + UBSan.
+#   scripts/fuzz.sh [seconds] [extra libFuzzer options...]     (default 60 s)
+# Builds build-fuzz/ with clang, starts from the seed corpus fuzz/corpus/ and keeps what it learns in
+# fuzz/corpus-run/ (git-ignored). A crash, leak, timeout or out-of-memory input is written to
+# fuzz/crashes/ and the script exits non-zero; replay one with
+#   build-fuzz/fuzz/fuzz_scene fuzz/crashes/<file>
+# Environment: JOBS (parallel fuzzing processes, default 1), CC (default clang).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+shift || true
+case "$seconds" in
+  ''|*[!0-9]*) echo "fuzz.sh: seconds must be a whole number, got '$seconds'" >&2; exit 2 ;;
+esac
+jobs="${JOBS:-1}"
+CC="${CC:-clang}" cmake -S . -B build-fuzz -DLOAM_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-fuzz --target fuzz_scene -j"$(nproc)"
+mkdir -p fuzz/corpus-run fuzz/crashes
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+args=(-max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536 -timeout=25
+      -dict=fuzz/scene.dict -artifact_prefix=fuzz/crashes/ -print_final_stats=1)
+if [ "$jobs" -gt 1 ]; then
+  args+=(-jobs="$jobs" -workers="$jobs")
+fi
+status=0
+build-fuzz/fuzz/fuzz_scene "${args[@]}" "$@" fuzz/corpus-run fuzz/corpus || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "fuzz.sh: the fuzzer stopped with status $status; reproducers in fuzz/crashes/:" >&2
+  ls -l fuzz/crashes/ >&2 || true
+fi
+exit "$status"

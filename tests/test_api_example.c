@@ -1,0 +1,122 @@
+/* The README's quick tour, verbatim: everything between the README-BEGIN and README-END markers is
+ * pasted into README.md as it stands, so it must compile and say something true. The test renames its
+ * main, runs it with stdout captured, and checks what it printed: three spheres dropped onto a plane
+ * come to rest on it, each at height z = r above it, where they were dropped sideways (they fall
+ * straight down, do not touch each other, and the plane is level). It also checks that README.md still
+ * holds exactly this text, so the two cannot drift apart. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define main readme_main
+/* README-BEGIN */
+#include <stdio.h>
+#include <loam/granular.h>
+
+int main(void) {
+    loam_granular_params params = loam_granular_default_params(); /* dt = 1 ms, gravity -9.81 z */
+    loam_world* world = loam_world_create(&params, NULL);
+    loam_body_def ground = loam_body_default_def(); /* a fixed body at the origin */
+    ground.shape_count = 1;
+    ground.shapes[0] = (loam_shape){.type = LOAM_SHAPE_PLANE, .local = loam_pose_identity(), .friction = 0.5f};
+    loam_world_add_body(world, &ground, NULL);
+    float xyz[9] = {0.0f, 0.0f, 0.05f, 0.03f, 0.0f, 0.10f, 0.06f, 0.0f, 0.15f}; /* m */
+    float radius[3] = {0.01f, 0.01f, 0.01f};                                      /* m */
+    loam_world_add_particles(world, 3, xyz, NULL, radius, 2500.0f, NULL);       /* kg/m^3 */
+    loam_error err;
+    for (int step = 0; step < 1000; ++step) /* 1 s */
+        if (loam_world_step(world, &err) != LOAM_OK) { fprintf(stderr, "%s\n", err.message); return 1; }
+    loam_particles p = loam_world_particles(world); /* slots get renumbered: p.id[i] is who sits in slot i */
+    for (int i = 0; i < p.count; ++i)
+        printf("particle %d at (%.4f, %.4f, %.4f) m\n", p.id[i], p.x[i], p.y[i], p.z[i]);
+    loam_world_destroy(world);
+    return 0;
+}
+/* README-END */
+#undef main
+
+#include "test_util.h"
+
+/* The whole of a file, NUL-terminated, or NULL. */
+static char* slurp(const char* path) {
+    FILE* f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char* text = size >= 0 ? malloc((size_t)size + 1) : NULL;
+    if (text) text[fread(text, 1, (size_t)size, f)] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* The snippet between the markers of this very file must appear verbatim in README.md. */
+static void check_readme(void) {
+    char* self = slurp(LOAM_SOURCE_DIR "/tests/test_api_example.c");
+    char* readme = slurp(LOAM_SOURCE_DIR "/README.md");
+    CHECK(self != NULL && readme != NULL, "cannot read %s/tests/test_api_example.c or README.md", LOAM_SOURCE_DIR);
+    if (self && readme) {
+        const char* begin_mark = "/* README-BEGIN */\n";
+        char* begin = strstr(self, begin_mark);
+        char* end = begin ? strstr(begin, "/* README-END */") : NULL;
+        CHECK(begin && end, "markers not found");
+        if (begin && end) {
+            begin += strlen(begin_mark);
+            *end = '\0';
+            CHECK(strstr(readme, begin) != NULL, "README.md does not contain the example between the markers verbatim");
+        }
+    }
+    free(self);
+    free(readme);
+}
+
+/* Run readme_main with its stdout going into buf. */
+static int run_captured(char* buf, size_t size) {
+    fflush(stdout);
+    FILE* tmp = tmpfile();
+    CHECK(tmp != NULL, "tmpfile failed");
+    if (!tmp) return -1;
+    int saved = dup(fileno(stdout));
+    dup2(fileno(tmp), fileno(stdout));
+    int rc = readme_main();
+    fflush(stdout);
+    dup2(saved, fileno(stdout));
+    close(saved);
+    rewind(tmp);
+    size_t n = fread(buf, 1, size - 1, tmp);
+    buf[n] = '\0';
+    fclose(tmp);
+    return rc;
+}
+
+int main(void) {
+    char out[4096];
+    int rc = run_captured(out, sizeof out);
+    fprintf(stderr, "the example printed:\n%s", out);
+    CHECK(rc == 0, "the example returned %d", rc);
+
+    const float r = 0.01f, x0[3] = {0.0f, 0.03f, 0.06f};
+    int seen[3] = {0, 0, 0}, lines = 0;
+    for (char* line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+        int id;
+        float x, y, z;
+        ++lines;
+        int got = sscanf(line, "particle %d at (%f, %f, %f) m", &id, &x, &y, &z);
+        CHECK(got == 4, "unexpected line '%s'", line);
+        if (got != 4) continue;
+        CHECK(id >= 0 && id < 3, "id %d", id);
+        if (id < 0 || id >= 3) continue;
+        ++seen[id];
+        /* Resting on the plane z = 0: the centre is one radius up (printed to 0.1 mm; a resting overlap
+         * beyond 1% of r would be a contact error). */
+        CHECK(fabsf(z - r) <= 0.0001f + 0.00005f, "particle %d rests at z = %.4f m, expected r = %.4f m", id, z, r);
+        /* Dropped straight down onto a level plane: no sideways motion at all. */
+        CHECK(fabsf(x - x0[id]) <= 0.00005f && fabsf(y) <= 0.00005f,
+              "particle %d moved sideways to (%.4f, %.4f), dropped at (%.4f, 0)", id, x, y, x0[id]);
+    }
+    CHECK(lines == 3, "%d lines printed, expected 3", lines);
+    for (int k = 0; k < 3; ++k) CHECK(seen[k] == 1, "particle %d printed %d times", k, seen[k]);
+    check_readme();
+    TEST_MAIN_END();
+}
