@@ -171,9 +171,9 @@ static void roundtrip_vtp(const loam_vtp_particles* p, const char* file) {
     snprintf(piece, sizeof piece, "NumberOfPoints=\"%d\" NumberOfVerts=\"%d\"", n, n);
     CHECK(strstr(v.buf, piece) != NULL, "piece sizes: want %s", piece);
 
-    float* f3 = malloc(3 * nn * sizeof(float));
-    float* f1 = malloc(nn * sizeof(float));
-    int32_t* i1 = malloc(nn * sizeof(int32_t));
+    float* f3 = calloc(3 * nn, sizeof(float));
+    float* f1 = calloc(nn, sizeof(float)); /* calloc: gcc cannot see that n == 0 skips the reads */
+    int32_t* i1 = calloc(nn, sizeof(int32_t));
     check_array(&v, "TimeValue", "Float64", 1, &p->time, 8);
     interleave(p->x, p->y, p->z, n, f3);
     check_array(&v, "Points", "Float32", 3, f3, 12 * (size_t)n);

@@ -58,7 +58,11 @@ static void usage(FILE* f) {
             "  --json               also print one JSON object as the last line (no value)\n"
             "  --quiet              no progress on stderr (no value)\n"
             "  --dt DT              time step, s (default 1e-3)\n"
-            "  --sweeps K           Projected Jacobi sweeps (default 3)\n"
+            "  --solver S           gs (coloured projected Gauss-Seidel, default) or jacobi (mass-split\n"
+            "                       projected Jacobi, paper 000)\n"
+            "  --sweeps K           contact sweeps per step (default 3)\n"
+            "  --push-sweeps P      sweeps of the overlap-removal (split impulse) solve; 0 = Baumgarte inside\n"
+            "                       the velocity solve (default 2)\n"
             "  --baumgarte A        overlap fraction removed per step (default 0.2)\n"
             "  --relaxation W       mass-splitting relaxation (default 1)\n"
             "  --friction MU        particle-particle Coulomb coefficient (default 0.5); also the walls'\n"
@@ -66,6 +70,8 @@ static void usage(FILE* f) {
             "  --wall-friction MU   container wall Coulomb coefficient\n"
             "  --margin F           speculative contact margin, fraction of r (default 0.1)\n"
             "  --warm-start 0|1     warm start (default 1)\n"
+            "  --skin F             neighbour-list skin, fraction of r; 0 = query the hash every step (default 0.3)\n"
+            "  --reorder-interval I renumber particles for locality every I steps, 0 = never (default 10)\n"
             "  --hash-table-size H  hash buckets, 0 = 2 N (default 0)\n"
             "  --damping G          velocity decay rate, 1/s (default 0)\n"
             "  --tolerance TOL      early sweep stop, m/s (default 0 = always all sweeps)\n"
@@ -151,7 +157,8 @@ static int parse_options(int argc, char** argv, bench_options* o) {
             "--particles", "--steps",  "--settle",        "--threads",   "--container",     "--dt",
             "--sweeps",    "--baumgarte", "--relaxation", "--friction",  "--wall-friction", "--margin",
             "--warm-start", "--hash-table-size", "--damping", "--tolerance", "--radius",     "--density",
-            "--nx",        "--ny",     "--column-radius", "--seed"};
+            "--nx",        "--ny",     "--column-radius", "--seed",  "--solver",    "--push-sweeps",
+            "--skin",      "--reorder-interval"};
         int known = 0;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k) known |= strcmp(name, valued[k]) == 0;
         if (!known) {
@@ -178,6 +185,13 @@ static int parse_options(int argc, char** argv, bench_options* o) {
             else rc = bad_value(name, val, "cylinder or box");
         } else if (!strcmp(name, "--dt")) rc = parse_double(name, val, 0.0, 1, 1.0, &p->dt);
         else if (!strcmp(name, "--sweeps")) rc = parse_int(name, val, 1, 100000, &p->sweeps);
+        else if (!strcmp(name, "--solver")) {
+            if (!strcmp(val, "gs")) p->solver = LOAM_SOLVER_GAUSS_SEIDEL;
+            else if (!strcmp(val, "jacobi")) p->solver = LOAM_SOLVER_JACOBI;
+            else rc = bad_value(name, val, "gs or jacobi");
+        } else if (!strcmp(name, "--push-sweeps")) rc = parse_int(name, val, 0, 100000, &p->push_sweeps);
+        else if (!strcmp(name, "--skin")) rc = parse_float(name, val, 0.0, 0, 2.0, &p->skin);
+        else if (!strcmp(name, "--reorder-interval")) rc = parse_int(name, val, 0, INT_MAX, &p->reorder_interval);
         else if (!strcmp(name, "--baumgarte")) rc = parse_float(name, val, 0.0, 0, 1.0, &p->baumgarte);
         else if (!strcmp(name, "--relaxation")) rc = parse_float(name, val, 0.0, 1, 2.0, &p->relaxation);
         else if (!strcmp(name, "--friction")) rc = parse_float(name, val, 0.0, 0, 1e3, &p->friction);
@@ -335,6 +349,8 @@ typedef struct run_stats {
     double max_overlap;
     double contact_sum;   /* sum over steps of 2 pairs + body contacts */
     long dropped;
+    long list_builds;     /* steps that rebuilt the neighbour list from the hash */
+    double stage[5];      /* summed stage wall times: detect, color, solve, push, finish */
 } run_stats;
 
 static int run_steps(loam_world* w, int steps, const char* phase, int progress, run_stats* rs) {
@@ -352,6 +368,12 @@ static int run_steps(loam_world* w, int steps, const char* phase, int progress, 
         if (ss.max_overlap > rs->max_overlap) rs->max_overlap = ss.max_overlap;
         rs->contact_sum += 2.0 * ss.contacts + ss.body_contacts;
         rs->dropped += ss.dropped_neighbors;
+        rs->list_builds += ss.list_rebuilt;
+        rs->stage[0] += ss.time_detect;
+        rs->stage[1] += ss.time_color;
+        rs->stage[2] += ss.time_solve;
+        rs->stage[3] += ss.time_push;
+        rs->stage[4] += ss.time_finish;
         if (progress && ((s + 1) % 100 == 0 || s + 1 == steps)) {
             fprintf(stderr, "\r%s: step %d/%d, KE/particle %.3g J   ", phase, s + 1, steps,
                     loam_world_kinetic_energy(w) / n);
@@ -402,7 +424,9 @@ static int bench_granular(int argc, char** argv) {
     double mass = o.scene.density * 4.0 / 3.0 * M_PI * r * r * r;
     double mgr = mass * g * r; /* the energy scale of "at rest": lifting a particle by its radius */
 
-    run_stats settle_stats = {0, 0, 0}, timed = {0, 0, 0};
+    run_stats settle_stats, timed;
+    memset(&settle_stats, 0, sizeof settle_stats);
+    memset(&timed, 0, sizeof timed);
     double t0 = now_s();
     rc = run_steps(w, o.settle, "settle", progress, &settle_stats);
     double settle_wall = now_s() - t0;
@@ -443,6 +467,10 @@ static int bench_granular(int argc, char** argv) {
     size_t world_mem = loam_world_memory(w);
     long rss = peak_rss_bytes();
     const char* container = o.scene.container == COLUMN_BOX ? "box" : "cylinder";
+    const char* solver = p->solver == LOAM_SOLVER_JACOBI ? "jacobi" : "gs";
+    static const char* const stage_names[5] = {"detect", "color", "solve", "push", "finish"};
+    double stage_sum = 0.0;
+    for (int k = 0; k < 5; ++k) stage_sum += timed.stage[k];
 
     printf("loam %s bench granular: column at rest\n", loam_version());
     if (o.scene.container == COLUMN_BOX)
@@ -451,10 +479,11 @@ static int bench_granular(int argc, char** argv) {
     else
         printf("scene: %d particles (r %g m, rho %g kg/m^3) in a cylinder of radius %.4g m (%d per layer, %d layers)\n",
                n, r, o.scene.density, info.column_radius, info.per_layer, info.layers);
-    printf("solver: dt %g s, sweeps %d, baumgarte %g, relaxation %g, friction %g (walls %g), margin %g r, "
-           "warm_start %d, damping %g 1/s, tolerance %g m/s, hash table %d buckets, threads %d\n",
-           p->dt, p->sweeps, p->baumgarte, p->relaxation, p->friction, o.scene.wall_friction, p->margin,
-           p->warm_start, p->damping, p->tolerance, table, threads);
+    printf("solver: %s, dt %g s, sweeps %d, push_sweeps %d, baumgarte %g, relaxation %g, friction %g (walls %g), "
+           "margin %g r, skin %g r, warm_start %d, damping %g 1/s, tolerance %g m/s, hash table %d buckets, "
+           "reorder every %d steps, threads %d\n",
+           solver, p->dt, p->sweeps, p->push_sweeps, p->baumgarte, p->relaxation, p->friction, o.scene.wall_friction,
+           p->margin, p->skin, p->warm_start, p->damping, p->tolerance, table, p->reorder_interval, threads);
     printf("settle: %d steps (%g s simulated) in %.3f s wall; KE/particle %.3g J = %.3g m g r\n", o.settle,
            o.settle * p->dt, settle_wall, ke_settled, ke_settled / mgr);
     printf("timed: %d steps at rest in %.4f s wall, %.4f s CPU (%.0f%% of %d threads' wall time)\n", o.steps, wall,
@@ -469,6 +498,11 @@ static int bench_granular(int argc, char** argv) {
     printf("  KE/particle          %.3g J = %.3g m g r (after the timed steps)\n", ke_end, ke_end / mgr);
     printf("  column top           %.4f m (max z + r; 99th percentile %.4f m; after settling %.4f m)\n", bed.top,
            bed.top_p99, bed_settled.top);
+    printf("  stages               ");
+    for (int k = 0; k < 5; ++k)
+        printf("%s %.0f%%%s", stage_names[k], stage_sum > 0.0 ? 100.0 * timed.stage[k] / stage_sum : 0.0,
+               k < 4 ? ", " : "");
+    printf(" of %.4f s in steps; neighbour list rebuilt in %ld of %d steps\n", stage_sum, timed.list_builds, o.steps);
     printf("  peak RSS             %.2f MB (%.0f B/particle)\n", rss / 1e6, (double)rss / n);
     printf("  world memory         %.2f MB (%.0f B/particle)\n", world_mem / 1e6, (double)world_mem / n);
     if (timed.dropped + settle_stats.dropped > 0)
@@ -514,7 +548,17 @@ static int bench_granular(int argc, char** argv) {
         cJSON_AddNumberToObject(j, "dropped_neighbors", (double)(timed.dropped + settle_stats.dropped));
         cJSON_AddNumberToObject(j, "sweeps_run_last_step", last.sweeps_run);
         cJSON_AddNumberToObject(j, "dt", p->dt);
+        cJSON_AddStringToObject(j, "solver", solver);
         cJSON_AddNumberToObject(j, "sweeps", p->sweeps);
+        cJSON_AddNumberToObject(j, "push_sweeps", p->push_sweeps);
+        cJSON_AddNumberToObject(j, "skin", p->skin);
+        cJSON_AddNumberToObject(j, "reorder_interval", p->reorder_interval);
+        cJSON_AddNumberToObject(j, "list_builds", (double)timed.list_builds);
+        for (int k = 0; k < 5; ++k) {
+            char key[32];
+            snprintf(key, sizeof key, "time_%s_s", stage_names[k]);
+            cJSON_AddNumberToObject(j, key, timed.stage[k]);
+        }
         cJSON_AddNumberToObject(j, "baumgarte", p->baumgarte);
         cJSON_AddNumberToObject(j, "relaxation", p->relaxation);
         cJSON_AddNumberToObject(j, "friction", p->friction);
