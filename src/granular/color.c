@@ -18,6 +18,7 @@ void loam_granular_color(loam_world* w) {
     int n = w->count;
     uint64_t* mask = k->mask;
     memset(mask, 0, sizeof(uint64_t) * (size_t)n);
+    memset(w->contact_total, 0, sizeof(int32_t) * (size_t)n);
     memset(k->color_start, 0, sizeof k->color_start);
     /* Pass 1: choose colours, count them. Constraint refs: a pair slot s, or ~s for body slot s. */
     for (int i = 0; i < n; ++i) {
@@ -30,12 +31,15 @@ void loam_granular_color(loam_world* w) {
             }
             c->pair_color[s] = (uint8_t)col;
             k->color_start[col + 1]++;
+            w->contact_total[i]++;
+            w->contact_total[j]++;
         }
         for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) {
             int col = lowest_free(mask[i]);
             if (col < LOAM_MAX_COLORS) mask[i] |= 1ull << col;
             c->body_color[s] = (uint8_t)col;
             k->color_start[col + 1]++;
+            w->contact_total[i]++;
         }
     }
     for (int col = 0; col <= LOAM_MAX_COLORS; ++col) k->color_start[col + 1] += k->color_start[col];

@@ -102,37 +102,32 @@ static void list_block(loam_world* w, const float* pos, int b, float reach, int*
     int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
         int n = find_neighbors(w, pos, i, reach, nbr, dropped);
+        /* Keep the partners above i: each pair is detected once, by its owner. */
+        int first = 0;
+        while (first < n && nbr[first] < i) ++first;
         nl->start[i] = base + used;
-        nl->count[i] = n;
-        for (int k = 0; k < n; ++k)
-            if (used + k < cap) nl->j[base + used + k] = nbr[k];
-        used += n;
+        nl->count[i] = n - first;
+        for (int k = first; k < n; ++k)
+            if (used + k - first < cap) nl->j[base + used + k - first] = nbr[k];
+        used += n - first;
     }
     *need = used;
 }
 
-/* Fill block b's pair, incoming and body slots. Returns the slots it needed (it writes only what fits). */
+/* Fill block b's pair and body slots. Returns the slots it needed (it writes only what fits). */
 static void detect_block(loam_world* w, const float* pos, int b, float margin, int* need_pairs, int* need_body) {
     loam_contacts* c = &w->cur;
     int32_t nbr[LOAM_MAX_NEIGHBORS];
     int cap = c->block_capacity, bcap = c->body_block_capacity;
     int pair_base = b * cap, body_base = b * bcap;
-    int pairs = 0, incoming = 0, bodies = 0;
+    int pairs = 0, bodies = 0;
     int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
         int n = contacts_of(w, pos, i, margin, nbr);
         c->pair_start[i] = pair_base + pairs;
-        c->in_start[i] = pair_base + incoming;
-        int owned = 0, in = 0;
         for (int k = 0; k < n; ++k) {
             int32_t j = nbr[k];
-            if (j < i) {
-                /* The slot index is resolved once j's block has written its pairs. */
-                if (incoming + in < cap) c->in_slot[pair_base + incoming + in] = j;
-                ++in;
-                continue;
-            }
-            int s = pair_base + pairs + owned++;
+            int s = pair_base + pairs + k;
             if (s >= pair_base + cap) continue;
             float dx = separation(w, 0, w->x, i, j);
             float dy = separation(w, 1, w->y, i, j);
@@ -148,10 +143,8 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             nd[2] = nrm.z;
             nd[3] = dist - w->radius[i] - w->radius[j];
         }
-        c->pair_count[i] = owned;
-        c->in_count[i] = in;
-        pairs += owned;
-        incoming += in;
+        c->pair_count[i] = n;
+        pairs += n;
 
         c->body_start[i] = body_base + bodies;
         int nbody = 0;
@@ -189,36 +182,14 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
         c->body_count[i] = nbody;
         bodies += nbody;
     }
-    *need_pairs = pairs > incoming ? pairs : incoming;
+    *need_pairs = pairs;
     *need_body = bodies;
-}
-
-/* Turn each incoming partner j into the slot j owns for the pair; j's owned list is sorted. */
-static void resolve_incoming(loam_world* w, int i) {
-    loam_contacts* c = &w->cur;
-    int32_t* in = &c->in_slot[c->in_start[i]];
-    for (int k = 0; k < c->in_count[i]; ++k) {
-        int32_t j = in[k];
-        const int32_t* list = &c->pair_j[c->pair_start[j]];
-        int lo = 0, hi = c->pair_count[j] - 1, found = -1;
-        while (lo <= hi) {
-            int mid = (lo + hi) / 2;
-            if (list[mid] == i) {
-                found = mid;
-                break;
-            }
-            if (list[mid] < i) lo = mid + 1;
-            else hi = mid - 1;
-        }
-        /* Pair distances are computed identically from both ends, so the pair is always found. */
-        in[k] = found >= 0 ? c->pair_start[j] + found : -1;
-    }
 }
 
 /* Start each contact from the impulse it carried last step, if it existed (warm start). */
 static void warm_start(loam_world* w, int i) {
     loam_contacts* c = &w->cur;
-    const loam_contacts* p = &w->prev;
+    const loam_contact_set* p = &w->prev;
     int a = c->pair_start[i], na = c->pair_count[i];
     int use_prev = w->params.warm_start && p->pair_start != NULL;
     int b = use_prev ? p->pair_start[i] : 0, nb = use_prev ? p->pair_count[i] : 0;
@@ -227,8 +198,18 @@ static void warm_start(loam_world* w, int i) {
         float* lam = &c->pair_lambda[3 * (size_t)(a + k)];
         int32_t j = c->pair_j[a + k];
         while (m < nb && p->pair_j[b + m] < j) ++m;
-        if (m < nb && p->pair_j[b + m] == j) memcpy(lam, &p->pair_lambda[3 * (size_t)(b + m)], 3 * sizeof(float));
-        else lam[0] = lam[1] = lam[2] = 0.0f;
+        if (m < nb && p->pair_j[b + m] == j) {
+            memcpy(lam, &p->pair_lambda[3 * (size_t)(b + m)], 3 * sizeof(float));
+            continue;
+        }
+        lam[0] = lam[1] = lam[2] = 0.0f;
+        /* After a renumbering the pair may have been owned by j: its impulse on j is minus ours. */
+        if (!use_prev) continue;
+        for (int q = p->pair_start[j]; q < p->pair_start[j] + p->pair_count[j]; ++q)
+            if (p->pair_j[q] == i) {
+                for (int a3 = 0; a3 < 3; ++a3) lam[a3] = -p->pair_lambda[3 * (size_t)q + a3];
+                break;
+            }
     }
     a = c->body_start[i];
     na = c->body_count[i];
@@ -260,7 +241,7 @@ static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_err
         }
         w->stats.dropped_neighbors = dropped;
         if (most <= nl->block_capacity) break;
-        if (!loam_neighbors_reserve(nl, blocks, most + most / 4 + 16))
+        if (!loam_neighbors_reserve(nl, blocks, most + most / 2 + 16))
             return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for the neighbour list", (long long)w->step);
     }
     loam_neighbors_mark_built(w, reach);
@@ -294,14 +275,15 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
         }
         if (max_pairs <= w->cur.block_capacity && max_body <= w->cur.body_block_capacity) break;
         /* Rare (first steps, or a sudden pile-up): grow with headroom and detect again. */
-        if (!loam_contacts_reserve(&w->cur, blocks, max_pairs + max_pairs / 4 + 16, max_body + max_body / 4 + 16))
+        /* Geometric growth: a bed that keeps compacting regrows a few times, not every step. */
+        int pair_cap = w->cur.block_capacity, body_cap = w->cur.body_block_capacity;
+        if (max_pairs > pair_cap) pair_cap = max_pairs + max_pairs / 2 + 16;
+        if (max_body > body_cap) body_cap = max_body + max_body / 2 + 16;
+        if (!loam_contacts_reserve(w, blocks, pair_cap, body_cap))
             return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     }
 #pragma omp parallel for schedule(static)
-    for (int i = 0; i < w->count; ++i) {
-        resolve_incoming(w, i);
-        warm_start(w, i);
-        w->contact_total[i] = w->cur.pair_count[i] + w->cur.in_count[i] + w->cur.body_count[i];
-    }
+    for (int i = 0; i < w->count; ++i) warm_start(w, i);
+    if (w->params.solver == LOAM_SOLVER_JACOBI) loam_contacts_incoming(w);
     return LOAM_OK;
 }

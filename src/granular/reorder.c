@@ -81,14 +81,15 @@ static void permute_ints(int32_t* a, const int32_t* perm, int32_t* tmp, int n) {
 
 /* Renumber last step's contact lists: partners through inv, then re-sort each owner's list by the
  * new partner index (with its impulse), as warm_start() merges sorted lists. */
-static void renumber_contacts(loam_contacts* c, const int32_t* perm, const int32_t* inv, int32_t* tmp, int n) {
-    int32_t* per_particle[] = {c->pair_start, c->pair_count, c->in_start, c->in_count, c->body_start, c->body_count};
+static void renumber_contacts(loam_contact_set* c, const int32_t* perm, const int32_t* inv, int32_t* tmp, int n) {
+    int32_t* per_particle[] = {c->pair_start, c->pair_count, c->body_start, c->body_count};
     for (size_t k = 0; k < sizeof per_particle / sizeof per_particle[0]; ++k) permute_ints(per_particle[k], perm, tmp, n);
     for (int i = 0; i < n; ++i) {
         int32_t* j = &c->pair_j[c->pair_start[i]];
         float* lam = &c->pair_lambda[3 * (size_t)c->pair_start[i]];
         int m = c->pair_count[i];
         for (int k = 0; k < m; ++k) j[k] = inv[j[k]];
+        /* A renumbered partner may now sit below i; warm_start() then simply finds no match. */
         for (int k = 1; k < m; ++k) {
             int32_t jk = j[k];
             float l[3] = {lam[3 * k], lam[3 * k + 1], lam[3 * k + 2]};

@@ -99,6 +99,20 @@ void loam_granular_initial_velocity(loam_world* w) {
     }
 }
 
+void loam_granular_free_velocity(loam_world* w) {
+    int n = w->count;
+    float dt = (float)w->params.dt;
+    loam_vec3 gdt = v3_scale(w->params.gravity, dt);
+    float decay = expf(-w->params.damping * dt);
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; ++i) {
+        w->sv[4 * i] = (w->vx[i] + gdt.x) * decay;
+        w->sv[4 * i + 1] = (w->vy[i] + gdt.y) * decay;
+        w->sv[4 * i + 2] = (w->vz[i] + gdt.z) * decay;
+        w->sv[4 * i + 3] = w->inv_mass[i];
+    }
+}
+
 static void run_sweeps(loam_world* w, int count, float alpha) {
     int n = w->count;
     float dt = (float)w->params.dt, inv_dt = 1.0f / dt;

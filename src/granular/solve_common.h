@@ -28,8 +28,11 @@ static inline void loam_contact_update(float* lam, const float* nd, loam_vec3 vr
     lam[2] = ln * n.z + lt.z;
 }
 
-/* sv = free velocity (gravity, damping) + warm-start impulses; sv.w = mass-split inverse mass. */
+/* Jacobi: sv = free velocity (gravity, damping) + warm-start impulses gathered over the incoming
+ * lists; sv.w = mass-split inverse mass. */
 void loam_granular_initial_velocity(loam_world* w);
+/* Gauss-Seidel: sv = free velocity only (warm-start impulses are then applied by colour). */
+void loam_granular_free_velocity(loam_world* w);
 /* Zero the pseudo-velocities and pseudo-impulses of the overlap removal. */
 void loam_granular_push_reset(loam_world* w);
 void loam_granular_solve_gs(loam_world* w, float alpha);

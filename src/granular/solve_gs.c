@@ -50,15 +50,44 @@ static inline float gs_velocity(loam_world* w, int32_t ref, float inv_dt, float 
     return v3_dot(d, d) * wi * wi;
 }
 
+/* Apply a constraint's warm-start impulse to its particles. */
+static inline void gs_warm(loam_world* w, int32_t ref) {
+    loam_contacts* c = &w->cur;
+    float* sv = w->sv;
+    if (ref >= 0) {
+        int i = c->pair_owner[ref], j = c->pair_j[ref];
+        const float* l = &c->pair_lambda[3 * (size_t)ref];
+        float wi = w->inv_mass[i], wj = w->inv_mass[j];
+        for (int a = 0; a < 3; ++a) {
+            sv[4 * i + a] += wi * l[a];
+            sv[4 * j + a] -= wj * l[a];
+        }
+        return;
+    }
+    int s = ~ref, i = c->body_owner[s];
+    const float* l = &c->body_lambda[3 * (size_t)s];
+    for (int a = 0; a < 3; ++a) sv[4 * i + a] += w->inv_mass[i] * l[a];
+}
+
 void loam_granular_solve_gs(loam_world* w, float alpha) {
     const loam_coloring* k = &w->coloring;
     float inv_dt = (float)(1.0 / w->params.dt);
     float tol2 = w->params.tolerance * w->params.tolerance;
     float change2 = 0.0f;
     int sweeps = 0;
-    loam_granular_initial_velocity(w);
+    loam_granular_free_velocity(w);
 #pragma omp parallel
     {
+        for (int col = 0; col < k->colors; ++col) {
+            int lo = k->color_start[col], hi = k->color_start[col + 1];
+            if (col == LOAM_MAX_COLORS) {
+#pragma omp single
+                for (int q = lo; q < hi; ++q) gs_warm(w, k->list[q]);
+                continue;
+            }
+#pragma omp for schedule(static)
+            for (int q = lo; q < hi; ++q) gs_warm(w, k->list[q]);
+        }
         for (int s = 0; s < w->params.sweeps; ++s) {
 #pragma omp single
             change2 = 0.0f;

@@ -32,10 +32,11 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     int blocks = loam_block_count(n) > 0 ? loam_block_count(n) : 1;
     int bodies = w->body_count > 0 ? w->body_count : 1;
     int shapes = w->shape_count > 0 ? w->shape_count : 1;
+    /* First guesses of the slots a block needs (dense beds: ~3 pairs per particle, a few percent
+     * touching walls); blocks that need more grow them once. */
     int ok = loam_hash_init(&w->hash, table, n) && loam_neighbors_alloc(&w->neighbors, n) &&
-             loam_neighbors_reserve(&w->neighbors, blocks, 8 * LOAM_BLOCK) && loam_contacts_alloc(&w->cur, n) &&
-             loam_contacts_alloc(&w->prev, n) && loam_contacts_reserve(&w->cur, blocks, 4 * LOAM_BLOCK, LOAM_BLOCK) &&
-             loam_contacts_reserve(&w->prev, blocks, 4 * LOAM_BLOCK, LOAM_BLOCK);
+             loam_neighbors_reserve(&w->neighbors, blocks, 6 * LOAM_BLOCK) && loam_contacts_alloc(w, n) &&
+             loam_contacts_reserve(w, blocks, 3 * LOAM_BLOCK, LOAM_BLOCK / 8);
     w->sv = loam_malloc(sizeof(float) * 4 * (size_t)(n > 0 ? n : 1));
     w->push_velocity = loam_malloc(sizeof(float) * 3 * (size_t)(n > 0 ? n : 1));
     w->coloring.mask = loam_malloc(sizeof(uint64_t) * (size_t)(n > 0 ? n : 1));
@@ -273,9 +274,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     if (st != LOAM_OK) return st;
     float dt = (float)w->params.dt;
     /* Last step's contacts become the warm-start source. */
-    loam_contacts tmp = w->prev;
-    w->prev = w->cur;
-    w->cur = tmp;
+    loam_contacts_swap(w);
 
     double t0 = now();
     body_step_twists(w, w->time, w->params.dt);
@@ -296,7 +295,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     if (w->params.solver == LOAM_SOLVER_GAUSS_SEIDEL) {
         int need = w->stats.contacts + w->stats.body_contacts;
         if (need > w->coloring.list_capacity) {
-            int cap = need + need / 4 + 64;
+            int cap = need + need / 2 + 64;
             int32_t* list = loam_malloc(sizeof(int32_t) * (size_t)cap);
             if (!list) return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
             loam_free(w->coloring.list);

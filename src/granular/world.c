@@ -70,8 +70,7 @@ loam_world* loam_world_create(const loam_granular_params* params, loam_error* er
 
 static void scratch_free(loam_world* w) {
     loam_hash_free(&w->hash);
-    loam_contacts_free(&w->cur);
-    loam_contacts_free(&w->prev);
+    loam_contacts_free(w);
     loam_free(w->sv);
     loam_free(w->push_velocity);
     loam_neighbors_free(&w->neighbors);
@@ -258,17 +257,14 @@ int loam_world_find_body(const loam_world* w, const char* name) {
 }
 
 size_t loam_world_memory(const loam_world* w) {
-    size_t n = (size_t)w->capacity * (8 * sizeof(float) + sizeof(int32_t));
-    n += (size_t)w->hash.table_size * 4 + (size_t)w->hash.capacity * 4;
-    const loam_contacts* cs[2] = {&w->cur, &w->prev};
-    size_t blocks = (size_t)loam_block_count(w->count);
-    for (int k = 0; k < 2; ++k) {
-        size_t slots = blocks * (size_t)cs[k]->block_capacity;
-        size_t bslots = blocks * (size_t)cs[k]->body_block_capacity;
-        n += (size_t)w->count * 6 * 4 + slots * (4 + 16 + 12 + 4) + bslots * (4 + 16 + 16 + 12);
-    }
-    n += (size_t)w->count * (16 + 4);
-    return n;
+    size_t n = (size_t)w->count, cap = (size_t)w->capacity, blocks = (size_t)loam_block_count(w->count);
+    size_t slots = blocks * (size_t)w->cur.block_capacity, bslots = blocks * (size_t)w->cur.body_block_capacity;
+    size_t bytes = cap * (8 * sizeof(float) + sizeof(int32_t));                     /* particles */
+    bytes += (size_t)w->hash.table_size * 4 + (size_t)w->hash.capacity * 4;          /* hash */
+    bytes += n * 20 + blocks * (size_t)w->neighbors.block_capacity * 4;             /* neighbour list */
+    bytes += n * 10 * 4 + slots * (2 * 16 + 4 + 16 + 4 + 1 + 4) + bslots * (2 * 16 + 4 + 16 + 16 + 4 + 1);
+    bytes += n * (16 + 12 + 4 + 8) + (size_t)w->coloring.list_capacity * 4 + 65536 * 4; /* solver scratch */
+    return bytes;
 }
 
 double loam_world_kinetic_energy(const loam_world* w) {

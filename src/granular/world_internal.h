@@ -17,33 +17,42 @@ enum { LOAM_BLOCK = 1024 };
 /* Colours of the contact graph for Gauss-Seidel sweeps; colour LOAM_MAX_COLORS is the serial rest. */
 #define LOAM_MAX_COLORS 64
 
-/* Contacts of one step. Particle-particle pairs are owned by the lower index i; each owner keeps its
- * pairs sorted by partner j, in a range of a per-block reserved region (so blocks fill in parallel
- * without counting first). The partner lists the pair among its "incoming" slots. */
-typedef struct loam_contacts {
-    int block_capacity;       /* slots reserved per block in the pair and incoming arrays */
-    int body_block_capacity;  /* slots reserved per block in the body-contact arrays */
+/* What warm starting needs from a step's contacts: partners and impulses. Two of these swap each
+ * step (this step's and last step's); everything else about contacts exists once (loam_contacts). */
+typedef struct loam_contact_set {
     int32_t* pair_start;      /* n: first owned slot of i */
     int32_t* pair_count;      /* n */
-    int32_t* pair_j;          /* slots: partner */
-    int32_t* pair_owner;      /* slots: owner i */
-    float* pair_n;            /* 4 * slots: unit normal from j to i, and gap (m, < 0 = overlap) */
+    int32_t* pair_j;          /* slots: partner j > i */
     float* pair_lambda;       /* 3 * slots: accumulated impulse on i, N s */
-    int32_t* in_start;        /* n */
-    int32_t* in_count;        /* n */
-    int32_t* in_slot;         /* slots: a pair slot owned by a lower-index particle */
     int32_t* body_start;      /* n */
     int32_t* body_count;      /* n */
     int32_t* body_shape;      /* body slots: global shape index */
+    float* body_lambda;       /* 3 * body slots */
+} loam_contact_set;
+
+/* Contacts of one step. Particle-particle pairs are owned by the lower index i; each owner keeps its
+ * pairs sorted by partner j, in a range of a per-block reserved region (so blocks fill in parallel
+ * without counting first). The first eight fields alias the current loam_contact_set. */
+typedef struct loam_contacts {
+    int32_t *pair_start, *pair_count, *pair_j;
+    float* pair_lambda;
+    int32_t *body_start, *body_count, *body_shape;
+    float* body_lambda;
+    int block_capacity;       /* slots reserved per block in the pair arrays */
+    int body_block_capacity;  /* slots reserved per block in the body-contact arrays */
+    int32_t* pair_owner;      /* slots: owner i */
+    float* pair_n;            /* 4 * slots: unit normal from j to i, and gap (m, < 0 = overlap) */
+    float* pair_push;         /* slots: overlap-removal pseudo-impulse (push.c) */
+    uint8_t* pair_color;      /* slots: colour for Gauss-Seidel sweeps (color.c) */
     int32_t* body_owner;      /* body slots: the particle */
     float* body_n;            /* 4 * body slots: normal out of the shape, gap */
     float* body_v;            /* 4 * body slots: body point velocity, friction */
-    float* body_lambda;       /* 3 * body slots */
-    float* pair_push;         /* slots: overlap-removal pseudo-impulse (push.c) */
-    uint8_t* pair_color;      /* slots: colour for Gauss-Seidel sweeps (color.c) */
-    uint8_t* body_color;      /* body slots */
     float* body_push;         /* body slots */
-    int overflow;             /* a block ran out of reserved slots: grow and detect again */
+    uint8_t* body_color;      /* body slots */
+    /* Jacobi only: the pairs each particle is the partner of, sorted (incoming.c). */
+    int32_t* in_start;        /* n */
+    int32_t* in_count;        /* n */
+    int32_t* in_slot;         /* every pair slot once, grouped by partner */
 } loam_contacts;
 
 typedef struct loam_coloring {
@@ -92,7 +101,8 @@ struct loam_world {
     /* scratch */
     int ready;                /* scratch sized for the current particle count */
     loam_spatial_hash hash;
-    loam_contacts cur, prev;  /* this step's contacts and last step's (warm start) */
+    loam_contacts cur;        /* this step's contacts */
+    loam_contact_set prev;    /* last step's partners and impulses (warm start); swaps with cur's */
     loam_coloring coloring;
     loam_neighbor_list neighbors;
     float* push_velocity;     /* 3 * n: pseudo-velocity that removes overlaps (push.c) */
@@ -128,11 +138,15 @@ void loam_granular_color(loam_world* w);
 void loam_granular_push(loam_world* w);
 /* Renumber particles so bucket-mates are neighbours in memory (see reorder.c). */
 void loam_granular_reorder(loam_world* w);
-/* Size per-particle contact arrays for n particles; returns 0 when out of memory. */
-int loam_contacts_alloc(loam_contacts* c, int n);
-/* Grow the per-block reserved ranges (never shrinks); returns 0 when out of memory. */
-int loam_contacts_reserve(loam_contacts* c, int blocks, int pair_cap, int body_cap);
-void loam_contacts_free(loam_contacts* c);
+/* Contact storage (contacts.c): per-particle arrays for n particles, per-block reserved slot ranges
+ * (grown, never shrunk, in both sets at once), and the per-step swap of this step's and last step's
+ * sets. All return 0 when out of memory. */
+int loam_contacts_alloc(loam_world* w, int n);
+int loam_contacts_reserve(loam_world* w, int blocks, int pair_cap, int body_cap);
+void loam_contacts_swap(loam_world* w);
+void loam_contacts_free(loam_world* w);
+/* Jacobi only: list each particle's incoming pairs (incoming.c). */
+void loam_contacts_incoming(loam_world* w);
 
 static inline int loam_block_count(int n) { return (n + LOAM_BLOCK - 1) / LOAM_BLOCK; }
 
