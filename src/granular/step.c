@@ -314,7 +314,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
         return loam_error_set(err, LOAM_ERR_DIVERGED,
                               "diverged at step %lld (t = %.6g s): particle %d at (%g, %g, %g) m would get velocity "
                               "(%g, %g, %g) m/s (non-finite or beyond bound %g m); try a smaller dt or more sweeps",
-                              (long long)w->step + 1, w->time, bad, w->x[bad], w->y[bad], w->z[bad], v[0], v[1], v[2],
+                              (long long)w->step + 1, w->time, w->id[bad], w->x[bad], w->y[bad], w->z[bad], v[0], v[1], v[2],
                               w->params.bound);
     }
     loam_granular_push(w);
