@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/vec.h"
+#include "core/sort.h"
 #include "granular/world_internal.h"
 
 enum { LOAM_MAX_NEIGHBORS = 512 };
@@ -20,18 +21,6 @@ static inline float separation(const loam_world* w, int axis, const float* c, in
         else if (d < -0.5f * len) d += len;
     }
     return d;
-}
-
-static void sort_ints(int32_t* a, int n) {
-    for (int k = 1; k < n; ++k) {
-        int32_t v = a[k];
-        int m = k - 1;
-        while (m >= 0 && a[m] > v) {
-            a[m + 1] = a[m];
-            --m;
-        }
-        a[m + 1] = v;
-    }
 }
 
 /* Neighbours of i within r_i + r_j + margin, sorted by index, each once; returns their count.
@@ -62,7 +51,7 @@ static int find_neighbors(const loam_world* w, const float* pos, int i, float ma
             }
         }
     }
-    sort_ints(out, count);
+    loam_sort_small_ints(out, count);
     int unique = 0;
     for (int k = 0; k < count; ++k)
         if (unique == 0 || out[k] != out[unique - 1]) out[unique++] = out[k];

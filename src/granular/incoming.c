@@ -2,19 +2,8 @@
  * of, so it can gather their impulses without another thread writing to it. Built by counting and
  * placing (a transpose of the owners' lists), then each list is sorted, so the result does not
  * depend on which thread placed what. Also counts every particle's contacts for mass splitting. */
+#include "core/sort.h"
 #include "granular/world_internal.h"
-
-static void sort_ints(int32_t* a, int n) {
-    for (int k = 1; k < n; ++k) {
-        int32_t v = a[k];
-        int m = k - 1;
-        while (m >= 0 && a[m] > v) {
-            a[m + 1] = a[m];
-            --m;
-        }
-        a[m + 1] = v;
-    }
-}
 
 void loam_contacts_incoming(loam_world* w) {
     loam_contacts* c = &w->cur;
@@ -40,7 +29,7 @@ void loam_contacts_incoming(loam_world* w) {
         }
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < n; ++i) {
-        sort_ints(&c->in_slot[c->in_start[i]], c->in_count[i]);
+        loam_sort_small_ints(&c->in_slot[c->in_start[i]], c->in_count[i]);
         w->contact_total[i] = c->pair_count[i] + c->in_count[i] + c->body_count[i];
     }
 }
