@@ -175,22 +175,28 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
     *need_body = bodies;
 }
 
-/* Start each contact from the impulse it carried last step, if it existed (warm start). */
-static void warm_start(loam_world* w, int i) {
+/* Start each contact from the impulse it carried last step, if it existed (warm start). Returns 1
+ * when i's contacts sit in the same slots with the same partners as last step (so last step's
+ * colouring still holds). */
+static int warm_start(loam_world* w, int i) {
     loam_contacts* c = &w->cur;
     const loam_contact_set* p = &w->prev;
+    int use_prev = w->params.warm_start;
     int a = c->pair_start[i], na = c->pair_count[i];
-    int use_prev = w->params.warm_start && p->pair_start != NULL;
-    int b = use_prev ? p->pair_start[i] : 0, nb = use_prev ? p->pair_count[i] : 0;
+    int b = p->pair_start[i], nb = p->pair_count[i];
+    int same = a == b && na == nb && c->body_start[i] == p->body_start[i] && c->body_count[i] == p->body_count[i];
     int m = 0;
     for (int k = 0; k < na; ++k) {
         float* lam = &c->pair_lambda[3 * (size_t)(a + k)];
         int32_t j = c->pair_j[a + k];
         while (m < nb && p->pair_j[b + m] < j) ++m;
         if (m < nb && p->pair_j[b + m] == j) {
-            memcpy(lam, &p->pair_lambda[3 * (size_t)(b + m)], 3 * sizeof(float));
+            same = same && m == k;
+            if (use_prev) memcpy(lam, &p->pair_lambda[3 * (size_t)(b + m)], 3 * sizeof(float));
+            else lam[0] = lam[1] = lam[2] = 0.0f;
             continue;
         }
+        same = 0;
         lam[0] = lam[1] = lam[2] = 0.0f;
         /* After a renumbering the pair may have been owned by j: its impulse on j is minus ours. */
         if (!use_prev) continue;
@@ -202,15 +208,18 @@ static void warm_start(loam_world* w, int i) {
     }
     a = c->body_start[i];
     na = c->body_count[i];
-    b = use_prev ? p->body_start[i] : 0;
-    nb = use_prev ? p->body_count[i] : 0;
+    b = p->body_start[i];
+    nb = p->body_count[i];
     for (int k = 0; k < na; ++k) {
         float* lam = &c->body_lambda[3 * (size_t)(a + k)];
         lam[0] = lam[1] = lam[2] = 0.0f;
+        same = same && k < nb && p->body_shape[b + k] == c->body_shape[a + k];
+        if (!use_prev) continue;
         for (int q = 0; q < nb; ++q)
             if (p->body_shape[b + q] == c->body_shape[a + k])
                 memcpy(lam, &p->body_lambda[3 * (size_t)(b + q)], 3 * sizeof(float));
     }
+    return same;
 }
 
 static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_error* err) {
@@ -271,8 +280,13 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
         if (!loam_contacts_reserve(w, blocks, pair_cap, body_cap))
             return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     }
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < w->count; ++i) warm_start(w, i);
+    int same = 1;
+#pragma omp parallel for schedule(static) reduction(&& : same)
+    for (int i = 0; i < w->count; ++i) same = warm_start(w, i) && same;
+    w->contacts_unchanged = same && w->cur.block_capacity == w->capacity_at_last_step[0] &&
+                            w->cur.body_block_capacity == w->capacity_at_last_step[1];
+    w->capacity_at_last_step[0] = w->cur.block_capacity;
+    w->capacity_at_last_step[1] = w->cur.body_block_capacity;
     if (w->params.solver == LOAM_SOLVER_JACOBI) loam_contacts_incoming(w);
     return LOAM_OK;
 }

@@ -22,7 +22,7 @@ static inline float gs_velocity(loam_world* w, int32_t ref, float inv_dt, float 
     if (ref >= 0) {
         int s = ref, j = c->pair_j[s];
         int i = c->pair_owner[s];
-        float wi = w->inv_mass[i], wj = w->inv_mass[j];
+        float wi = sv[4 * i + 3], wj = sv[4 * j + 3]; /* inverse masses ride along in sv.w */
         loam_vec3 vrel = v3(sv[4 * i] - sv[4 * j], sv[4 * i + 1] - sv[4 * j + 1], sv[4 * i + 2] - sv[4 * j + 2]);
         float* lam = &c->pair_lambda[3 * (size_t)s];
         float old[3] = {lam[0], lam[1], lam[2]};
@@ -57,7 +57,7 @@ static inline void gs_warm(loam_world* w, int32_t ref) {
     if (ref >= 0) {
         int i = c->pair_owner[ref], j = c->pair_j[ref];
         const float* l = &c->pair_lambda[3 * (size_t)ref];
-        float wi = w->inv_mass[i], wj = w->inv_mass[j];
+        float wi = sv[4 * i + 3], wj = sv[4 * j + 3]; /* inverse masses ride along in sv.w */
         for (int a = 0; a < 3; ++a) {
             sv[4 * i + a] += wi * l[a];
             sv[4 * j + a] -= wj * l[a];
@@ -121,13 +121,14 @@ void loam_granular_solve_gs(loam_world* w, float alpha) {
 static inline void gs_push(loam_world* w, int32_t ref, float rate) {
     loam_contacts* c = &w->cur;
     float* u = w->push_velocity;
+    const float* sv = w->sv;
     float omega = w->params.relaxation;
     if (ref >= 0) {
         int s = ref;
         const float* nd = &c->pair_n[4 * (size_t)s];
         if (nd[3] >= 0.0f) return;
         int i = c->pair_owner[s], j = c->pair_j[s];
-        float wi = w->inv_mass[i], wj = w->inv_mass[j];
+        float wi = sv[4 * i + 3], wj = sv[4 * j + 3]; /* inverse masses ride along in sv.w */
         float un = nd[0] * (u[3 * i] - u[3 * j]) + nd[1] * (u[3 * i + 1] - u[3 * j + 1]) + nd[2] * (u[3 * i + 2] - u[3 * j + 2]);
         float p = c->pair_push[s] - omega / (wi + wj) * (un + rate * nd[3]);
         p = p > 0.0f ? p : 0.0f;

@@ -283,6 +283,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     w->neighbors.valid = loam_neighbors_valid(w);
     /* Renumber only when the neighbour list is rebuilt anyway: the list is in slot numbers. */
     if (!w->neighbors.valid && w->params.reorder_interval > 0 && w->step - w->last_reorder >= w->params.reorder_interval) {
+        w->coloring.colored_step = -1; /* slots mean other particles now */
         loam_granular_reorder(w);
         w->last_reorder = w->step;
     }
@@ -302,7 +303,9 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
             w->coloring.list = list;
             w->coloring.list_capacity = cap;
         }
-        loam_granular_color(w);
+        /* A bed at rest keeps its contacts from step to step: then last step's colouring holds. */
+        if (!(w->contacts_unchanged && w->coloring.colored_step == w->step - 1 && w->step > 0)) loam_granular_color(w);
+        w->coloring.colored_step = w->step;
     }
     double t2 = now();
     loam_granular_solve(w);

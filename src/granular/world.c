@@ -65,6 +65,7 @@ loam_world* loam_world_create(const loam_granular_params* params, loam_error* er
         return NULL;
     }
     w->params = p;
+    w->coloring.colored_step = -1;
     return w;
 }
 
@@ -77,6 +78,7 @@ static void scratch_free(loam_world* w) {
     loam_free(w->coloring.mask);
     loam_free(w->coloring.list);
     memset(&w->coloring, 0, sizeof w->coloring);
+    w->coloring.colored_step = -1;
     w->push_velocity = NULL;
     loam_free(w->contact_total);
     loam_free(w->block_scratch);

@@ -61,6 +61,7 @@ typedef struct loam_coloring {
     int list_capacity;
     int color_start[LOAM_MAX_COLORS + 2];
     int colors;               /* colours in use (the last may be the serial one) */
+    int64_t colored_step;     /* the step the colouring was made for; -1 = none */
 } loam_coloring;
 
 typedef struct loam_neighbor_list {
@@ -115,6 +116,8 @@ struct loam_world {
     loam_vec3* shape_lo;      /* world bounds of each shape, for culling */
     loam_vec3* shape_hi;
     int64_t last_reorder;     /* step of the last renumbering */
+    int contacts_unchanged;   /* this step's contacts are last step's, slot for slot */
+    int capacity_at_last_step[2];
     float reach_cap;          /* largest margin + skin a periodic axis allows, m */
     float pair_margin;        /* this step's speculative distance for particle pairs, m */
     float body_margin;        /* and for particle-body pairs, m */
