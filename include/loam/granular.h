@@ -106,6 +106,10 @@ int loam_world_add_body(loam_world* world, const loam_body_def* def, loam_error*
  * leaves the bound; the state is then left as it was before the step. */
 loam_status loam_world_step(loam_world* world, loam_error* err);
 
+/* Change parameters between steps (e.g. friction during a run). Validated like loam_world_create's.
+ * Changing periodic_*, hash_table_size or bound rebuilds the scratch, which drops the warm start. */
+loam_status loam_world_set_params(loam_world* world, const loam_granular_params* params, loam_error* err);
+
 /* For COMMANDED bodies: the twist used from the next step on. */
 loam_status loam_world_command_body(loam_world* world, int body, loam_twist twist, loam_error* err);
 

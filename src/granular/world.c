@@ -221,6 +221,19 @@ int loam_world_add_body(loam_world* w, const loam_body_def* def, loam_error* err
     return b;
 }
 
+loam_status loam_world_set_params(loam_world* w, const loam_granular_params* p, loam_error* err) {
+    if (!w || !p) return loam_error_set(err, LOAM_ERR_INPUT, "set_params: null world or parameters");
+    loam_status st = loam_granular_params_validate(p, err);
+    if (st != LOAM_OK) return st;
+    const loam_granular_params* o = &w->params;
+    int structural = p->periodic_axis != o->periodic_axis || p->periodic_lo != o->periodic_lo ||
+                     p->periodic_hi != o->periodic_hi || p->hash_table_size != o->hash_table_size || p->bound != o->bound;
+    w->params = *p;
+    if (structural) scratch_free(w);
+    w->neighbors.valid = 0; /* a new margin or skin needs a new list */
+    return LOAM_OK;
+}
+
 loam_status loam_world_command_body(loam_world* w, int body, loam_twist twist, loam_error* err) {
     if (!w || body < 0 || body >= w->body_count)
         return loam_error_set(err, LOAM_ERR_INPUT, "command_body: no body %d", body);
