@@ -74,12 +74,24 @@ static inline int within(const loam_world* w, const float* pos, int i, int j, fl
 }
 
 /* Candidates of i from the neighbour list that are within this step's margin (sorted, unique). */
+/* Each pair's own margin: what it can close in a step at twice its current closing speed, at least
+ * the base margin, at most this step's global margin (which sized the hash and the list). A bed
+ * falling as a whole then keeps small margins and few contacts (and little memory), where one
+ * global margin from the fastest particle would make every neighbour a contact. */
 static int contacts_of(const loam_world* w, const float* pos, int i, float margin, int32_t* out) {
     const loam_neighbor_list* nl = &w->neighbors;
     const int32_t* cand = &nl->j[nl->start[i]];
+    float base = w->params.margin * w->max_radius, dt2 = 2.0f * (float)w->params.dt;
     int count = 0;
-    for (int k = 0; k < nl->count[i]; ++k)
-        if (within(w, pos, i, cand[k], margin)) out[count++] = cand[k];
+    for (int k = 0; k < nl->count[i]; ++k) {
+        int j = cand[k];
+        float m = base;
+        if (margin > base) {
+            float dv[3] = {w->vx[i] - w->vx[j], w->vy[i] - w->vy[j], w->vz[i] - w->vz[j]};
+            m = fminf(fmaxf(base, dt2 * sqrtf(dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2])), margin);
+        }
+        if (within(w, pos, i, j, m)) out[count++] = j;
+    }
     return count;
 }
 
@@ -225,7 +237,11 @@ static int warm_start(loam_world* w, int i) {
 static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_error* err) {
     loam_neighbor_list* nl = &w->neighbors;
     int blocks = loam_block_count(w->count);
-    float reach = fminf(w->pair_margin + w->params.skin * w->max_radius, w->reach_cap);
+    /* While particles move fast the list is rebuilt every step anyway: a skin would only make it
+     * (and the peak memory) larger. */
+    float base = w->params.margin * w->max_radius;
+    float skin = w->pair_margin > base ? 0.0f : w->params.skin * w->max_radius;
+    float reach = fminf(w->pair_margin + skin, w->reach_cap);
     loam_hash_set_cell(&w->hash, 2.0f * w->max_radius + reach, w->params.periodic_axis, w->params.periodic_lo,
                        w->params.periodic_hi);
     loam_hash_build(&w->hash, w->count, w->x, w->y, w->z);
