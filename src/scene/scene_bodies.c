@@ -45,6 +45,23 @@ static loam_status read_shape(const snode* m, float friction, loam_body_def* b, 
     if (!snode_get(m, "type", &n)) return snode_error(m, err, "a shape needs 'type' (one of plane, box, sphere, capsule, cylinder, tube, open_box)");
     int type;
     TRY(snode_enum(&n, types, &type, err));
+    /* Size keys belong to their types: a radius on a box is a mistake, not something to ignore. */
+    static const char* const size_keys[] = {"half_extents", "radius", "half_length", "half_height", "inner_radius",
+                                            "wall", "floor", "inner_half", NULL};
+    static const char* const own[] = {"", "half_extents", "radius", "radius half_length", "radius half_height",
+                                      "inner_radius half_height wall floor", "inner_half wall"};
+    for (int k = 0; size_keys[k]; ++k) {
+        snode extra;
+        if (!snode_get(m, size_keys[k], &extra)) continue;
+        const char* list = own[type];
+        size_t len = strlen(size_keys[k]);
+        int ok = 0;
+        for (const char* at = strstr(list, size_keys[k]); at && !ok; at = strstr(at + 1, size_keys[k]))
+            ok = (at == list || at[-1] == ' ') && (at[len] == '\0' || at[len] == ' ');
+        if (!ok)
+            return snode_error(&extra, err, "a %s has no '%s' (its sizes: %s)", types[type], size_keys[k],
+                               *list ? list : "none");
+    }
     loam_pose local = loam_pose_identity();
     TRY(scene_read_pose(m, &local, err));
     TRY(opt_float(m, "friction", 0.0, 100.0, &friction, err));
