@@ -1,5 +1,7 @@
-/* One step of the granular world, as plain stages over arrays:
- *   bodies' poses -> hash -> detect -> solve -> check -> integrate -> body wrenches.
+/* One step of the granular world, as plain stages over arrays (docs/solver.md walks through them):
+ *   body twists and poses -> margins -> [reorder] -> neighbour list from the hash when stale ->
+ *   detect + warm start -> colour -> velocity sweeps -> divergence check -> push sweeps ->
+ *   integrate -> body wrenches.
  * Symplectic Euler (paper 000 eqs. 4-5): velocities first, then positions with the new velocities. */
 #include <math.h>
 #include <string.h>
