@@ -11,16 +11,21 @@
 
 enum { LOAM_MAX_NEIGHBORS = 512 };
 
-/* Separation of i and j measured as (lower index) - (higher index), so both particles compute bitwise
- * the same pair distance; along a periodic axis the minimum image is taken. */
-static inline float separation(const loam_world* w, int axis, const float* c, int lo, int hi) {
-    float d = c[lo] - c[hi];
-    if (axis == w->params.periodic_axis) {
+/* Offset from particle hi to particle lo (pos holds x, y, z, r per particle), always taken as
+ * (lower index) - (higher index) so both ends of a pair compute bitwise the same distance; along a
+ * periodic axis the minimum image. */
+static inline void pair_offset(const loam_world* w, const float* pos, int lo, int hi, float d[3]) {
+    const float* a = &pos[4 * lo];
+    const float* b = &pos[4 * hi];
+    d[0] = a[0] - b[0];
+    d[1] = a[1] - b[1];
+    d[2] = a[2] - b[2];
+    int axis = w->params.periodic_axis;
+    if (axis >= 0) {
         float len = w->params.periodic_hi - w->params.periodic_lo;
-        if (d > 0.5f * len) d -= len;
-        else if (d < -0.5f * len) d += len;
+        if (d[axis] > 0.5f * len) d[axis] -= len;
+        else if (d[axis] < -0.5f * len) d[axis] += len;
     }
-    return d;
 }
 
 /* Neighbours of i within r_i + r_j + margin, sorted by index, each once; returns their count.
@@ -30,20 +35,12 @@ static int find_neighbors(const loam_world* w, const float* pos, int i, float ma
     const float* pi = &pos[4 * i];
     int nb = loam_hash_neighbor_buckets(&w->hash, pi[0], pi[1], pi[2], buckets);
     int count = 0;
-    int periodic = w->params.periodic_axis;
-    float len = w->params.periodic_hi - w->params.periodic_lo;
     for (int k = 0; k < nb; ++k) {
         for (int32_t j = w->hash.head[buckets[k]]; j >= 0; j = w->hash.next[j]) {
             if (j == i) continue;
             const float* pj = &pos[4 * j];
-            /* (lower index) - (higher index), so both ends compute bitwise the same distance. */
-            const float* a = i < j ? pi : pj;
-            const float* b = i < j ? pj : pi;
-            float d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
-            if (periodic >= 0) {
-                if (d[periodic] > 0.5f * len) d[periodic] -= len;
-                else if (d[periodic] < -0.5f * len) d[periodic] += len;
-            }
+            float d[3];
+            pair_offset(w, pos, i < j ? i : j, i < j ? j : i, d);
             float cut = pi[3] + pj[3] + margin;
             if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut) {
                 if (count < LOAM_MAX_NEIGHBORS) out[count++] = j;
@@ -60,20 +57,12 @@ static int find_neighbors(const loam_world* w, const float* pos, int i, float ma
 
 /* Pair distance test computed as (lower index) - (higher index), bitwise the same from both ends. */
 static inline int within(const loam_world* w, const float* pos, int i, int j, float margin) {
-    const float* a = &pos[4 * (i < j ? i : j)];
-    const float* b = &pos[4 * (i < j ? j : i)];
-    float d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
-    int periodic = w->params.periodic_axis;
-    if (periodic >= 0) {
-        float len = w->params.periodic_hi - w->params.periodic_lo;
-        if (d[periodic] > 0.5f * len) d[periodic] -= len;
-        else if (d[periodic] < -0.5f * len) d[periodic] += len;
-    }
-    float cut = a[3] + b[3] + margin;
+    float d[3];
+    pair_offset(w, pos, i < j ? i : j, i < j ? j : i, d);
+    float cut = pos[4 * i + 3] + pos[4 * j + 3] + margin;
     return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut;
 }
 
-/* Candidates of i from the neighbour list that are within this step's margin (sorted, unique). */
 /* Each pair's own margin: what it can close in a step at twice its current closing speed, at least
  * the base margin, at most this step's global margin (which sized the hash and the list). A bed
  * falling as a whole then keeps small margins and few contacts (and little memory), where one
@@ -116,7 +105,9 @@ static void list_block(loam_world* w, const float* pos, int b, float reach, int*
 }
 
 /* Fill block b's pair and body slots. Returns the slots it needed (it writes only what fits). */
-static void detect_block(loam_world* w, const float* pos, int b, float margin, int* need_pairs, int* need_body) {
+static void detect_block(loam_world* w, const float* pos, int b, float margin, int* need_pairs, int* need_body,
+                         float* worst_overlap) {
+    float worst = 0.0f;
     loam_contacts* c = &w->cur;
     int32_t nbr[LOAM_MAX_NEIGHBORS];
     int cap = c->block_capacity, bcap = c->body_block_capacity;
@@ -130,12 +121,11 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             int32_t j = nbr[k];
             int s = pair_base + pairs + k;
             if (s >= pair_base + cap) continue;
-            float dx = separation(w, 0, w->x, i, j);
-            float dy = separation(w, 1, w->y, i, j);
-            float dz = separation(w, 2, w->z, i, j);
-            float dist = sqrtf(dx * dx + dy * dy + dz * dz);
+            float o[3];
+            pair_offset(w, pos, i, j, o); /* i owns the pair: i < j */
+            float dist = sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
             /* Coincident centres have no normal; any fixed axis keeps the pair deterministic. */
-            loam_vec3 nrm = dist > 0.0f ? v3(dx / dist, dy / dist, dz / dist) : v3(0.0f, 0.0f, 1.0f);
+            loam_vec3 nrm = dist > 0.0f ? v3(o[0] / dist, o[1] / dist, o[2] / dist) : v3(0.0f, 0.0f, 1.0f);
             c->pair_j[s] = j;
             c->pair_owner[s] = i;
             float* nd = &c->pair_n[4 * (size_t)s];
@@ -143,6 +133,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             nd[1] = nrm.y;
             nd[2] = nrm.z;
             nd[3] = dist - w->radius[i] - w->radius[j];
+            worst = fmaxf(worst, -nd[3]);
         }
         c->pair_count[i] = n;
         pairs += n;
@@ -174,6 +165,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             nd[1] = nw.y;
             nd[2] = nw.z;
             nd[3] = gap;
+            worst = fmaxf(worst, -gap);
             float* vd = &c->body_v[4 * (size_t)slot];
             vd[0] = vb.x;
             vd[1] = vb.y;
@@ -185,6 +177,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
     }
     *need_pairs = pairs;
     *need_body = bodies;
+    *worst_overlap = worst;
 }
 
 /* Start each contact from the impulse it carried last step, if it existed (warm start). Returns 1
@@ -279,15 +272,25 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
         if (st != LOAM_OK) return st;
     }
     for (;;) {
-        int max_pairs = 0, max_body = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(max : max_pairs, max_body)
+        int max_pairs = 0, max_body = 0, pairs = 0, bodies = 0;
+        float worst = 0.0f;
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : max_pairs, max_body, worst) reduction(+ : pairs, bodies)
         for (int b = 0; b < blocks; ++b) {
             int np, nbd;
-            detect_block(w, pos, b, margin, &np, &nbd);
-            if (np > max_pairs) max_pairs = np;
-            if (nbd > max_body) max_body = nbd;
+            float wo;
+            detect_block(w, pos, b, margin, &np, &nbd, &wo);
+            max_pairs = np > max_pairs ? np : max_pairs;
+            max_body = nbd > max_body ? nbd : max_body;
+            worst = wo > worst ? wo : worst;
+            pairs += np;
+            bodies += nbd;
         }
-        if (max_pairs <= w->cur.block_capacity && max_body <= w->cur.body_block_capacity) break;
+        if (max_pairs <= w->cur.block_capacity && max_body <= w->cur.body_block_capacity) {
+            w->stats.contacts = pairs;
+            w->stats.body_contacts = bodies;
+            w->stats.max_overlap = worst;
+            break;
+        }
         /* Rare (first steps, or a sudden pile-up): grow with headroom and detect again. */
         /* Geometric growth: a bed that keeps compacting regrows a few times, not every step. */
         int pair_cap = w->cur.block_capacity, body_cap = w->cur.body_block_capacity;

@@ -52,6 +52,11 @@ static void update_contacts(loam_world* w, int i, float inv_dt, float alpha) {
 }
 
 /* Half B for particle i; returns |dv|^2 of this update. */
+/* Velocity after gravity and damping, before contacts. */
+static inline loam_vec3 free_velocity_of(const loam_world* w, int i, loam_vec3 gdt, float decay) {
+    return v3((w->vx[i] + gdt.x) * decay, (w->vy[i] + gdt.y) * decay, (w->vz[i] + gdt.z) * decay);
+}
+
 static float gather_velocity(loam_world* w, int i, loam_vec3 gdt, float decay) {
     const loam_contacts* c = &w->cur;
     loam_vec3 sum = v3(0.0f, 0.0f, 0.0f);
@@ -74,9 +79,7 @@ static float gather_velocity(loam_world* w, int i, loam_vec3 gdt, float decay) {
         const float* l = &c->body_lambda[3 * (size_t)s];
         sum = v3_add(sum, v3(l[0], l[1], l[2]));
     }
-    float im = w->inv_mass[i];
-    loam_vec3 v = v3((w->vx[i] + gdt.x) * decay + im * sum.x, (w->vy[i] + gdt.y) * decay + im * sum.y,
-                     (w->vz[i] + gdt.z) * decay + im * sum.z);
+    loam_vec3 v = v3_add(free_velocity_of(w, i, gdt, decay), v3_scale(sum, w->inv_mass[i]));
     float* sv = &w->sv[4 * i];
     loam_vec3 d = v3(v.x - sv[0], v.y - sv[1], v.z - sv[2]);
     sv[0] = v.x;
@@ -106,9 +109,10 @@ void loam_granular_free_velocity(loam_world* w) {
     float decay = expf(-w->params.damping * dt);
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < n; ++i) {
-        w->sv[4 * i] = (w->vx[i] + gdt.x) * decay;
-        w->sv[4 * i + 1] = (w->vy[i] + gdt.y) * decay;
-        w->sv[4 * i + 2] = (w->vz[i] + gdt.z) * decay;
+        loam_vec3 v = free_velocity_of(w, i, gdt, decay);
+        w->sv[4 * i] = v.x;
+        w->sv[4 * i + 1] = v.y;
+        w->sv[4 * i + 2] = v.z;
         w->sv[4 * i + 3] = w->inv_mass[i];
     }
 }

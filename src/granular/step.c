@@ -246,30 +246,6 @@ static void body_step_twists(loam_world* w, double t, double dt) {
     }
 }
 
-static float max_overlap(const loam_world* w) {
-    float worst = 0.0f;
-    const loam_contacts* c = &w->cur;
-#pragma omp parallel for schedule(static) reduction(max : worst)
-    for (int i = 0; i < w->count; ++i) {
-        for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s)
-            if (-c->pair_n[4 * (size_t)s + 3] > worst) worst = -c->pair_n[4 * (size_t)s + 3];
-        for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s)
-            if (-c->body_n[4 * (size_t)s + 3] > worst) worst = -c->body_n[4 * (size_t)s + 3];
-    }
-    return worst;
-}
-
-static void count_contacts(loam_world* w) {
-    long pairs = 0, bodies = 0;
-#pragma omp parallel for schedule(static) reduction(+ : pairs, bodies)
-    for (int i = 0; i < w->count; ++i) {
-        pairs += w->cur.pair_count[i];
-        bodies += w->cur.body_count[i];
-    }
-    w->stats.contacts = (int)pairs;
-    w->stats.body_contacts = (int)bodies;
-}
-
 loam_status loam_world_step(loam_world* w, loam_error* err) {
     if (!w) return loam_error_set(err, LOAM_ERR_INPUT, "step: null world");
     loam_status st = loam_granular_prepare(w, err);
@@ -291,7 +267,6 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     }
     st = loam_granular_detect(w, err);
     if (st != LOAM_OK) return st;
-    count_contacts(w);
     w->stats.list_rebuilt = w->neighbors.builds != w->stats.list_builds;
     w->stats.list_builds = w->neighbors.builds;
     double t1 = now();
@@ -327,7 +302,6 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     integrate_positions(w, dt);
     store_velocities(w);
     body_wrenches(w, dt);
-    w->stats.max_overlap = max_overlap(w);
     w->stats.time_detect = t1 - t0;
     w->stats.time_color = t2 - t1;
     w->stats.time_solve = t3 - t2;
