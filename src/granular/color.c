@@ -20,6 +20,7 @@ void loam_granular_color(loam_world* w) {
     memset(mask, 0, sizeof(uint64_t) * (size_t)n);
     memset(w->contact_total, 0, sizeof(int32_t) * (size_t)n);
     memset(k->color_start, 0, sizeof k->color_start);
+    int body_in[LOAM_MAX_COLORS + 1] = {0}; /* body contacts of each colour */
     /* Pass 1: choose colours, count them. Constraint refs: a pair slot s, or ~s for body slot s. */
     for (int i = 0; i < n; ++i) {
         for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
@@ -39,18 +40,24 @@ void loam_granular_color(loam_world* w) {
             if (col < LOAM_MAX_COLORS) mask[i] |= 1ull << col;
             c->body_color[s] = (uint8_t)col;
             k->color_start[col + 1]++;
+            body_in[col]++;
             w->contact_total[i]++;
         }
     }
-    for (int col = 0; col <= LOAM_MAX_COLORS; ++col) k->color_start[col + 1] += k->color_start[col];
+    /* Colour c holds its pairs, then its body contacts: the sweeps run each kind without a branch. */
+    for (int col = 0; col <= LOAM_MAX_COLORS; ++col) {
+        k->color_start[col + 1] += k->color_start[col];
+        k->pair_end[col] = k->color_start[col + 1] - body_in[col];
+    }
     /* Pass 2: list each colour's constraints, in particle order. */
-    int fill[LOAM_MAX_COLORS + 1];
+    int fill[LOAM_MAX_COLORS + 1], body_fill[LOAM_MAX_COLORS + 1];
     memcpy(fill, k->color_start, sizeof fill);
+    memcpy(body_fill, k->pair_end, sizeof body_fill);
     for (int i = 0; i < n; ++i) {
         for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s)
             k->list[fill[c->pair_color[s]]++] = s;
         for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s)
-            k->list[fill[c->body_color[s]]++] = ~s;
+            k->list[body_fill[c->body_color[s]]++] = ~s;
     }
     k->colors = 0;
     for (int col = 0; col <= LOAM_MAX_COLORS; ++col)

@@ -36,6 +36,8 @@ void loam_granular_free_velocity(loam_world* w);
 /* Zero the pseudo-velocities and pseudo-impulses of the overlap removal. */
 void loam_granular_push_reset(loam_world* w);
 void loam_granular_solve_gs(loam_world* w, float alpha);
+/* Room for `need` constraints in the colouring's list, rows and push arrays; 0 when out of memory. */
+int loam_coloring_reserve(loam_coloring* k, int need);
 void loam_granular_push_gs(loam_world* w);
 
 #endif

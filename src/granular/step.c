@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/vec.h"
+#include "granular/solve_common.h"
 #include "granular/world_internal.h"
 
 #ifdef _OPENMP
@@ -271,15 +272,8 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     w->stats.list_builds = w->neighbors.builds;
     double t1 = now();
     if (w->params.solver == LOAM_SOLVER_GAUSS_SEIDEL) {
-        int need = w->stats.contacts + w->stats.body_contacts;
-        if (need > w->coloring.list_capacity) {
-            int cap = need + need / 2 + 64;
-            int32_t* list = loam_malloc(sizeof(int32_t) * (size_t)cap);
-            if (!list) return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
-            loam_free(w->coloring.list);
-            w->coloring.list = list;
-            w->coloring.list_capacity = cap;
-        }
+        if (!loam_coloring_reserve(&w->coloring, w->stats.contacts + w->stats.body_contacts))
+            return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
         /* A bed at rest keeps its contacts from step to step: then last step's colouring holds. */
         if (!(w->contacts_unchanged && w->coloring.colored_step == w->step - 1 && w->step > 0)) loam_granular_color(w);
         w->coloring.colored_step = w->step;

@@ -55,11 +55,26 @@ typedef struct loam_contacts {
     int32_t* in_slot;         /* every pair slot once, grouped by partner */
 } loam_contacts;
 
+/* One contact as the Gauss-Seidel sweeps read it: everything a contact update touches apart from
+ * the two velocities, in one record, stored in solve order so a sweep streams through memory
+ * instead of gathering five arrays by slot. Rebuilt from the slot arrays every step (solve_gs.c). */
+typedef struct loam_gs_row {
+    int32_t i;                /* particle that receives +lambda */
+    int32_t j;                /* partner particle (receives -lambda), or ~s for body slot s */
+    float n[3], gap;          /* unit normal (from j, or out of the shape, to i) and gap, m */
+    float lam[3];             /* accumulated impulse on i, N s */
+    float meff;               /* relaxation / (1/m_i + 1/m_j), kg */
+} loam_gs_row;
+
 typedef struct loam_coloring {
     uint64_t* mask;           /* n: colours used by each particle */
-    int32_t* list;            /* constraints by colour: pair slot s, or ~s for body slot s */
-    int list_capacity;
+    int32_t* list;            /* constraints by colour: pair slot s, or ~s for body slot s; within a
+                                 colour, pairs first, then body contacts */
+    loam_gs_row* rows;        /* the list's contacts, in the same order */
+    float* push;              /* pseudo-impulse of each row (overlap removal) */
+    int list_capacity;        /* entries of list, rows and push */
     int color_start[LOAM_MAX_COLORS + 2];
+    int pair_end[LOAM_MAX_COLORS + 1]; /* end of colour c's pair rows (its body rows follow) */
     int colors;               /* colours in use (the last may be the serial one) */
     int64_t colored_step;     /* the step the colouring was made for; -1 = none */
 } loam_coloring;
