@@ -16,14 +16,14 @@ static void update_pushes(loam_world* w, int i, float target_rate) {
     const float* u = w->push_velocity;
     const float* sv = w->sv; /* .w holds the mass-split inverse mass */
     float omega = w->params.relaxation;
-    loam_vec3 ui = v3(u[3 * i], u[3 * i + 1], u[3 * i + 2]);
+    loam_vec3 ui = v3(u[4 * i], u[4 * i + 1], u[4 * i + 2]);
     float wi = sv[4 * i + 3];
     int s0 = c->pair_start[i], s1 = s0 + c->pair_count[i];
     for (int s = s0; s < s1; ++s) {
         const float* nd = &c->pair_n[4 * (size_t)s];
         if (nd[3] >= 0.0f) continue; /* not overlapping: nothing to push */
         int j = c->pair_j[s];
-        float un = nd[0] * (ui.x - u[3 * j]) + nd[1] * (ui.y - u[3 * j + 1]) + nd[2] * (ui.z - u[3 * j + 2]);
+        float un = nd[0] * (ui.x - u[4 * j]) + nd[1] * (ui.y - u[4 * j + 1]) + nd[2] * (ui.z - u[4 * j + 2]);
         float p = c->pair_push[s] - omega / (wi + sv[4 * j + 3]) * (un + target_rate * nd[3]);
         c->pair_push[s] = p > 0.0f ? p : 0.0f;
     }
@@ -57,9 +57,9 @@ static void gather_push(loam_world* w, int i) {
     for (int s = s0; s < s1; ++s) sum = v3_add(sum, v3_scale(v3(c->body_n[4 * (size_t)s], c->body_n[4 * (size_t)s + 1],
                                                                  c->body_n[4 * (size_t)s + 2]), c->body_push[s]));
     float im = w->inv_mass[i];
-    w->push_velocity[3 * i] = im * sum.x;
-    w->push_velocity[3 * i + 1] = im * sum.y;
-    w->push_velocity[3 * i + 2] = im * sum.z;
+    w->push_velocity[4 * i] = im * sum.x;
+    w->push_velocity[4 * i + 1] = im * sum.y;
+    w->push_velocity[4 * i + 2] = im * sum.z;
 }
 
 void loam_granular_push_reset(loam_world* w) {
@@ -67,7 +67,7 @@ void loam_granular_push_reset(loam_world* w) {
     int n = w->count;
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < n; ++i) {
-        w->push_velocity[3 * i] = w->push_velocity[3 * i + 1] = w->push_velocity[3 * i + 2] = 0.0f;
+        w->push_velocity[4 * i] = w->push_velocity[4 * i + 1] = w->push_velocity[4 * i + 2] = 0.0f;
         for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) c->pair_push[s] = 0.0f;
         for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) c->body_push[s] = 0.0f;
     }

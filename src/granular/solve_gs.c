@@ -9,36 +9,56 @@
  * dt = 1e-3 with 3 sweeps, Jacobi left overlaps of 0.2 to 0.3 r and the column kept creeping;
  * see docs/solver.md.
  *
- * Layout: the sweeps (3 velocity + 2 push by default) run over loam_gs_row records in colour order,
+ * Layout: the sweeps (3 velocity + 2 push by default) run over loam_gs_rows in colour order,
  * gathered once from the slot arrays at the start of the solve and scattered back at the end. A
- * sweep then reads one contiguous stream plus the two particles' velocities; reading the slot
- * arrays in colour order instead cost five scattered loads per contact per sweep (measured: the
- * solve took 70% of a step at rest). */
+ * sweep then reads contiguous streams plus the two particles' velocities; reading the slot arrays
+ * in colour order instead cost five scattered loads per contact per sweep (the solve took 70% of a
+ * step at rest). Pair rows of one colour touch disjoint particles, so 8 of them are one AVX2 batch
+ * (solve_gs_avx2.c) where the CPU has it; its arithmetic is the scalar kernels' (gs_rows.h), in
+ * the same order, so both give the same bits. */
 #include <math.h>
 
-#include "core/vec.h"
+#include "granular/gs_rows.h"
 #include "granular/solve_common.h"
 #include "granular/world_internal.h"
 
+/* Static chunks of one colour's rows: fixed boundaries, so which rows run as a vector batch and
+ * which as the scalar tail never depends on the thread count. */
+enum { LOAM_GS_CHUNK = 256 };
+
+#ifdef LOAM_HAVE_AVX2
+static int have_avx2(void) {
+    static int known = -1;
+    if (known < 0) known = __builtin_cpu_supports("avx2") ? 1 : 0;
+    return known;
+}
+#endif
+
 int loam_coloring_reserve(loam_coloring* k, int need) {
     if (need <= k->list_capacity) return 1;
-    int cap = need + need / 8 + 64; /* grows rarely: a bed's contact count changes slowly */
-    int32_t* list = loam_malloc(sizeof(int32_t) * (size_t)cap);
-    loam_gs_row* rows = loam_malloc(sizeof(loam_gs_row) * (size_t)cap);
-    float* push = loam_malloc(sizeof(float) * (size_t)cap);
-    if (!list || !rows || !push) {
+    size_t cap = (size_t)need + (size_t)need / 8 + 64; /* grows rarely: a bed's contacts change slowly */
+    int32_t* list = loam_malloc(sizeof(int32_t) * cap);
+    int32_t* ri = loam_malloc(sizeof(int32_t) * cap);
+    int32_t* rj = loam_malloc(sizeof(int32_t) * cap);
+    float* f = loam_malloc(sizeof(float) * 9 * cap); /* the nine float fields, one block */
+    if (!list || !ri || !rj || !f) {
         loam_free(list);
-        loam_free(rows);
-        loam_free(push);
+        loam_free(ri);
+        loam_free(rj);
+        loam_free(f);
         return 0;
     }
     loam_free(k->list);
-    loam_free(k->rows);
-    loam_free(k->push);
+    loam_free(k->rows.i);
+    loam_free(k->rows.j);
+    loam_free(k->rows.nx);
     k->list = list;
-    k->rows = rows;
-    k->push = push;
-    k->list_capacity = cap;
+    loam_gs_rows* r = &k->rows;
+    r->i = ri;
+    r->j = rj;
+    float** fields[] = {&r->nx, &r->ny, &r->nz, &r->gap, &r->lx, &r->ly, &r->lz, &r->meff, &r->push};
+    for (int a = 0; a < 9; ++a) *fields[a] = f + (size_t)a * cap; /* nx owns the block */
+    k->list_capacity = (int)cap;
     return 1;
 }
 
@@ -46,32 +66,36 @@ int loam_coloring_reserve(loam_coloring* k, int need) {
 static void gather_rows(loam_world* w) {
     const loam_contacts* c = &w->cur;
     loam_coloring* k = &w->coloring;
+    loam_gs_rows* r = &k->rows;
     float omega = w->params.relaxation;
     int total = k->color_start[k->colors];
 #pragma omp for schedule(static)
     for (int q = 0; q < total; ++q) {
         int32_t ref = k->list[q];
-        loam_gs_row* r = &k->rows[q];
         const float *nd, *lam;
         if (ref >= 0) {
-            r->i = c->pair_owner[ref];
-            r->j = c->pair_j[ref];
-            r->meff = omega / (w->inv_mass[r->i] + w->inv_mass[r->j]);
+            int i = c->pair_owner[ref], j = c->pair_j[ref];
+            r->i[q] = i;
+            r->j[q] = j;
+            r->meff[q] = omega / (w->inv_mass[i] + w->inv_mass[j]);
             nd = &c->pair_n[4 * (size_t)ref];
             lam = &c->pair_lambda[3 * (size_t)ref];
         } else {
-            r->i = c->body_owner[~ref];
-            r->j = ref;
-            r->meff = omega / w->inv_mass[r->i];
+            int i = c->body_owner[~ref];
+            r->i[q] = i;
+            r->j[q] = ref;
+            r->meff[q] = omega / w->inv_mass[i];
             nd = &c->body_n[4 * (size_t)~ref];
             lam = &c->body_lambda[3 * (size_t)~ref];
         }
-        for (int a = 0; a < 3; ++a) {
-            r->n[a] = nd[a];
-            r->lam[a] = lam[a];
-        }
-        r->gap = nd[3];
-        k->push[q] = 0.0f;
+        r->nx[q] = nd[0];
+        r->ny[q] = nd[1];
+        r->nz[q] = nd[2];
+        r->gap[q] = nd[3];
+        r->lx[q] = lam[0];
+        r->ly[q] = lam[1];
+        r->lz[q] = lam[2];
+        r->push[q] = 0.0f;
     }
 }
 
@@ -79,97 +103,74 @@ static void gather_rows(loam_world* w) {
 static void scatter_rows(loam_world* w) {
     loam_contacts* c = &w->cur;
     const loam_coloring* k = &w->coloring;
+    const loam_gs_rows* r = &k->rows;
     int total = k->color_start[k->colors];
 #pragma omp for schedule(static)
     for (int q = 0; q < total; ++q) {
         int32_t ref = k->list[q];
-        const loam_gs_row* r = &k->rows[q];
         float* lam = ref >= 0 ? &c->pair_lambda[3 * (size_t)ref] : &c->body_lambda[3 * (size_t)~ref];
-        for (int a = 0; a < 3; ++a) lam[a] = r->lam[a];
+        lam[0] = r->lx[q];
+        lam[1] = r->ly[q];
+        lam[2] = r->lz[q];
     }
 }
 
-/* New impulse of row r for relative velocity vrel; writes the change to d. */
-static inline void row_update(loam_gs_row* r, loam_vec3 vrel, float mu, float inv_dt, float alpha, float d[3]) {
-    float old[3] = {r->lam[0], r->lam[1], r->lam[2]};
-    float nd[4] = {r->n[0], r->n[1], r->n[2], r->gap};
-    loam_contact_update(r->lam, nd, vrel, r->meff, mu, inv_dt, alpha);
-    for (int a = 0; a < 3; ++a) d[a] = r->lam[a] - old[a];
-}
-
-/* One sweep over colour rows [lo, hi) of particle pairs; returns the largest |dv|^2. */
-static inline float pair_rows(loam_gs_row* rows, int lo, int hi, float* sv, float mu, float inv_dt, float alpha) {
-    float most = 0.0f;
+/* Velocity rows [lo, hi) of body contacts: the body's point velocity and friction come from the
+ * slot arrays (body contacts are few). */
+static float body_rows(const loam_contacts* c, loam_gs_rows* r, int lo, int hi, float* sv, float inv_dt, float alpha,
+                       float most) {
     for (int q = lo; q < hi; ++q) {
-        loam_gs_row* r = &rows[q];
-        float* a = &sv[4 * (size_t)r->i];
-        float* b = &sv[4 * (size_t)r->j];
+        const float* vb = &c->body_v[4 * (size_t)~r->j[q]];
+        float* a = &sv[4 * (size_t)r->i[q]];
         float d[3];
-        row_update(r, v3(a[0] - b[0], a[1] - b[1], a[2] - b[2]), mu, inv_dt, alpha, d);
-        float wi = a[3], wj = b[3]; /* inverse masses ride along in sv.w */
-        for (int k = 0; k < 3; ++k) {
-            a[k] += wi * d[k];
-            b[k] -= wj * d[k];
-        }
-        float wmax = wi > wj ? wi : wj;
-        float d2 = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) * wmax * wmax;
-        most = d2 > most ? d2 : most;
-    }
-    return most;
-}
-
-/* The same for body rows: the body's point velocity and friction come from the slot arrays. */
-static inline float body_rows(const loam_contacts* c, loam_gs_row* rows, int lo, int hi, float* sv, float inv_dt,
-                              float alpha) {
-    float most = 0.0f;
-    for (int q = lo; q < hi; ++q) {
-        loam_gs_row* r = &rows[q];
-        const float* vb = &c->body_v[4 * (size_t)~r->j];
-        float* a = &sv[4 * (size_t)r->i];
-        float d[3];
-        row_update(r, v3(a[0] - vb[0], a[1] - vb[1], a[2] - vb[2]), vb[3], inv_dt, alpha, d);
+        loam_gs_row_update(r, q, a[0] - vb[0], a[1] - vb[1], a[2] - vb[2], vb[3], inv_dt, alpha, d);
         float wi = a[3];
-        for (int k = 0; k < 3; ++k) a[k] += wi * d[k];
+        for (int k = 0; k < 3; ++k) a[k] = a[k] + wi * d[k];
         float d2 = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) * wi * wi;
         most = d2 > most ? d2 : most;
     }
     return most;
 }
 
-/* Apply the warm-start impulses of colour rows [lo, hi). */
-static inline void warm_rows(const loam_coloring* k, int lo, int hi, float* sv) {
+static float pair_rows(loam_gs_rows* r, int lo, int hi, float* sv, float mu, float inv_dt, float alpha, float most) {
+#ifdef LOAM_HAVE_AVX2
+    if (have_avx2()) return loam_gs_pair_rows_avx2(r, lo, hi, sv, mu, inv_dt, alpha, most);
+#endif
+    return loam_gs_pair_rows(r, lo, hi, sv, mu, inv_dt, alpha, most);
+}
+
+/* Apply the warm-start impulses of rows [lo, hi). */
+static void warm_rows(const loam_gs_rows* r, int lo, int hi, float* sv) {
     for (int q = lo; q < hi; ++q) {
-        const loam_gs_row* r = &k->rows[q];
-        float* a = &sv[4 * (size_t)r->i];
-        for (int c = 0; c < 3; ++c) a[c] += a[3] * r->lam[c];
-        if (r->j < 0) continue; /* a body contact */
-        float* b = &sv[4 * (size_t)r->j];
-        for (int c = 0; c < 3; ++c) b[c] -= b[3] * r->lam[c];
+        float* a = &sv[4 * (size_t)r->i[q]];
+        a[0] = a[0] + a[3] * r->lx[q];
+        a[1] = a[1] + a[3] * r->ly[q];
+        a[2] = a[2] + a[3] * r->lz[q];
+        if (r->j[q] < 0) continue; /* a body contact */
+        float* b = &sv[4 * (size_t)r->j[q]];
+        b[0] = b[0] - b[3] * r->lx[q];
+        b[1] = b[1] - b[3] * r->ly[q];
+        b[2] = b[2] - b[3] * r->lz[q];
     }
 }
 
 /* One velocity sweep over colour col; returns its largest |dv|^2. */
-static inline float sweep_color(loam_world* w, int col, int serial, float inv_dt, float alpha) {
+static float sweep_color(loam_world* w, int col, int serial, float inv_dt, float alpha) {
     loam_coloring* k = &w->coloring;
+    loam_gs_rows* r = &k->rows;
     float mu = w->params.friction, most = 0.0f;
     int lo = k->color_start[col], mid = k->pair_end[col], hi = k->color_start[col + 1];
     if (serial) {
-        float a = pair_rows(k->rows, lo, mid, w->sv, mu, inv_dt, alpha);
-        float b = body_rows(&w->cur, k->rows, mid, hi, w->sv, inv_dt, alpha);
-        return a > b ? a : b;
+        most = loam_gs_pair_rows(r, lo, mid, w->sv, mu, inv_dt, alpha, most); /* rows may share particles */
+        return body_rows(&w->cur, r, mid, hi, w->sv, inv_dt, alpha, most);
     }
-    /* Static chunks of one colour: the split depends on the thread count, but the rows of a colour
-     * touch disjoint particles, so the result does not. */
+    /* A colour's pair rows and body rows touch disjoint particles: no barrier between them. */
 #pragma omp for schedule(static) nowait
-    for (int q = lo; q < mid; q += 256) {
-        float d2 = pair_rows(k->rows, q, q + 256 < mid ? q + 256 : mid, w->sv, mu, inv_dt, alpha);
-        most = d2 > most ? d2 : most;
-    }
+    for (int q = lo; q < mid; q += LOAM_GS_CHUNK)
+        most = pair_rows(r, q, q + LOAM_GS_CHUNK < mid ? q + LOAM_GS_CHUNK : mid, w->sv, mu, inv_dt, alpha, most);
 #pragma omp for schedule(static)
-    for (int q = mid; q < hi; q += 256) {
-        float d2 = body_rows(&w->cur, k->rows, q, q + 256 < hi ? q + 256 : hi, w->sv, inv_dt, alpha);
-        most = d2 > most ? d2 : most;
-    }
+    for (int q = mid; q < hi; q += LOAM_GS_CHUNK)
+        most = body_rows(&w->cur, r, q, q + LOAM_GS_CHUNK < hi ? q + LOAM_GS_CHUNK : hi, w->sv, inv_dt, alpha, most);
     return most;
 }
 
@@ -187,11 +188,12 @@ void loam_granular_solve_gs(loam_world* w, float alpha) {
             int lo = k->color_start[col], hi = k->color_start[col + 1];
             if (col == LOAM_MAX_COLORS) {
 #pragma omp single
-                warm_rows(k, lo, hi, w->sv);
+                warm_rows(&k->rows, lo, hi, w->sv);
                 continue;
             }
 #pragma omp for schedule(static)
-            for (int q = lo; q < hi; q += 256) warm_rows(k, q, q + 256 < hi ? q + 256 : hi, w->sv);
+            for (int q = lo; q < hi; q += LOAM_GS_CHUNK)
+                warm_rows(&k->rows, q, q + LOAM_GS_CHUNK < hi ? q + LOAM_GS_CHUNK : hi, w->sv);
         }
         for (int s = 0; s < w->params.sweeps; ++s) {
             float mine = 0.0f;
@@ -224,45 +226,65 @@ void loam_granular_solve_gs(loam_world* w, float alpha) {
     w->stats.last_sweep_change = sqrtf(change2[(sweeps - 1) & 1]);
 }
 
-/* Overlap removal (push.c) by colour, over the rows: p >= 0 with n . (u_i - u_j) >= rate * overlap. */
-static inline void push_rows(const loam_coloring* k, int lo, int hi, float* u, const float* sv, float rate) {
+/* Push rows [lo, hi) of body contacts (see loam_gs_pair_pushes). */
+static void body_pushes(loam_gs_rows* r, int lo, int hi, float* u, float rate) {
     for (int q = lo; q < hi; ++q) {
-        const loam_gs_row* r = &k->rows[q];
-        if (r->gap >= 0.0f) continue;
-        int i = r->i, j = r->j; /* j < 0: a body contact */
-        float un = r->n[0] * u[3 * i] + r->n[1] * u[3 * i + 1] + r->n[2] * u[3 * i + 2];
-        if (j >= 0) un -= r->n[0] * u[3 * j] + r->n[1] * u[3 * j + 1] + r->n[2] * u[3 * j + 2];
-        float p = k->push[q] - r->meff * (un + rate * r->gap);
+        float gap = r->gap[q];
+        if (!(gap < 0.0f)) continue;
+        float* a = &u[4 * (size_t)r->i[q]];
+        float nx = r->nx[q], ny = r->ny[q], nz = r->nz[q];
+        float un = nx * a[0] + ny * a[1] + nz * a[2];
+        float p = r->push[q] - r->meff[q] * (un + rate * gap);
         p = p > 0.0f ? p : 0.0f;
-        float d = p - k->push[q];
-        k->push[q] = p;
-        float di = sv[4 * i + 3] * d;
-        for (int a = 0; a < 3; ++a) u[3 * i + a] += di * r->n[a];
-        if (j < 0) continue;
-        float dj = sv[4 * j + 3] * d;
-        for (int a = 0; a < 3; ++a) u[3 * j + a] -= dj * r->n[a];
+        float di = a[3] * (p - r->push[q]);
+        r->push[q] = p;
+        a[0] = a[0] + di * nx;
+        a[1] = a[1] + di * ny;
+        a[2] = a[2] + di * nz;
     }
 }
 
+static void pair_pushes(loam_gs_rows* r, int lo, int hi, float* u, float rate) {
+#ifdef LOAM_HAVE_AVX2
+    if (have_avx2()) {
+        loam_gs_pair_pushes_avx2(r, lo, hi, u, rate);
+        return;
+    }
+#endif
+    loam_gs_pair_pushes(r, lo, hi, u, rate);
+}
+
+/* Overlap removal (push.c) by colour, over the rows. */
 void loam_granular_push_gs(loam_world* w) {
-    const loam_coloring* k = &w->coloring;
+    loam_coloring* k = &w->coloring;
+    loam_gs_rows* r = &k->rows;
     float rate = w->params.baumgarte / (float)w->params.dt;
     float* u = w->push_velocity;
     int n = w->count;
 #pragma omp parallel
     {
 #pragma omp for schedule(static)
-        for (int i = 0; i < 3 * n; ++i) u[i] = 0.0f;
+        for (int i = 0; i < n; ++i) {
+            u[4 * i] = u[4 * i + 1] = u[4 * i + 2] = 0.0f;
+            u[4 * i + 3] = w->inv_mass[i];
+        }
         for (int s = 0; s < w->params.push_sweeps; ++s)
             for (int col = 0; col < k->colors; ++col) {
-                int lo = k->color_start[col], hi = k->color_start[col + 1];
+                int lo = k->color_start[col], mid = k->pair_end[col], hi = k->color_start[col + 1];
                 if (col == LOAM_MAX_COLORS) {
 #pragma omp single
-                    push_rows(k, lo, hi, u, w->sv, rate);
+                    {
+                        loam_gs_pair_pushes(r, lo, mid, u, rate);
+                        body_pushes(r, mid, hi, u, rate);
+                    }
                     continue;
                 }
+#pragma omp for schedule(static) nowait
+                for (int q = lo; q < mid; q += LOAM_GS_CHUNK)
+                    pair_pushes(r, q, q + LOAM_GS_CHUNK < mid ? q + LOAM_GS_CHUNK : mid, u, rate);
 #pragma omp for schedule(static)
-                for (int q = lo; q < hi; q += 256) push_rows(k, q, q + 256 < hi ? q + 256 : hi, u, w->sv, rate);
+                for (int q = mid; q < hi; q += LOAM_GS_CHUNK)
+                    body_pushes(r, q, q + LOAM_GS_CHUNK < hi ? q + LOAM_GS_CHUNK : hi, u, rate);
             }
     }
 }

@@ -41,7 +41,7 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
              loam_neighbors_reserve(&w->neighbors, blocks, 6 * LOAM_BLOCK) && loam_contacts_alloc(w, n) &&
              loam_contacts_reserve(w, blocks, 3 * LOAM_BLOCK, LOAM_BLOCK / 8);
     w->sv = loam_malloc(sizeof(float) * 4 * (size_t)(n > 0 ? n : 1));
-    w->push_velocity = loam_malloc(sizeof(float) * 3 * (size_t)(n > 0 ? n : 1));
+    w->push_velocity = loam_calloc(4 * (size_t)(n > 0 ? n : 1), sizeof(float));
     w->coloring.mask = loam_malloc(sizeof(uint64_t) * (size_t)(n > 0 ? n : 1));
     w->contact_total = loam_calloc((size_t)(n > 0 ? n : 1), sizeof(int32_t));
     w->radix_counts = loam_malloc(sizeof(int32_t) * 65536);
@@ -150,7 +150,7 @@ static void integrate_positions(loam_world* w, float dt) {
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < w->count; ++i) {
         const float* v = &w->sv[4 * i];
-        const float* u = push ? &w->push_velocity[3 * i] : zero;
+        const float* u = push ? &w->push_velocity[4 * i] : zero;
         w->x[i] += dt * (v[0] + u[0]);
         w->y[i] += dt * (v[1] + u[1]);
         w->z[i] += dt * (v[2] + u[2]);

@@ -77,8 +77,9 @@ static void scratch_free(loam_world* w) {
     loam_neighbors_free(&w->neighbors);
     loam_free(w->coloring.mask);
     loam_free(w->coloring.list);
-    loam_free(w->coloring.rows);
-    loam_free(w->coloring.push);
+    loam_free(w->coloring.rows.i);
+    loam_free(w->coloring.rows.j);
+    loam_free(w->coloring.rows.nx); /* owns all float fields */
     memset(&w->coloring, 0, sizeof w->coloring);
     w->coloring.colored_step = -1;
     w->push_velocity = NULL;
@@ -280,7 +281,7 @@ size_t loam_world_memory(const loam_world* w) {
     bytes += (size_t)w->hash.table_size * 4 + (size_t)w->hash.capacity * 4;          /* hash */
     bytes += n * 20 + blocks * (size_t)w->neighbors.block_capacity * 4;             /* neighbour list */
     bytes += n * 10 * 4 + slots * (2 * 16 + 4 + 16 + 4 + 1 + 4) + bslots * (2 * 16 + 4 + 16 + 16 + 4 + 1);
-    bytes += n * (16 + 12 + 4 + 8) + (size_t)w->coloring.list_capacity * (4 + sizeof(loam_gs_row) + 4) + 65536 * 4; /* solver scratch */
+    bytes += n * (16 + 16 + 4 + 8) + (size_t)w->coloring.list_capacity * (4 + 4 * 11) + 65536 * 4; /* solver scratch */
     return bytes;
 }
 

@@ -55,24 +55,25 @@ typedef struct loam_contacts {
     int32_t* in_slot;         /* every pair slot once, grouped by partner */
 } loam_contacts;
 
-/* One contact as the Gauss-Seidel sweeps read it: everything a contact update touches apart from
- * the two velocities, in one record, stored in solve order so a sweep streams through memory
- * instead of gathering five arrays by slot. Rebuilt from the slot arrays every step (solve_gs.c). */
-typedef struct loam_gs_row {
-    int32_t i;                /* particle that receives +lambda */
-    int32_t j;                /* partner particle (receives -lambda), or ~s for body slot s */
-    float n[3], gap;          /* unit normal (from j, or out of the shape, to i) and gap, m */
-    float lam[3];             /* accumulated impulse on i, N s */
-    float meff;               /* relaxation / (1/m_i + 1/m_j), kg */
-} loam_gs_row;
+/* Contacts as the Gauss-Seidel sweeps read them: everything a contact update touches apart from
+ * the two velocities, in solve order (the colouring's list), one array per field so a sweep streams
+ * through memory and 8 rows load as vectors. Rebuilt from the slot arrays every step (solve_gs.c). */
+typedef struct loam_gs_rows {
+    int32_t* i;               /* particle that receives +lambda */
+    int32_t* j;               /* partner particle (receives -lambda), or ~s for body slot s */
+    float *nx, *ny, *nz;      /* unit normal from j (or out of the shape) to i */
+    float* gap;               /* m, < 0 = overlap */
+    float *lx, *ly, *lz;      /* accumulated impulse on i, N s */
+    float* meff;              /* relaxation / (1/m_i + 1/m_j), kg */
+    float* push;              /* overlap-removal pseudo-impulse, N s */
+} loam_gs_rows;
 
 typedef struct loam_coloring {
     uint64_t* mask;           /* n: colours used by each particle */
     int32_t* list;            /* constraints by colour: pair slot s, or ~s for body slot s; within a
                                  colour, pairs first, then body contacts */
-    loam_gs_row* rows;        /* the list's contacts, in the same order */
-    float* push;              /* pseudo-impulse of each row (overlap removal) */
-    int list_capacity;        /* entries of list, rows and push */
+    loam_gs_rows rows;        /* the list's contacts, in the same order */
+    int list_capacity;        /* entries of list and of each rows array */
     int color_start[LOAM_MAX_COLORS + 2];
     int pair_end[LOAM_MAX_COLORS + 1]; /* end of colour c's pair rows (its body rows follow) */
     int colors;               /* colours in use (the last may be the serial one) */
@@ -121,7 +122,8 @@ struct loam_world {
     loam_contact_set prev;    /* last step's partners and impulses (warm start); swaps with cur's */
     loam_coloring coloring;
     loam_neighbor_list neighbors;
-    float* push_velocity;     /* 3 * n: pseudo-velocity that removes overlaps (push.c) */
+    float* push_velocity;     /* 4 * n: pseudo-velocity that removes overlaps (push.c); .w = inverse mass
+                                 (Gauss-Seidel) */
     float* sv;                /* 4 * n: solver velocity (AoS so a neighbour is one cache line) and
                                  mass-split inverse mass */
     int32_t* contact_total;   /* n: contacts of each particle */

@@ -1,0 +1,99 @@
+/* The Gauss-Seidel sweeps' contact rows and their scalar kernels (solve_gs.c). The AVX2 kernels
+ * (solve_gs_avx2.c) do the same arithmetic in the same order on 8 rows at once, so both give the
+ * same bits; the scalar ones also finish each chunk's last rows there. */
+#ifndef LOAM_GRANULAR_GS_ROWS_H
+#define LOAM_GRANULAR_GS_ROWS_H
+
+#include <math.h>
+
+#include "granular/world_internal.h"
+
+/* Bias of the normal target: a speculative contact (gap > 0) may close its gap in one step, an
+ * overlapping one is pushed out at alpha * overlap / dt (alpha = 0 when pushes are split off). */
+static inline float loam_gs_bias(float gap, float inv_dt, float alpha) {
+    return gap > 0.0f ? gap * inv_dt : alpha * gap * inv_dt;
+}
+
+/* New impulse of row q for relative velocity (vx, vy, vz): lambda <- proj(lambda - meff (v + bias n)),
+ * the paper's projection onto the Coulomb cone. Stores it and writes the change to d. */
+static inline void loam_gs_row_update(loam_gs_rows* r, int q, float vx, float vy, float vz, float mu, float inv_dt,
+                                      float alpha, float d[3]) {
+    float nx = r->nx[q], ny = r->ny[q], nz = r->nz[q], m = r->meff[q];
+    float bias = loam_gs_bias(r->gap[q], inv_dt, alpha);
+    float ox = r->lx[q], oy = r->ly[q], oz = r->lz[q];
+    float lx = ox - m * (vx + bias * nx), ly = oy - m * (vy + bias * ny), lz = oz - m * (vz + bias * nz);
+    float ln = lx * nx + ly * ny + lz * nz;
+    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    if (!(ln <= 0.0f)) {
+        float tx = lx - nx * ln, ty = ly - ny * ln, tz = lz - nz * ln;
+        float t2 = tx * tx + ty * ty + tz * tz, limit = mu * ln;
+        if (t2 > limit * limit) { /* sliding: onto the cone */
+            float s = limit / sqrtf(t2);
+            tx = tx * s;
+            ty = ty * s;
+            tz = tz * s;
+        }
+        ax = ln * nx + tx;
+        ay = ln * ny + ty;
+        az = ln * nz + tz;
+    }
+    r->lx[q] = ax;
+    r->ly[q] = ay;
+    r->lz[q] = az;
+    d[0] = ax - ox;
+    d[1] = ay - oy;
+    d[2] = az - oz;
+}
+
+/* Velocity rows [lo, hi) of particle pairs; returns the largest |dv|^2 they caused. */
+static inline float loam_gs_pair_rows(loam_gs_rows* r, int lo, int hi, float* sv, float mu, float inv_dt, float alpha,
+                                      float most) {
+    for (int q = lo; q < hi; ++q) {
+        float* a = &sv[4 * (size_t)r->i[q]];
+        float* b = &sv[4 * (size_t)r->j[q]];
+        float d[3];
+        loam_gs_row_update(r, q, a[0] - b[0], a[1] - b[1], a[2] - b[2], mu, inv_dt, alpha, d);
+        float wi = a[3], wj = b[3]; /* inverse masses ride along in sv.w */
+        for (int k = 0; k < 3; ++k) {
+            a[k] = a[k] + wi * d[k];
+            b[k] = b[k] - wj * d[k];
+        }
+        float wmax = wi > wj ? wi : wj;
+        float d2 = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) * wmax * wmax;
+        most = d2 > most ? d2 : most;
+    }
+    return most;
+}
+
+/* Push rows [lo, hi) of particle pairs: pseudo-impulses p >= 0 with n . (u_i - u_j) >= rate * overlap.
+ * u holds (pseudo-velocity, inverse mass) per particle. */
+static inline void loam_gs_pair_pushes(loam_gs_rows* r, int lo, int hi, float* u, float rate) {
+    for (int q = lo; q < hi; ++q) {
+        float gap = r->gap[q];
+        if (!(gap < 0.0f)) continue;
+        float* a = &u[4 * (size_t)r->i[q]];
+        float* b = &u[4 * (size_t)r->j[q]];
+        float nx = r->nx[q], ny = r->ny[q], nz = r->nz[q];
+        float un = nx * (a[0] - b[0]) + ny * (a[1] - b[1]) + nz * (a[2] - b[2]);
+        float p = r->push[q] - r->meff[q] * (un + rate * gap);
+        p = p > 0.0f ? p : 0.0f;
+        float dp = p - r->push[q];
+        r->push[q] = p;
+        float di = a[3] * dp, dj = b[3] * dp;
+        a[0] = a[0] + di * nx;
+        a[1] = a[1] + di * ny;
+        a[2] = a[2] + di * nz;
+        b[0] = b[0] - dj * nx;
+        b[1] = b[1] - dj * ny;
+        b[2] = b[2] - dj * nz;
+    }
+}
+
+#ifdef LOAM_HAVE_AVX2
+/* The same two kernels, 8 rows at a time (solve_gs_avx2.c); only call when the CPU has AVX2. */
+float loam_gs_pair_rows_avx2(loam_gs_rows* r, int lo, int hi, float* sv, float mu, float inv_dt, float alpha,
+                             float most);
+void loam_gs_pair_pushes_avx2(loam_gs_rows* r, int lo, int hi, float* u, float rate);
+#endif
+
+#endif

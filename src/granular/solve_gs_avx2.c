@@ -1,0 +1,127 @@
+/* AVX2 versions of the Gauss-Seidel pair kernels in gs_rows.h: 8 rows of one colour per batch.
+ * Rows of a colour share no particle, so a batch loads its 16 particles' (velocity, inverse mass)
+ * records, updates all 8 rows, and stores them back without any two lanes touching one record.
+ * Every operation is the scalar kernel's, in its order, with no fused multiply-add (the build uses
+ * -ffp-contract=off), and IEEE division and square root are exact in both, so the bits match the
+ * scalar path; tests/test_gs_simd.c checks it. This file is compiled with -mavx2 and only called
+ * after a run-time check of the CPU. */
+#include <immintrin.h>
+
+#include "granular/gs_rows.h"
+
+/* (x, y, z, w) records of 8 particles, as four 8-wide vectors. */
+static inline void load8(const float* base, const int32_t* idx, __m256* x, __m256* y, __m256* z, __m256* w) {
+    __m256 r0 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(base + 4 * (size_t)idx[0])),
+                                     _mm_load_ps(base + 4 * (size_t)idx[4]), 1);
+    __m256 r1 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(base + 4 * (size_t)idx[1])),
+                                     _mm_load_ps(base + 4 * (size_t)idx[5]), 1);
+    __m256 r2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(base + 4 * (size_t)idx[2])),
+                                     _mm_load_ps(base + 4 * (size_t)idx[6]), 1);
+    __m256 r3 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(base + 4 * (size_t)idx[3])),
+                                     _mm_load_ps(base + 4 * (size_t)idx[7]), 1);
+    __m256 t0 = _mm256_unpacklo_ps(r0, r1); /* x0 x1 y0 y1 | x4 x5 y4 y5 */
+    __m256 t1 = _mm256_unpackhi_ps(r0, r1); /* z0 z1 w0 w1 | z4 z5 w4 w5 */
+    __m256 t2 = _mm256_unpacklo_ps(r2, r3);
+    __m256 t3 = _mm256_unpackhi_ps(r2, r3);
+    *x = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    *y = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    *z = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    *w = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
+static inline void store8(float* base, const int32_t* idx, __m256 x, __m256 y, __m256 z, __m256 w) {
+    __m256 t0 = _mm256_unpacklo_ps(x, y); /* x0 y0 x1 y1 | x4 y4 x5 y5 */
+    __m256 t1 = _mm256_unpackhi_ps(x, y); /* x2 y2 x3 y3 | x6 y6 x7 y7 */
+    __m256 t2 = _mm256_unpacklo_ps(z, w);
+    __m256 t3 = _mm256_unpackhi_ps(z, w);
+    __m256 r0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)); /* particle 0 | particle 4 */
+    __m256 r1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    __m256 r2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    __m256 r3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    _mm_store_ps(base + 4 * (size_t)idx[0], _mm256_castps256_ps128(r0));
+    _mm_store_ps(base + 4 * (size_t)idx[1], _mm256_castps256_ps128(r1));
+    _mm_store_ps(base + 4 * (size_t)idx[2], _mm256_castps256_ps128(r2));
+    _mm_store_ps(base + 4 * (size_t)idx[3], _mm256_castps256_ps128(r3));
+    _mm_store_ps(base + 4 * (size_t)idx[4], _mm256_extractf128_ps(r0, 1));
+    _mm_store_ps(base + 4 * (size_t)idx[5], _mm256_extractf128_ps(r1, 1));
+    _mm_store_ps(base + 4 * (size_t)idx[6], _mm256_extractf128_ps(r2, 1));
+    _mm_store_ps(base + 4 * (size_t)idx[7], _mm256_extractf128_ps(r3, 1));
+}
+
+#define ADD _mm256_add_ps
+#define SUB _mm256_sub_ps
+#define MUL _mm256_mul_ps
+
+float loam_gs_pair_rows_avx2(loam_gs_rows* r, int lo, int hi, float* sv, float mu, float inv_dt, float alpha,
+                             float most) {
+    const __m256 zero = _mm256_setzero_ps(), vmu = _mm256_set1_ps(mu), vinv = _mm256_set1_ps(inv_dt);
+    const __m256 valpha = _mm256_set1_ps(alpha);
+    __m256 vmost = _mm256_set1_ps(most);
+    int q = lo;
+    for (; q + 8 <= hi; q += 8) {
+        __m256 ax, ay, az, wi, bx, by, bz, wj;
+        load8(sv, &r->i[q], &ax, &ay, &az, &wi);
+        load8(sv, &r->j[q], &bx, &by, &bz, &wj);
+        __m256 nx = _mm256_loadu_ps(&r->nx[q]), ny = _mm256_loadu_ps(&r->ny[q]), nz = _mm256_loadu_ps(&r->nz[q]);
+        __m256 m = _mm256_loadu_ps(&r->meff[q]), gap = _mm256_loadu_ps(&r->gap[q]);
+        __m256 ox = _mm256_loadu_ps(&r->lx[q]), oy = _mm256_loadu_ps(&r->ly[q]), oz = _mm256_loadu_ps(&r->lz[q]);
+        /* loam_gs_bias */
+        __m256 bias = _mm256_blendv_ps(MUL(MUL(valpha, gap), vinv), MUL(gap, vinv), _mm256_cmp_ps(gap, zero, _CMP_GT_OQ));
+        __m256 lx = SUB(ox, MUL(m, ADD(SUB(ax, bx), MUL(bias, nx))));
+        __m256 ly = SUB(oy, MUL(m, ADD(SUB(ay, by), MUL(bias, ny))));
+        __m256 lz = SUB(oz, MUL(m, ADD(SUB(az, bz), MUL(bias, nz))));
+        __m256 ln = ADD(ADD(MUL(lx, nx), MUL(ly, ny)), MUL(lz, nz));
+        __m256 pushing = _mm256_cmp_ps(ln, zero, _CMP_NLE_UQ); /* !(ln <= 0) */
+        __m256 tx = SUB(lx, MUL(nx, ln)), ty = SUB(ly, MUL(ny, ln)), tz = SUB(lz, MUL(nz, ln));
+        __m256 t2 = ADD(ADD(MUL(tx, tx), MUL(ty, ty)), MUL(tz, tz)), limit = MUL(vmu, ln);
+        __m256 sliding = _mm256_cmp_ps(t2, MUL(limit, limit), _CMP_GT_OQ);
+        __m256 s = _mm256_div_ps(limit, _mm256_sqrt_ps(t2));
+        tx = _mm256_blendv_ps(tx, MUL(tx, s), sliding);
+        ty = _mm256_blendv_ps(ty, MUL(ty, s), sliding);
+        tz = _mm256_blendv_ps(tz, MUL(tz, s), sliding);
+        __m256 nlx = _mm256_and_ps(ADD(MUL(ln, nx), tx), pushing);
+        __m256 nly = _mm256_and_ps(ADD(MUL(ln, ny), ty), pushing);
+        __m256 nlz = _mm256_and_ps(ADD(MUL(ln, nz), tz), pushing);
+        _mm256_storeu_ps(&r->lx[q], nlx);
+        _mm256_storeu_ps(&r->ly[q], nly);
+        _mm256_storeu_ps(&r->lz[q], nlz);
+        __m256 dx = SUB(nlx, ox), dy = SUB(nly, oy), dz = SUB(nlz, oz);
+        store8(sv, &r->i[q], ADD(ax, MUL(wi, dx)), ADD(ay, MUL(wi, dy)), ADD(az, MUL(wi, dz)), wi);
+        store8(sv, &r->j[q], SUB(bx, MUL(wj, dx)), SUB(by, MUL(wj, dy)), SUB(bz, MUL(wj, dz)), wj);
+        __m256 wmax = _mm256_max_ps(wi, wj);
+        __m256 d2 = MUL(MUL(ADD(ADD(MUL(dx, dx), MUL(dy, dy)), MUL(dz, dz)), wmax), wmax);
+        vmost = _mm256_max_ps(d2, vmost);
+    }
+    float lanes[8];
+    _mm256_storeu_ps(lanes, vmost);
+    for (int k = 0; k < 8; ++k) most = lanes[k] > most ? lanes[k] : most;
+    return loam_gs_pair_rows(r, q, hi, sv, mu, inv_dt, alpha, most);
+}
+
+void loam_gs_pair_pushes_avx2(loam_gs_rows* r, int lo, int hi, float* u, float rate) {
+    const __m256 zero = _mm256_setzero_ps(), vrate = _mm256_set1_ps(rate);
+    int q = lo;
+    for (; q + 8 <= hi; q += 8) {
+        __m256 gap = _mm256_loadu_ps(&r->gap[q]);
+        __m256 active = _mm256_cmp_ps(gap, zero, _CMP_LT_OQ);
+        if (_mm256_testz_ps(active, active)) continue; /* no overlap among these 8 */
+        __m256 ax, ay, az, wi, bx, by, bz, wj;
+        load8(u, &r->i[q], &ax, &ay, &az, &wi);
+        load8(u, &r->j[q], &bx, &by, &bz, &wj);
+        __m256 nx = _mm256_loadu_ps(&r->nx[q]), ny = _mm256_loadu_ps(&r->ny[q]), nz = _mm256_loadu_ps(&r->nz[q]);
+        __m256 old = _mm256_loadu_ps(&r->push[q]);
+        __m256 un = ADD(ADD(MUL(nx, SUB(ax, bx)), MUL(ny, SUB(ay, by))), MUL(nz, SUB(az, bz)));
+        __m256 p = SUB(old, MUL(_mm256_loadu_ps(&r->meff[q]), ADD(un, MUL(vrate, gap))));
+        p = _mm256_blendv_ps(zero, p, _mm256_cmp_ps(p, zero, _CMP_GT_OQ)); /* p > 0 ? p : 0 */
+        p = _mm256_blendv_ps(old, p, active);
+        __m256 dp = SUB(p, old);
+        _mm256_storeu_ps(&r->push[q], p);
+        __m256 di = MUL(wi, dp), dj = MUL(wj, dp);
+        /* Lanes without overlap keep their exact values (the scalar kernel skips them). */
+        store8(u, &r->i[q], _mm256_blendv_ps(ax, ADD(ax, MUL(di, nx)), active),
+               _mm256_blendv_ps(ay, ADD(ay, MUL(di, ny)), active), _mm256_blendv_ps(az, ADD(az, MUL(di, nz)), active), wi);
+        store8(u, &r->j[q], _mm256_blendv_ps(bx, SUB(bx, MUL(dj, nx)), active),
+               _mm256_blendv_ps(by, SUB(by, MUL(dj, ny)), active), _mm256_blendv_ps(bz, SUB(bz, MUL(dj, nz)), active), wj);
+    }
+    loam_gs_pair_pushes(r, q, hi, u, rate);
+}
