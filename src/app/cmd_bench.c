@@ -355,6 +355,7 @@ typedef struct run_stats {
     double contact_sum;   /* sum over steps of 2 pairs + body contacts */
     long dropped;
     long list_builds;     /* steps that rebuilt the neighbour list from the hash */
+    long recolorings;     /* steps that coloured a changed contact set */
     double stage[5];      /* summed stage wall times: detect, color, solve, push, finish */
 } run_stats;
 
@@ -374,6 +375,7 @@ static int run_steps(loam_world* w, int steps, const char* phase, int progress, 
         rs->contact_sum += 2.0 * ss.contacts + ss.body_contacts;
         rs->dropped += ss.dropped_neighbors;
         rs->list_builds += ss.list_rebuilt;
+        rs->recolorings += ss.recolored;
         rs->stage[0] += ss.time_detect;
         rs->stage[1] += ss.time_color;
         rs->stage[2] += ss.time_solve;
@@ -516,7 +518,8 @@ static int bench_granular(int argc, char** argv) {
     for (int k = 0; k < 5; ++k)
         printf("%s %.0f%%%s", stage_names[k], stage_sum > 0.0 ? 100.0 * timed.stage[k] / stage_sum : 0.0,
                k < 4 ? ", " : "");
-    printf(" of %.4f s in steps; neighbour list rebuilt in %ld of %d steps\n", stage_sum, timed.list_builds, o.steps);
+    printf(" of %.4f s in steps; neighbour list rebuilt in %ld, contacts recoloured in %ld of %d steps\n", stage_sum,
+           timed.list_builds, timed.recolorings, o.steps);
     printf("  peak RSS             %.2f MB (%.0f B/particle)\n", rss / 1e6, (double)rss / n);
     printf("  world memory         %.2f MB (%.0f B/particle)\n", world_mem / 1e6, (double)world_mem / n);
     if (timed.dropped + settle_stats.dropped > 0)
@@ -569,6 +572,7 @@ static int bench_granular(int argc, char** argv) {
         cJSON_AddNumberToObject(j, "skin", p->skin);
         cJSON_AddNumberToObject(j, "reorder_interval", p->reorder_interval);
         cJSON_AddNumberToObject(j, "list_builds", (double)timed.list_builds);
+        cJSON_AddNumberToObject(j, "recolorings", (double)timed.recolorings);
         for (int k = 0; k < 5; ++k) {
             char key[32];
             snprintf(key, sizeof key, "time_%s_s", stage_names[k]);

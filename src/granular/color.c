@@ -1,9 +1,12 @@
 /* Colouring of the contact graph, so contacts of one colour share no particle and can be solved in
  * parallel with immediate velocity updates (Gauss-Seidel by colour, race-free without atomics).
  *
- * Greedy and serial, in particle order: each contact takes the lowest colour unused by its particles
- * (a 64-bit mask per particle). The result depends only on the contact lists, never on threads.
- * Contacts that find all 64 colours taken go to a last colour that one thread solves in order. */
+ * Greedy, in particle order: each contact takes the lowest colour unused by its particles (a 64-bit
+ * mask per particle). Contacts that persist from last step keep their colour (detect.c carries it
+ * over), so when a few contacts appear in a bed at rest only those are coloured, and the colour
+ * classes stay stable; a full colouring runs after a renumbering. The result depends only on the
+ * contact lists, never on threads. Contacts that find all 64 colours taken go to a last colour that
+ * one thread solves in order. The choice is serial; listing the colours runs in parallel by block. */
 #include <string.h>
 
 #include "granular/world_internal.h"
@@ -12,54 +15,108 @@ static inline int lowest_free(uint64_t used) {
     return used == ~0ull ? LOAM_MAX_COLORS : __builtin_ctzll(~used);
 }
 
-void loam_granular_color(loam_world* w) {
-    loam_contacts* c = &w->cur;
-    loam_coloring* k = &w->coloring;
-    int n = w->count;
-    uint64_t* mask = k->mask;
-    memset(mask, 0, sizeof(uint64_t) * (size_t)n);
-    memset(w->contact_total, 0, sizeof(int32_t) * (size_t)n);
-    memset(k->color_start, 0, sizeof k->color_start);
-    int body_in[LOAM_MAX_COLORS + 1] = {0}; /* body contacts of each colour */
-    /* Pass 1: choose colours, count them. Constraint refs: a pair slot s, or ~s for body slot s. */
-    for (int i = 0; i < n; ++i) {
+enum { SLOTS_OF_COLORS = LOAM_MAX_COLORS + 1 };
+
+/* Mark the colours of the contacts that kept theirs; count each particle's contacts. */
+static void mark_kept(loam_world* w) {
+    const loam_contacts* c = &w->cur;
+    uint64_t* mask = w->coloring.mask;
+    for (int i = 0; i < w->count; ++i) {
         for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
-            int j = c->pair_j[s];
-            int col = lowest_free(mask[i] | mask[j]);
+            int col = c->pair_color[s], j = c->pair_j[s];
             if (col < LOAM_MAX_COLORS) {
                 mask[i] |= 1ull << col;
                 mask[j] |= 1ull << col;
             }
-            c->pair_color[s] = (uint8_t)col;
-            k->color_start[col + 1]++;
+        }
+        for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s)
+            if (c->body_color[s] < LOAM_MAX_COLORS) mask[i] |= 1ull << c->body_color[s];
+    }
+}
+
+/* Colour the uncoloured contacts and count every colour's pairs and body contacts per block. */
+static void choose_colors(loam_world* w, int32_t* pairs_of, int32_t* bodies_of) {
+    loam_contacts* c = &w->cur;
+    uint64_t* mask = w->coloring.mask;
+    for (int i = 0; i < w->count; ++i) {
+        int32_t* pc = &pairs_of[(size_t)(i / LOAM_BLOCK) * SLOTS_OF_COLORS];
+        int32_t* bc = &bodies_of[(size_t)(i / LOAM_BLOCK) * SLOTS_OF_COLORS];
+        for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
+            int j = c->pair_j[s], col = c->pair_color[s];
+            if (col == LOAM_UNCOLORED) {
+                col = lowest_free(mask[i] | mask[j]);
+                if (col < LOAM_MAX_COLORS) {
+                    mask[i] |= 1ull << col;
+                    mask[j] |= 1ull << col;
+                }
+                c->pair_color[s] = (uint8_t)col;
+            }
+            pc[col]++;
             w->contact_total[i]++;
             w->contact_total[j]++;
         }
         for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) {
-            int col = lowest_free(mask[i]);
-            if (col < LOAM_MAX_COLORS) mask[i] |= 1ull << col;
-            c->body_color[s] = (uint8_t)col;
-            k->color_start[col + 1]++;
-            body_in[col]++;
+            int col = c->body_color[s];
+            if (col == LOAM_UNCOLORED) {
+                col = lowest_free(mask[i]);
+                if (col < LOAM_MAX_COLORS) mask[i] |= 1ull << col;
+                c->body_color[s] = (uint8_t)col;
+            }
+            bc[col]++;
             w->contact_total[i]++;
         }
     }
-    /* Colour c holds its pairs, then its body contacts: the sweeps run each kind without a branch. */
-    for (int col = 0; col <= LOAM_MAX_COLORS; ++col) {
-        k->color_start[col + 1] += k->color_start[col];
-        k->pair_end[col] = k->color_start[col + 1] - body_in[col];
+}
+
+void loam_granular_color(loam_world* w, int keep) {
+    loam_contacts* c = &w->cur;
+    loam_coloring* k = &w->coloring;
+    int n = w->count, blocks = loam_block_count(n);
+    int32_t* pairs_of = k->block_counts; /* [block][colour] */
+    int32_t* bodies_of = k->block_counts + (size_t)blocks * SLOTS_OF_COLORS;
+    memset(k->mask, 0, sizeof(uint64_t) * (size_t)n);
+    memset(w->contact_total, 0, sizeof(int32_t) * (size_t)n);
+    memset(k->block_counts, 0, sizeof(int32_t) * 2 * (size_t)blocks * SLOTS_OF_COLORS);
+    if (keep) {
+        mark_kept(w);
+    } else {
+#pragma omp parallel for schedule(static)
+        for (int i = 0; i < n; ++i) {
+            memset(&c->pair_color[c->pair_start[i]], LOAM_UNCOLORED, (size_t)c->pair_count[i]);
+            memset(&c->body_color[c->body_start[i]], LOAM_UNCOLORED, (size_t)c->body_count[i]);
+        }
     }
-    /* Pass 2: list each colour's constraints, in particle order. */
-    int fill[LOAM_MAX_COLORS + 1], body_fill[LOAM_MAX_COLORS + 1];
-    memcpy(fill, k->color_start, sizeof fill);
-    memcpy(body_fill, k->pair_end, sizeof body_fill);
-    for (int i = 0; i < n; ++i) {
-        for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s)
-            k->list[fill[c->pair_color[s]]++] = s;
-        for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s)
-            k->list[body_fill[c->body_color[s]]++] = ~s;
-    }
+    choose_colors(w, pairs_of, bodies_of);
+    /* Colour c holds its pairs, then its body contacts (the sweeps run each kind without a branch);
+     * within each, blocks in order. Turn the counts into each block's first index. */
+    int at = 0;
     k->colors = 0;
-    for (int col = 0; col <= LOAM_MAX_COLORS; ++col)
-        if (k->color_start[col + 1] > k->color_start[col]) k->colors = col + 1;
+    for (int col = 0; col < SLOTS_OF_COLORS; ++col) {
+        k->color_start[col] = at;
+        for (int b = 0; b < blocks; ++b) {
+            int cnt = pairs_of[(size_t)b * SLOTS_OF_COLORS + col];
+            pairs_of[(size_t)b * SLOTS_OF_COLORS + col] = at;
+            at += cnt;
+        }
+        k->pair_end[col] = at;
+        for (int b = 0; b < blocks; ++b) {
+            int cnt = bodies_of[(size_t)b * SLOTS_OF_COLORS + col];
+            bodies_of[(size_t)b * SLOTS_OF_COLORS + col] = at;
+            at += cnt;
+        }
+        if (at > k->color_start[col]) k->colors = col + 1;
+    }
+    k->color_start[SLOTS_OF_COLORS] = at;
+    /* List each colour's constraints, in particle order: a pair slot s, or ~s for body slot s. */
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < blocks; ++b) {
+        int32_t* pfill = &pairs_of[(size_t)b * SLOTS_OF_COLORS];
+        int32_t* bfill = &bodies_of[(size_t)b * SLOTS_OF_COLORS];
+        int end = (b + 1) * LOAM_BLOCK < n ? (b + 1) * LOAM_BLOCK : n;
+        for (int i = b * LOAM_BLOCK; i < end; ++i) {
+            for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) k->list[pfill[c->pair_color[s]]++] = s;
+            for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s)
+                k->list[bfill[c->body_color[s]]++] = ~s;
+        }
+    }
 }

@@ -5,8 +5,8 @@
 #include "granular/world_internal.h"
 
 static void set_free(loam_contact_set* s) {
-    void* arrays[] = {s->pair_start, s->pair_count, s->pair_j, s->pair_lambda,
-                      s->body_start, s->body_count, s->body_shape, s->body_lambda};
+    void* arrays[] = {s->pair_start, s->pair_count, s->pair_j,     s->pair_lambda, s->body_start,
+                      s->body_count, s->body_shape, s->body_lambda, s->pair_color,  s->body_color};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) loam_free(arrays[k]);
     memset(s, 0, sizeof *s);
 }
@@ -20,11 +20,13 @@ static void alias_current(loam_contacts* c, const loam_contact_set* s) {
     c->body_count = s->body_count;
     c->body_shape = s->body_shape;
     c->body_lambda = s->body_lambda;
+    c->pair_color = s->pair_color;
+    c->body_color = s->body_color;
 }
 
 static loam_contact_set current_set(const loam_contacts* c) {
-    loam_contact_set s = {c->pair_start, c->pair_count, c->pair_j, c->pair_lambda,
-                          c->body_start, c->body_count, c->body_shape, c->body_lambda};
+    loam_contact_set s = {c->pair_start, c->pair_count, c->pair_j,     c->pair_lambda, c->body_start,
+                          c->body_count, c->body_shape, c->body_lambda, c->pair_color,  c->body_color};
     return s;
 }
 
@@ -33,8 +35,8 @@ void loam_contacts_free(loam_world* w) {
     loam_contact_set mine = current_set(c);
     set_free(&mine);
     set_free(&w->prev);
-    void* arrays[] = {c->pair_owner, c->pair_n, c->pair_push, c->pair_color, c->body_owner, c->body_n, c->body_v,
-                      c->body_push, c->body_color, c->in_start, c->in_count, c->in_slot};
+    void* arrays[] = {c->pair_owner, c->pair_n,   c->pair_push, c->body_owner, c->body_n,
+                      c->body_v,     c->body_push, c->in_start,  c->in_count,   c->in_slot};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) loam_free(arrays[k]);
     memset(c, 0, sizeof *c);
 }
@@ -53,14 +55,7 @@ int loam_contacts_alloc(loam_world* w, int n) {
 
 void loam_contacts_swap(loam_world* w) {
     loam_contact_set now = w->prev; /* last step's storage is rewritten this step */
-    w->prev.pair_start = w->cur.pair_start;
-    w->prev.pair_count = w->cur.pair_count;
-    w->prev.pair_j = w->cur.pair_j;
-    w->prev.pair_lambda = w->cur.pair_lambda;
-    w->prev.body_start = w->cur.body_start;
-    w->prev.body_count = w->cur.body_count;
-    w->prev.body_shape = w->cur.body_shape;
-    w->prev.body_lambda = w->cur.body_lambda;
+    w->prev = current_set(&w->cur);
     alias_current(&w->cur, &now);
 }
 
@@ -85,23 +80,27 @@ int loam_contacts_reserve(loam_world* w, int blocks, int pair_cap, int body_cap)
         for (int k = 0; k < 2; ++k) {
             int32_t* j = loam_malloc(slots * 4);
             float* lam = loam_malloc(slots * 12);
-            if (!j || !lam) {
+            uint8_t* color = loam_malloc(slots);
+            if (!j || !lam || !color) {
                 loam_free(j);
                 loam_free(lam);
+                loam_free(color);
                 return 0;
             }
             if (k == 0 && old) { /* keep last step's impulses for the warm start, slot for slot */
                 memcpy(j, sets[k]->pair_j, old * 4);
                 memcpy(lam, sets[k]->pair_lambda, old * 12);
+                memcpy(color, sets[k]->pair_color, old);
             }
             loam_free(sets[k]->pair_j);
             loam_free(sets[k]->pair_lambda);
+            loam_free(sets[k]->pair_color);
             sets[k]->pair_j = j;
             sets[k]->pair_lambda = lam;
+            sets[k]->pair_color = color;
         }
         if (!regrow((void**)&c->pair_owner, slots * 4) || !regrow((void**)&c->pair_n, slots * 16) ||
-            !regrow((void**)&c->pair_push, slots * 4) || !regrow((void**)&c->pair_color, slots) ||
-            !regrow((void**)&c->in_slot, slots * 4))
+            !regrow((void**)&c->pair_push, slots * 4) || !regrow((void**)&c->in_slot, slots * 4))
             return 0;
         c->block_capacity = pair_cap;
     }
@@ -110,23 +109,27 @@ int loam_contacts_reserve(loam_world* w, int blocks, int pair_cap, int body_cap)
         for (int k = 0; k < 2; ++k) {
             int32_t* shape = loam_malloc(slots * 4);
             float* lam = loam_malloc(slots * 12);
-            if (!shape || !lam) {
+            uint8_t* color = loam_malloc(slots);
+            if (!shape || !lam || !color) {
                 loam_free(shape);
                 loam_free(lam);
+                loam_free(color);
                 return 0;
             }
             if (k == 0 && old) {
                 memcpy(shape, sets[k]->body_shape, old * 4);
                 memcpy(lam, sets[k]->body_lambda, old * 12);
+                memcpy(color, sets[k]->body_color, old);
             }
             loam_free(sets[k]->body_shape);
             loam_free(sets[k]->body_lambda);
+            loam_free(sets[k]->body_color);
             sets[k]->body_shape = shape;
             sets[k]->body_lambda = lam;
+            sets[k]->body_color = color;
         }
         if (!regrow((void**)&c->body_owner, slots * 4) || !regrow((void**)&c->body_n, slots * 16) ||
-            !regrow((void**)&c->body_v, slots * 16) || !regrow((void**)&c->body_push, slots * 4) ||
-            !regrow((void**)&c->body_color, slots))
+            !regrow((void**)&c->body_v, slots * 16) || !regrow((void**)&c->body_push, slots * 4))
             return 0;
         c->body_block_capacity = body_cap;
     }

@@ -63,25 +63,45 @@ static inline int within(const loam_world* w, const float* pos, int i, int j, fl
     return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut;
 }
 
+/* A contact of last step stays one until its gap exceeds this many times its margin: a bed at rest
+ * then keeps the same contact set from step to step (and its colouring, color.c), where pairs whose
+ * gap jitters around the margin would otherwise enter and leave every few steps. A speculative
+ * contact a little wider than the margin is harmless: it only stops the pair from closing faster
+ * than its gap in one step. */
+#define LOAM_CONTACT_HYSTERESIS 1.5f
+
 /* Each pair's own margin: what it can close in a step at twice its current closing speed, at least
  * the base margin, at most this step's global margin (which sized the hash and the list). A bed
  * falling as a whole then keeps small margins and few contacts (and little memory), where one
  * global margin from the fastest particle would make every neighbour a contact. */
 static int contacts_of(const loam_world* w, const float* pos, int i, float margin, int32_t* out) {
     const loam_neighbor_list* nl = &w->neighbors;
+    const loam_contact_set* p = &w->prev;
     const int32_t* cand = &nl->j[nl->start[i]];
+    const int32_t* before = &p->pair_j[p->pair_start[i]]; /* last step's partners of i, sorted */
+    int nb = p->pair_count[i], m = 0;
     float base = w->params.margin * w->max_radius, dt2 = 2.0f * (float)w->params.dt;
     int count = 0;
     for (int k = 0; k < nl->count[i]; ++k) {
         int j = cand[k];
-        float m = base;
+        float mj = base;
         if (margin > base) {
             float dv[3] = {w->vx[i] - w->vx[j], w->vy[i] - w->vy[j], w->vz[i] - w->vz[j]};
-            m = fminf(fmaxf(base, dt2 * sqrtf(dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2])), margin);
+            float closing = dt2 * sqrtf(dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2]);
+            mj = closing > base ? (closing < margin ? closing : margin) : base;
         }
-        if (within(w, pos, i, j, m)) out[count++] = j;
+        while (m < nb && before[m] < j) ++m;
+        if (m < nb && before[m] == j) mj *= LOAM_CONTACT_HYSTERESIS;
+        if (within(w, pos, i, j, mj)) out[count++] = j;
     }
     return count;
+}
+
+/* Whether particle i touched shape s last step (hysteresis for body contacts, as for pairs). */
+static int touched_before(const loam_contact_set* p, int i, int s) {
+    for (int k = p->body_start[i]; k < p->body_start[i] + p->body_count[i]; ++k)
+        if (p->body_shape[k] == s) return 1;
+    return 0;
 }
 
 /* Build block b of the neighbour list: every j within r_i + r_j + margin + skin, from the hash. */
@@ -151,7 +171,9 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             loam_vec3 nl;
             float f = loam_shape_sdf(&w->shapes[s].shape, loam_pose_apply_inverse(pose, p), &nl);
             float gap = f - w->radius[i];
-            if (!(gap < w->body_margin)) continue;
+            if (!(gap < w->body_margin) &&
+                !(gap < LOAM_CONTACT_HYSTERESIS * w->body_margin && touched_before(&w->prev, i, s)))
+                continue;
             int slot = body_base + bodies + nbody++;
             if (slot >= body_base + bcap) continue;
             loam_vec3 nw = quat_rotate(pose.q, nl);
@@ -197,11 +219,13 @@ static int warm_start(loam_world* w, int i) {
         while (m < nb && p->pair_j[b + m] < j) ++m;
         if (m < nb && p->pair_j[b + m] == j) {
             same = same && m == k;
+            c->pair_color[a + k] = p->pair_color[b + m];
             if (use_prev) memcpy(lam, &p->pair_lambda[3 * (size_t)(b + m)], 3 * sizeof(float));
             else lam[0] = lam[1] = lam[2] = 0.0f;
             continue;
         }
         same = 0;
+        c->pair_color[a + k] = LOAM_UNCOLORED;
         lam[0] = lam[1] = lam[2] = 0.0f;
         /* After a renumbering the pair may have been owned by j: its impulse on j is minus ours. */
         if (!use_prev) continue;
@@ -218,11 +242,13 @@ static int warm_start(loam_world* w, int i) {
     for (int k = 0; k < na; ++k) {
         float* lam = &c->body_lambda[3 * (size_t)(a + k)];
         lam[0] = lam[1] = lam[2] = 0.0f;
+        c->body_color[a + k] = LOAM_UNCOLORED;
         same = same && k < nb && p->body_shape[b + k] == c->body_shape[a + k];
-        if (!use_prev) continue;
         for (int q = 0; q < nb; ++q)
-            if (p->body_shape[b + q] == c->body_shape[a + k])
-                memcpy(lam, &p->body_lambda[3 * (size_t)(b + q)], 3 * sizeof(float));
+            if (p->body_shape[b + q] == c->body_shape[a + k]) {
+                c->body_color[a + k] = p->body_color[b + q];
+                if (use_prev) memcpy(lam, &p->body_lambda[3 * (size_t)(b + q)], 3 * sizeof(float));
+            }
     }
     return same;
 }

@@ -36,7 +36,7 @@ static int have_avx2(void) {
 
 int loam_coloring_reserve(loam_coloring* k, int need) {
     if (need <= k->list_capacity) return 1;
-    size_t cap = (size_t)need + (size_t)need / 8 + 64; /* grows rarely: a bed's contacts change slowly */
+    size_t cap = (size_t)need + (size_t)need / 4 + 256; /* grows rarely: a bed's contacts change slowly */
     int32_t* list = loam_malloc(sizeof(int32_t) * cap);
     int32_t* ri = loam_malloc(sizeof(int32_t) * cap);
     int32_t* rj = loam_malloc(sizeof(int32_t) * cap);

@@ -76,6 +76,7 @@ static void scratch_free(loam_world* w) {
     loam_free(w->push_velocity);
     loam_neighbors_free(&w->neighbors);
     loam_free(w->coloring.mask);
+    loam_free(w->coloring.block_counts);
     loam_free(w->coloring.list);
     loam_free(w->coloring.rows.i);
     loam_free(w->coloring.rows.j);

@@ -14,8 +14,10 @@ enum { LOAM_BLOCK = 1024 };
 /* Largest speculative margin, in radii of the largest particle (see choose_margins in step.c). */
 #define LOAM_MAX_MARGIN 2.0f
 
-/* Colours of the contact graph for Gauss-Seidel sweeps; colour LOAM_MAX_COLORS is the serial rest. */
+/* Colours of the contact graph for Gauss-Seidel sweeps; colour LOAM_MAX_COLORS is the serial rest,
+ * LOAM_UNCOLORED marks a contact still to colour. */
 #define LOAM_MAX_COLORS 64
+#define LOAM_UNCOLORED 255
 
 /* What warm starting needs from a step's contacts: partners and impulses. Two of these swap each
  * step (this step's and last step's); everything else about contacts exists once (loam_contacts). */
@@ -28,27 +30,29 @@ typedef struct loam_contact_set {
     int32_t* body_count;      /* n */
     int32_t* body_shape;      /* body slots: global shape index */
     float* body_lambda;       /* 3 * body slots */
+    uint8_t* pair_color;      /* slots: colour for Gauss-Seidel sweeps (color.c); carried over from
+                                 last step for contacts that persist */
+    uint8_t* body_color;      /* body slots */
 } loam_contact_set;
 
 /* Contacts of one step. Particle-particle pairs are owned by the lower index i; each owner keeps its
  * pairs sorted by partner j, in a range of a per-block reserved region (so blocks fill in parallel
- * without counting first). The first eight fields alias the current loam_contact_set. */
+ * without counting first). The first ten fields alias the current loam_contact_set. */
 typedef struct loam_contacts {
     int32_t *pair_start, *pair_count, *pair_j;
     float* pair_lambda;
     int32_t *body_start, *body_count, *body_shape;
     float* body_lambda;
+    uint8_t *pair_color, *body_color;
     int block_capacity;       /* slots reserved per block in the pair arrays */
     int body_block_capacity;  /* slots reserved per block in the body-contact arrays */
     int32_t* pair_owner;      /* slots: owner i */
     float* pair_n;            /* 4 * slots: unit normal from j to i, and gap (m, < 0 = overlap) */
     float* pair_push;         /* slots: overlap-removal pseudo-impulse (push.c) */
-    uint8_t* pair_color;      /* slots: colour for Gauss-Seidel sweeps (color.c) */
     int32_t* body_owner;      /* body slots: the particle */
     float* body_n;            /* 4 * body slots: normal out of the shape, gap */
     float* body_v;            /* 4 * body slots: body point velocity, friction */
     float* body_push;         /* body slots */
-    uint8_t* body_color;      /* body slots */
     /* Jacobi only: the pairs each particle is the partner of, sorted (incoming.c). */
     int32_t* in_start;        /* n */
     int32_t* in_count;        /* n */
@@ -74,6 +78,7 @@ typedef struct loam_coloring {
                                  colour, pairs first, then body contacts */
     loam_gs_rows rows;        /* the list's contacts, in the same order */
     int list_capacity;        /* entries of list and of each rows array */
+    int32_t* block_counts;    /* 2 * blocks * (LOAM_MAX_COLORS + 1): per-block counts, then offsets */
     int color_start[LOAM_MAX_COLORS + 2];
     int pair_end[LOAM_MAX_COLORS + 1]; /* end of colour c's pair rows (its body rows follow) */
     int colors;               /* colours in use (the last may be the serial one) */
@@ -152,8 +157,9 @@ int loam_neighbors_reserve(loam_neighbor_list* nl, int blocks, int cap);
 void loam_neighbors_mark_built(loam_world* w, float reach);
 int loam_neighbors_valid(const loam_world* w);
 
-/* Colour this step's contacts (color.c); needs coloring.list to hold every contact. */
-void loam_granular_color(loam_world* w);
+/* Colour this step's contacts (color.c); needs coloring.list to hold every contact. keep: contacts
+ * that persist from last step carry a valid colour (no renumbering since). */
+void loam_granular_color(loam_world* w, int keep);
 /* Pseudo-velocities that remove overlaps without adding kinetic energy (push.c). */
 void loam_granular_push(loam_world* w);
 /* Renumber particles so bucket-mates are neighbours in memory (see reorder.c). */
