@@ -7,6 +7,7 @@
 
 #include "core/vec.h"
 #include "core/sort.h"
+#include "granular/solve_common.h"
 #include "granular/world_internal.h"
 
 enum { LOAM_MAX_NEIGHBORS = 512 };
@@ -63,11 +64,12 @@ static inline int within(const loam_world* w, const float* pos, int i, int j, fl
     return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut;
 }
 
-/* A contact of last step stays one until its gap exceeds this many times its margin: a bed at rest
- * then keeps the same contact set from step to step (and its colouring, color.c), where pairs whose
- * gap jitters around the margin would otherwise enter and leave every few steps. A speculative
- * contact a little wider than the margin is harmless: it only stops the pair from closing faster
- * than its gap in one step. */
+/* A body contact of last step stays one until its gap exceeds this many times the margin: a bed at
+ * rest then keeps the same contact set from step to step (and its colouring, color.c, and its
+ * Gauss-Seidel rows), where contacts whose gap jitters around the margin would otherwise enter and
+ * leave every few steps. A pair contact stays while the pair is in the neighbour list, that is until
+ * the list is rebuilt. A speculative contact wider than the margin is harmless: it only stops the
+ * pair from closing faster than its gap in one step. */
 #define LOAM_CONTACT_HYSTERESIS 1.5f
 
 /* Each pair's own margin: what it can close in a step at twice its current closing speed, at least
@@ -91,8 +93,7 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
             mj = closing > base ? (closing < margin ? closing : margin) : base;
         }
         while (m < nb && before[m] < j) ++m;
-        if (m < nb && before[m] == j) mj *= LOAM_CONTACT_HYSTERESIS;
-        if (within(w, pos, i, j, mj)) out[count++] = j;
+        if ((m < nb && before[m] == j) || within(w, pos, i, j, mj)) out[count++] = j;
     }
     return count;
 }
@@ -125,9 +126,20 @@ static void list_block(loam_world* w, const float* pos, int b, float reach, int*
 }
 
 /* Fill block b's pair and body slots. Returns the slots it needed (it writes only what fits). */
+/* Whether i's contacts are last step's, in the same slots (so last step's colouring and rows hold). */
+static int unchanged(const loam_world* w, int i) {
+    const loam_contacts* c = &w->cur;
+    const loam_contact_set* p = &w->prev;
+    int a = c->pair_start[i], n = c->pair_count[i], ab = c->body_start[i], nb = c->body_count[i];
+    return a == p->pair_start[i] && n == p->pair_count[i] && ab == p->body_start[i] && nb == p->body_count[i] &&
+           memcmp(&c->pair_j[a], &p->pair_j[a], sizeof(int32_t) * (size_t)n) == 0 &&
+           memcmp(&c->body_shape[ab], &p->body_shape[ab], sizeof(int32_t) * (size_t)nb) == 0;
+}
+
 static void detect_block(loam_world* w, const float* pos, int b, float margin, int* need_pairs, int* need_body,
-                         float* worst_overlap) {
+                         float* worst_overlap, int* same) {
     float worst = 0.0f;
+    int all_same = 1;
     loam_contacts* c = &w->cur;
     int32_t nbr[LOAM_MAX_NEIGHBORS];
     int cap = c->block_capacity, bcap = c->body_block_capacity;
@@ -145,7 +157,8 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             pair_offset(w, pos, i, j, o); /* i owns the pair: i < j */
             float dist = sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
             /* Coincident centres have no normal; any fixed axis keeps the pair deterministic. */
-            loam_vec3 nrm = dist > 0.0f ? v3(o[0] / dist, o[1] / dist, o[2] / dist) : v3(0.0f, 0.0f, 1.0f);
+            float inv = 1.0f / dist; /* one division, not three: this loop runs every step */
+            loam_vec3 nrm = dist > 0.0f ? v3(o[0] * inv, o[1] * inv, o[2] * inv) : v3(0.0f, 0.0f, 1.0f);
             c->pair_j[s] = j;
             c->pair_owner[s] = i;
             float* nd = &c->pair_n[4 * (size_t)s];
@@ -153,7 +166,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             nd[1] = nrm.y;
             nd[2] = nrm.z;
             nd[3] = dist - w->radius[i] - w->radius[j];
-            worst = fmaxf(worst, -nd[3]);
+            worst = -nd[3] > worst ? -nd[3] : worst;
         }
         c->pair_count[i] = n;
         pairs += n;
@@ -187,7 +200,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             nd[1] = nw.y;
             nd[2] = nw.z;
             nd[3] = gap;
-            worst = fmaxf(worst, -gap);
+            worst = -gap > worst ? -gap : worst;
             float* vd = &c->body_v[4 * (size_t)slot];
             vd[0] = vb.x;
             vd[1] = vb.y;
@@ -196,7 +209,9 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
         }
         c->body_count[i] = nbody;
         bodies += nbody;
+        if (all_same && pairs <= cap && bodies <= bcap) all_same = unchanged(w, i);
     }
+    *same = all_same;
     *need_pairs = pairs;
     *need_body = bodies;
     *worst_overlap = worst;
@@ -297,14 +312,18 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
         loam_status st = build_neighbor_list(w, pos, err);
         if (st != LOAM_OK) return st;
     }
+    int same = 1;
     for (;;) {
         int max_pairs = 0, max_body = 0, pairs = 0, bodies = 0;
         float worst = 0.0f;
-#pragma omp parallel for schedule(dynamic, 1) reduction(max : max_pairs, max_body, worst) reduction(+ : pairs, bodies)
+        same = 1;
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : max_pairs, max_body, worst) reduction(+ : pairs, bodies) \
+    reduction(&& : same)
         for (int b = 0; b < blocks; ++b) {
-            int np, nbd;
+            int np, nbd, sb;
             float wo;
-            detect_block(w, pos, b, margin, &np, &nbd, &wo);
+            detect_block(w, pos, b, margin, &np, &nbd, &wo, &sb);
+            same = same && sb;
             max_pairs = np > max_pairs ? np : max_pairs;
             max_body = nbd > max_body ? nbd : max_body;
             worst = wo > worst ? wo : worst;
@@ -325,13 +344,22 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
         if (!loam_contacts_reserve(w, blocks, pair_cap, body_cap))
             return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     }
-    int same = 1;
-#pragma omp parallel for schedule(static) reduction(&& : same)
-    for (int i = 0; i < w->count; ++i) same = warm_start(w, i) && same;
-    w->contacts_unchanged = same && w->cur.block_capacity == w->capacity_at_last_step[0] &&
-                            w->cur.body_block_capacity == w->capacity_at_last_step[1];
+    same = same && w->cur.block_capacity == w->capacity_at_last_step[0] &&
+           w->cur.body_block_capacity == w->capacity_at_last_step[1];
     w->capacity_at_last_step[0] = w->cur.block_capacity;
     w->capacity_at_last_step[1] = w->cur.body_block_capacity;
+    if (same && w->coloring.lambda_in_rows && w->coloring.colored_step == w->step - 1) {
+        /* The common step of a bed at rest: the same contacts as last step, whose impulses the
+         * Gauss-Seidel rows still hold. Keep last step's contact set (identical partners, with the
+         * colours), which skips the warm-start merge; the rows are the warm start. */
+        loam_contacts_swap(w);
+        w->contacts_unchanged = 1;
+    } else {
+        if (w->coloring.lambda_in_rows) loam_granular_rows_to_slots(w);
+#pragma omp parallel for schedule(static) reduction(&& : same)
+        for (int i = 0; i < w->count; ++i) same = warm_start(w, i) && same;
+        w->contacts_unchanged = same;
+    }
     if (w->params.solver == LOAM_SOLVER_JACOBI) loam_contacts_incoming(w);
     return LOAM_OK;
 }

@@ -147,8 +147,8 @@ static void run_sweeps(loam_world* w, int count, float alpha) {
     w->stats.last_sweep_change = sqrtf(change2);
 }
 
-void loam_granular_solve(loam_world* w) {
+void loam_granular_solve(loam_world* w, int rows_valid) {
     float alpha = w->params.push_sweeps > 0 ? 0.0f : w->params.baumgarte;
     if (w->params.solver == LOAM_SOLVER_JACOBI) run_sweeps(w, w->params.sweeps, alpha);
-    else loam_granular_solve_gs(w, alpha);
+    else loam_granular_solve_gs(w, alpha, rows_valid);
 }

@@ -35,7 +35,10 @@ void loam_granular_initial_velocity(loam_world* w);
 void loam_granular_free_velocity(loam_world* w);
 /* Zero the pseudo-velocities and pseudo-impulses of the overlap removal. */
 void loam_granular_push_reset(loam_world* w);
-void loam_granular_solve_gs(loam_world* w, float alpha);
+void loam_granular_solve_gs(loam_world* w, float alpha, int rows_valid);
+/* Write the pair impulses that the rows hold back to the slots of last step's contact set
+ * (w->prev, once this step's swap is done), for the warm-start merge or a renumbering. */
+void loam_granular_rows_to_slots(loam_world* w);
 /* Room for `need` constraints in the colouring's list, rows and push arrays; 0 when out of memory. */
 int loam_coloring_reserve(loam_coloring* k, int need);
 void loam_granular_push_gs(loam_world* w);

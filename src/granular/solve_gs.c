@@ -62,57 +62,81 @@ int loam_coloring_reserve(loam_coloring* k, int need) {
     return 1;
 }
 
-/* Fill the rows from this step's slots (after detection and warm start). */
-static void gather_rows(loam_world* w) {
+/* Fill the rows from this step's slots (after detection and warm start). When the rows already hold
+ * this step's contacts (same list as last step), only normals and gaps are new: the impulses in the
+ * rows are last step's results, which is exactly the warm start. */
+static void gather_rows(loam_world* w, int rows_valid) {
     const loam_contacts* c = &w->cur;
     loam_coloring* k = &w->coloring;
     loam_gs_rows* r = &k->rows;
     float omega = w->params.relaxation;
-    int total = k->color_start[k->colors];
+    int total = k->color_start[k->colors], warm = w->params.warm_start;
 #pragma omp for schedule(static)
     for (int q = 0; q < total; ++q) {
         int32_t ref = k->list[q];
-        const float *nd, *lam;
+        const float* nd = ref >= 0 ? &c->pair_n[4 * (size_t)ref] : &c->body_n[4 * (size_t)~ref];
+        r->nx[q] = nd[0];
+        r->ny[q] = nd[1];
+        r->nz[q] = nd[2];
+        r->gap[q] = nd[3];
+        r->push[q] = 0.0f;
+        if (rows_valid && ref >= 0) {
+            if (!warm) r->lx[q] = r->ly[q] = r->lz[q] = 0.0f;
+            continue;
+        }
+        const float* lam;
         if (ref >= 0) {
             int i = c->pair_owner[ref], j = c->pair_j[ref];
             r->i[q] = i;
             r->j[q] = j;
             r->meff[q] = omega / (w->inv_mass[i] + w->inv_mass[j]);
-            nd = &c->pair_n[4 * (size_t)ref];
             lam = &c->pair_lambda[3 * (size_t)ref];
-        } else {
+        } else { /* body rows: few, and the body slots are always current */
             int i = c->body_owner[~ref];
             r->i[q] = i;
             r->j[q] = ref;
             r->meff[q] = omega / w->inv_mass[i];
-            nd = &c->body_n[4 * (size_t)~ref];
             lam = &c->body_lambda[3 * (size_t)~ref];
         }
-        r->nx[q] = nd[0];
-        r->ny[q] = nd[1];
-        r->nz[q] = nd[2];
-        r->gap[q] = nd[3];
         r->lx[q] = lam[0];
         r->ly[q] = lam[1];
         r->lz[q] = lam[2];
-        r->push[q] = 0.0f;
     }
 }
 
-/* Return the impulses to the slots: warm start and body wrenches read them there. */
-static void scatter_rows(loam_world* w) {
+/* Body rows' impulses back to their slots after the solve (body wrenches read them there). Pair
+ * impulses stay in the rows until a changed contact set or a renumbering needs them in the slots
+ * (loam_granular_rows_to_slots): a bed at rest never does. */
+static void scatter_body_rows(loam_world* w) {
     loam_contacts* c = &w->cur;
     const loam_coloring* k = &w->coloring;
     const loam_gs_rows* r = &k->rows;
+    for (int col = 0; col < k->colors; ++col) {
+#pragma omp for schedule(static) nowait
+        for (int q = k->pair_end[col]; q < k->color_start[col + 1]; ++q) {
+            float* lam = &c->body_lambda[3 * (size_t)~r->j[q]];
+            lam[0] = r->lx[q];
+            lam[1] = r->ly[q];
+            lam[2] = r->lz[q];
+        }
+    }
+}
+
+void loam_granular_rows_to_slots(loam_world* w) {
+    loam_contact_set* p = &w->prev;
+    loam_coloring* k = &w->coloring;
+    const loam_gs_rows* r = &k->rows;
     int total = k->color_start[k->colors];
-#pragma omp for schedule(static)
+#pragma omp parallel for schedule(static)
     for (int q = 0; q < total; ++q) {
         int32_t ref = k->list[q];
-        float* lam = ref >= 0 ? &c->pair_lambda[3 * (size_t)ref] : &c->body_lambda[3 * (size_t)~ref];
+        if (ref < 0) continue; /* body slots are current */
+        float* lam = &p->pair_lambda[3 * (size_t)ref];
         lam[0] = r->lx[q];
         lam[1] = r->ly[q];
         lam[2] = r->lz[q];
     }
+    k->lambda_in_rows = 0;
 }
 
 /* Velocity rows [lo, hi) of body contacts: the body's point velocity and friction come from the
@@ -174,7 +198,7 @@ static float sweep_color(loam_world* w, int col, int serial, float inv_dt, float
     return most;
 }
 
-void loam_granular_solve_gs(loam_world* w, float alpha) {
+void loam_granular_solve_gs(loam_world* w, float alpha, int rows_valid) {
     loam_coloring* k = &w->coloring;
     float inv_dt = (float)(1.0 / w->params.dt);
     float tol2 = w->params.tolerance * w->params.tolerance;
@@ -183,7 +207,7 @@ void loam_granular_solve_gs(loam_world* w, float alpha) {
     loam_granular_free_velocity(w);
 #pragma omp parallel
     {
-        gather_rows(w);
+        gather_rows(w, rows_valid);
         for (int col = 0; col < k->colors; ++col) {
             int lo = k->color_start[col], hi = k->color_start[col + 1];
             if (col == LOAM_MAX_COLORS) {
@@ -220,8 +244,9 @@ void loam_granular_solve_gs(loam_world* w, float alpha) {
             if (tol2 > 0.0f && change2[s & 1] < tol2) break; /* every thread sees the same value */
         }
 #pragma omp barrier
-        scatter_rows(w);
+        scatter_body_rows(w);
     }
+    k->lambda_in_rows = 1;
     w->stats.sweeps_run = sweeps;
     w->stats.last_sweep_change = sqrtf(change2[(sweeps - 1) & 1]);
 }

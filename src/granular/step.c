@@ -263,6 +263,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     w->neighbors.valid = loam_neighbors_valid(w);
     /* Renumber only when the neighbour list is rebuilt anyway: the list is in slot numbers. */
     if (!w->neighbors.valid && w->params.reorder_interval > 0 && w->step - w->last_reorder >= w->params.reorder_interval) {
+        if (w->coloring.lambda_in_rows) loam_granular_rows_to_slots(w); /* the renumbering moves them */
         w->coloring.colored_step = -1; /* slots mean other particles now */
         loam_granular_reorder(w);
         w->last_reorder = w->step;
@@ -282,7 +283,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
         w->coloring.colored_step = w->step;
     }
     double t2 = now();
-    loam_granular_solve(w);
+    loam_granular_solve(w, !w->stats.recolored);
     double t3 = now();
 
     int bad = find_diverged(w, dt);

@@ -83,6 +83,8 @@ typedef struct loam_coloring {
     int pair_end[LOAM_MAX_COLORS + 1]; /* end of colour c's pair rows (its body rows follow) */
     int colors;               /* colours in use (the last may be the serial one) */
     int64_t colored_step;     /* the step the colouring was made for; -1 = none */
+    int lambda_in_rows;       /* the pair impulses of colored_step live only in the rows (the slot
+                                 copies are stale until loam_granular_rows_to_slots) */
 } loam_coloring;
 
 typedef struct loam_neighbor_list {
@@ -149,7 +151,9 @@ struct loam_world {
 /* Stages of a step (src/granular/). */
 loam_status loam_granular_prepare(loam_world* w, loam_error* err);
 loam_status loam_granular_detect(loam_world* w, loam_error* err);
-void loam_granular_solve(loam_world* w);
+/* rows_valid: Gauss-Seidel rows of last step match this step's contacts (only normals and gaps
+ * need refreshing). */
+void loam_granular_solve(loam_world* w, int rows_valid);
 /* The Verlet neighbour list (neighbors.c). */
 int loam_neighbors_alloc(loam_neighbor_list* nl, int n);
 void loam_neighbors_free(loam_neighbor_list* nl);
