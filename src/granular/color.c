@@ -107,16 +107,26 @@ void loam_granular_color(loam_world* w, int keep) {
         if (at > k->color_start[col]) k->colors = col + 1;
     }
     k->color_start[SLOTS_OF_COLORS] = at;
-    /* List each colour's constraints, in particle order: a pair slot s, or ~s for body slot s. */
+    /* List each colour's constraints, in particle order: a pair slot s, or ~s for body slot s; and
+     * their particles in the rows. */
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) {
         int32_t* pfill = &pairs_of[(size_t)b * SLOTS_OF_COLORS];
         int32_t* bfill = &bodies_of[(size_t)b * SLOTS_OF_COLORS];
         int end = (b + 1) * LOAM_BLOCK < n ? (b + 1) * LOAM_BLOCK : n;
         for (int i = b * LOAM_BLOCK; i < end; ++i) {
-            for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) k->list[pfill[c->pair_color[s]]++] = s;
-            for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s)
-                k->list[bfill[c->body_color[s]]++] = ~s;
+            for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
+                int q = pfill[c->pair_color[s]]++;
+                k->list[q] = s;
+                k->rows.i[q] = i;
+                k->rows.j[q] = c->pair_j[s];
+            }
+            for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) {
+                int q = bfill[c->body_color[s]]++;
+                k->list[q] = ~s;
+                k->rows.i[q] = i;
+                k->rows.j[q] = ~s;
+            }
         }
     }
 }

@@ -35,8 +35,8 @@ void loam_contacts_free(loam_world* w) {
     loam_contact_set mine = current_set(c);
     set_free(&mine);
     set_free(&w->prev);
-    void* arrays[] = {c->pair_owner, c->pair_n,   c->pair_push, c->body_owner, c->body_n,
-                      c->body_v,     c->body_push, c->in_start,  c->in_count,   c->in_slot};
+    void* arrays[] = {c->pair_n, c->pair_push, c->body_owner, c->body_n,   c->body_v,
+                      c->body_push, c->in_start, c->in_count,   c->in_slot};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) loam_free(arrays[k]);
     memset(c, 0, sizeof *c);
 }
@@ -99,10 +99,8 @@ int loam_contacts_reserve(loam_world* w, int blocks, int pair_cap, int body_cap)
             sets[k]->pair_lambda = lam;
             sets[k]->pair_color = color;
         }
-        if (!regrow((void**)&c->pair_owner, slots * 4) || !regrow((void**)&c->pair_n, slots * 16) ||
-            !regrow((void**)&c->pair_push, slots * 4) || !regrow((void**)&c->in_slot, slots * 4))
-            return 0;
         c->block_capacity = pair_cap;
+        if (c->pair_n && !loam_contacts_reserve_jacobi(w, blocks)) return 0;
     }
     if (body_cap > c->body_block_capacity) {
         size_t slots = (size_t)blocks * (size_t)body_cap, old = (size_t)blocks * (size_t)c->body_block_capacity;
@@ -135,4 +133,22 @@ int loam_contacts_reserve(loam_world* w, int blocks, int pair_cap, int body_cap)
     }
     alias_current(c, &cur_set);
     return 1;
+}
+
+int loam_contacts_reserve_jacobi(loam_world* w, int blocks) {
+    loam_contacts* c = &w->cur;
+    size_t slots = (size_t)blocks * (size_t)c->block_capacity;
+    loam_free(c->pair_n);
+    loam_free(c->pair_push);
+    loam_free(c->in_slot);
+    c->pair_n = loam_malloc(slots * 16 + 16);
+    c->pair_push = loam_malloc(slots * 4 + 4);
+    c->in_slot = loam_malloc(slots * 4 + 4);
+    if (c->pair_n && c->pair_push && c->in_slot) return 1;
+    loam_free(c->pair_n);
+    loam_free(c->pair_push);
+    loam_free(c->in_slot);
+    c->pair_n = c->pair_push = NULL;
+    c->in_slot = NULL;
+    return 0;
 }

@@ -12,23 +12,6 @@
 
 enum { LOAM_MAX_NEIGHBORS = 512 };
 
-/* Offset from particle hi to particle lo (pos holds x, y, z, r per particle), always taken as
- * (lower index) - (higher index) so both ends of a pair compute bitwise the same distance; along a
- * periodic axis the minimum image. */
-static inline void pair_offset(const loam_world* w, const float* pos, int lo, int hi, float d[3]) {
-    const float* a = &pos[4 * lo];
-    const float* b = &pos[4 * hi];
-    d[0] = a[0] - b[0];
-    d[1] = a[1] - b[1];
-    d[2] = a[2] - b[2];
-    int axis = w->params.periodic_axis;
-    if (axis >= 0) {
-        float len = w->params.periodic_hi - w->params.periodic_lo;
-        if (d[axis] > 0.5f * len) d[axis] -= len;
-        else if (d[axis] < -0.5f * len) d[axis] += len;
-    }
-}
-
 /* Neighbours of i within r_i + r_j + margin, sorted by index, each once; returns their count.
  * pos holds (x, y, z, r) per particle so a candidate costs one cache line, not four. */
 static int find_neighbors(const loam_world* w, const float* pos, int i, float margin, int32_t* out, int* dropped) {
@@ -41,7 +24,7 @@ static int find_neighbors(const loam_world* w, const float* pos, int i, float ma
             if (j == i) continue;
             const float* pj = &pos[4 * j];
             float d[3];
-            pair_offset(w, pos, i < j ? i : j, i < j ? j : i, d);
+            loam_pair_offset(w, pos, i < j ? i : j, i < j ? j : i, d);
             float cut = pi[3] + pj[3] + margin;
             if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut) {
                 if (count < LOAM_MAX_NEIGHBORS) out[count++] = j;
@@ -59,7 +42,7 @@ static int find_neighbors(const loam_world* w, const float* pos, int i, float ma
 /* Pair distance test computed as (lower index) - (higher index), bitwise the same from both ends. */
 static inline int within(const loam_world* w, const float* pos, int i, int j, float margin) {
     float d[3];
-    pair_offset(w, pos, i < j ? i : j, i < j ? j : i, d);
+    loam_pair_offset(w, pos, i < j ? i : j, i < j ? j : i, d);
     float cut = pos[4 * i + 3] + pos[4 * j + 3] + margin;
     return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut;
 }
@@ -139,7 +122,7 @@ static int unchanged(const loam_world* w, int i) {
 static void detect_block(loam_world* w, const float* pos, int b, float margin, int* need_pairs, int* need_body,
                          float* worst_overlap, int* same) {
     float worst = 0.0f;
-    int all_same = 1;
+    int all_same = 1, jacobi = w->params.solver == LOAM_SOLVER_JACOBI;
     loam_contacts* c = &w->cur;
     int32_t nbr[LOAM_MAX_NEIGHBORS];
     int cap = c->block_capacity, bcap = c->body_block_capacity;
@@ -149,22 +132,18 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
         int n = contacts_of(w, pos, i, margin, nbr);
         c->pair_start[i] = pair_base + pairs;
-        for (int k = 0; k < n; ++k) {
+        for (int k = 0; k < n && pair_base + pairs + k < pair_base + cap; ++k) c->pair_j[pair_base + pairs + k] = nbr[k];
+        /* Normals and gaps: the Gauss-Seidel solve computes them into its rows (solve_gs.c); the
+         * Jacobi sweeps read them from the slots. */
+        for (int k = 0; jacobi && k < n; ++k) {
             int32_t j = nbr[k];
             int s = pair_base + pairs + k;
-            if (s >= pair_base + cap) continue;
+            if (s >= pair_base + cap) break;
             float o[3];
-            pair_offset(w, pos, i, j, o); /* i owns the pair: i < j */
+            loam_pair_offset(w, pos, i, j, o); /* i owns the pair: i < j */
             float dist = sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
-            /* Coincident centres have no normal; any fixed axis keeps the pair deterministic. */
-            float inv = 1.0f / dist; /* one division, not three: this loop runs every step */
-            loam_vec3 nrm = dist > 0.0f ? v3(o[0] * inv, o[1] * inv, o[2] * inv) : v3(0.0f, 0.0f, 1.0f);
-            c->pair_j[s] = j;
-            c->pair_owner[s] = i;
             float* nd = &c->pair_n[4 * (size_t)s];
-            nd[0] = nrm.x;
-            nd[1] = nrm.y;
-            nd[2] = nrm.z;
+            loam_pair_normal(o, dist, nd);
             nd[3] = dist - w->radius[i] - w->radius[j];
             worst = -nd[3] > worst ? -nd[3] : worst;
         }
@@ -299,7 +278,8 @@ static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_err
 loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     int blocks = loam_block_count(w->count);
     float margin = w->pair_margin;
-    /* The solver's velocity buffer is free until the solve: pack positions and radii into it. */
+    /* The solver's velocity buffer is free until the solve: pack positions and radii into it (one
+     * cache line per particle); the Gauss-Seidel solve reads them there for its rows' normals. */
     float* pos = w->sv;
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < w->count; ++i) {
@@ -308,6 +288,8 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
         pos[4 * i + 2] = w->z[i];
         pos[4 * i + 3] = w->radius[i];
     }
+    if (w->params.solver == LOAM_SOLVER_JACOBI && !w->cur.pair_n && !loam_contacts_reserve_jacobi(w, blocks))
+        return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     if (!w->neighbors.valid) {
         loam_status st = build_neighbor_list(w, pos, err);
         if (st != LOAM_OK) return st;

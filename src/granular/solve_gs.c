@@ -62,46 +62,56 @@ int loam_coloring_reserve(loam_coloring* k, int need) {
     return 1;
 }
 
-/* Fill the rows from this step's slots (after detection and warm start). When the rows already hold
- * this step's contacts (same list as last step), only normals and gaps are new: the impulses in the
- * rows are last step's results, which is exactly the warm start. */
-static void gather_rows(loam_world* w, int rows_valid) {
+/* Fill the rows for this step: normals and gaps from the positions (pos: x, y, z, r per particle),
+ * body contacts' from their slots. After a colouring (which wrote the rows' particles) also the
+ * effective masses and the warm-start impulses from the slots; otherwise the rows hold this step's
+ * contacts already, and their impulses, last step's results, are exactly the warm start. Returns
+ * the largest pair overlap, m. */
+static float gather_rows(loam_world* w, const float* pos, int rows_valid) {
     const loam_contacts* c = &w->cur;
     loam_coloring* k = &w->coloring;
     loam_gs_rows* r = &k->rows;
-    float omega = w->params.relaxation;
+    float omega = w->params.relaxation, worst = 0.0f;
     int total = k->color_start[k->colors], warm = w->params.warm_start;
-#pragma omp for schedule(static)
+#pragma omp parallel for schedule(static) reduction(max : worst)
     for (int q = 0; q < total; ++q) {
         int32_t ref = k->list[q];
-        const float* nd = ref >= 0 ? &c->pair_n[4 * (size_t)ref] : &c->body_n[4 * (size_t)~ref];
+        int i = r->i[q], j = r->j[q];
+        r->push[q] = 0.0f;
+        if (ref >= 0) {
+            float o[3], nd[3];
+            loam_pair_offset(w, pos, i, j, o); /* i < j: the owner */
+            float dist = sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
+            loam_pair_normal(o, dist, nd);
+            r->nx[q] = nd[0];
+            r->ny[q] = nd[1];
+            r->nz[q] = nd[2];
+            r->gap[q] = dist - pos[4 * i + 3] - pos[4 * j + 3];
+            worst = -r->gap[q] > worst ? -r->gap[q] : worst;
+            if (rows_valid) {
+                if (!warm) r->lx[q] = r->ly[q] = r->lz[q] = 0.0f;
+                continue;
+            }
+            r->meff[q] = omega / (w->inv_mass[i] + w->inv_mass[j]);
+            const float* lam = &c->pair_lambda[3 * (size_t)ref];
+            r->lx[q] = lam[0];
+            r->ly[q] = lam[1];
+            r->lz[q] = lam[2];
+            continue;
+        }
+        /* Body rows: few, and their slots are always current. */
+        const float* nd = &c->body_n[4 * (size_t)~ref];
+        const float* lam = &c->body_lambda[3 * (size_t)~ref];
         r->nx[q] = nd[0];
         r->ny[q] = nd[1];
         r->nz[q] = nd[2];
         r->gap[q] = nd[3];
-        r->push[q] = 0.0f;
-        if (rows_valid && ref >= 0) {
-            if (!warm) r->lx[q] = r->ly[q] = r->lz[q] = 0.0f;
-            continue;
-        }
-        const float* lam;
-        if (ref >= 0) {
-            int i = c->pair_owner[ref], j = c->pair_j[ref];
-            r->i[q] = i;
-            r->j[q] = j;
-            r->meff[q] = omega / (w->inv_mass[i] + w->inv_mass[j]);
-            lam = &c->pair_lambda[3 * (size_t)ref];
-        } else { /* body rows: few, and the body slots are always current */
-            int i = c->body_owner[~ref];
-            r->i[q] = i;
-            r->j[q] = ref;
-            r->meff[q] = omega / w->inv_mass[i];
-            lam = &c->body_lambda[3 * (size_t)~ref];
-        }
+        r->meff[q] = omega / w->inv_mass[i];
         r->lx[q] = lam[0];
         r->ly[q] = lam[1];
         r->lz[q] = lam[2];
     }
+    return worst;
 }
 
 /* Body rows' impulses back to their slots after the solve (body wrenches read them there). Pair
@@ -204,10 +214,12 @@ void loam_granular_solve_gs(loam_world* w, float alpha, int rows_valid) {
     float tol2 = w->params.tolerance * w->params.tolerance;
     float change2[2] = {0.0f, 0.0f}; /* by sweep parity, so resetting one never races a reader */
     int sweeps = 0;
+    /* Detection left the positions and radii packed in the solver's velocity buffer. */
+    float worst = gather_rows(w, w->sv, rows_valid);
+    if (worst > w->stats.max_overlap) w->stats.max_overlap = worst;
     loam_granular_free_velocity(w);
 #pragma omp parallel
     {
-        gather_rows(w, rows_valid);
         for (int col = 0; col < k->colors; ++col) {
             int lo = k->color_start[col], hi = k->color_start[col + 1];
             if (col == LOAM_MAX_COLORS) {

@@ -281,7 +281,8 @@ size_t loam_world_memory(const loam_world* w) {
     size_t bytes = cap * (8 * sizeof(float) + sizeof(int32_t));                     /* particles */
     bytes += (size_t)w->hash.table_size * 4 + (size_t)w->hash.capacity * 4;          /* hash */
     bytes += n * 20 + blocks * (size_t)w->neighbors.block_capacity * 4;             /* neighbour list */
-    bytes += n * 10 * 4 + slots * (2 * 16 + 4 + 16 + 4 + 1 + 4) + bslots * (2 * 16 + 4 + 16 + 16 + 4 + 1);
+    bytes += n * 10 * 4 + slots * 2 * (4 + 12 + 1) + bslots * (2 * (4 + 12 + 1) + 4 + 16 + 16 + 4); /* contacts */
+    if (w->cur.pair_n) bytes += slots * (16 + 4 + 4);                                  /* Jacobi's */
     bytes += n * (16 + 16 + 4 + 8) + (size_t)w->coloring.list_capacity * (4 + 4 * 11) + 65536 * 4; /* solver scratch */
     return bytes;
 }

@@ -46,14 +46,14 @@ typedef struct loam_contacts {
     uint8_t *pair_color, *body_color;
     int block_capacity;       /* slots reserved per block in the pair arrays */
     int body_block_capacity;  /* slots reserved per block in the body-contact arrays */
-    int32_t* pair_owner;      /* slots: owner i */
+    /* Jacobi only (NULL until that solver runs; Gauss-Seidel keeps these in its rows): */
     float* pair_n;            /* 4 * slots: unit normal from j to i, and gap (m, < 0 = overlap) */
     float* pair_push;         /* slots: overlap-removal pseudo-impulse (push.c) */
     int32_t* body_owner;      /* body slots: the particle */
     float* body_n;            /* 4 * body slots: normal out of the shape, gap */
     float* body_v;            /* 4 * body slots: body point velocity, friction */
     float* body_push;         /* body slots */
-    /* Jacobi only: the pairs each particle is the partner of, sorted (incoming.c). */
+    /* The pairs each particle is the partner of, sorted (incoming.c); in_slot is Jacobi only. */
     int32_t* in_start;        /* n */
     int32_t* in_count;        /* n */
     int32_t* in_slot;         /* every pair slot once, grouped by partner */
@@ -173,10 +173,43 @@ void loam_granular_reorder(loam_world* w);
  * sets. All return 0 when out of memory. */
 int loam_contacts_alloc(loam_world* w, int n);
 int loam_contacts_reserve(loam_world* w, int blocks, int pair_cap, int body_cap);
+/* The Jacobi solver's per-slot arrays (pair_n, pair_push, in_slot) at the current capacity. */
+int loam_contacts_reserve_jacobi(loam_world* w, int blocks);
 void loam_contacts_swap(loam_world* w);
 void loam_contacts_free(loam_world* w);
 /* Jacobi only: list each particle's incoming pairs (incoming.c). */
 void loam_contacts_incoming(loam_world* w);
+
+/* Offset from particle hi to particle lo (pos holds x, y, z, r per particle), always taken as
+ * (lower index) - (higher index) so both ends of a pair compute bitwise the same distance; along a
+ * periodic axis the minimum image. */
+static inline void loam_pair_offset(const loam_world* w, const float* pos, int lo, int hi, float d[3]) {
+    const float* a = &pos[4 * lo];
+    const float* b = &pos[4 * hi];
+    d[0] = a[0] - b[0];
+    d[1] = a[1] - b[1];
+    d[2] = a[2] - b[2];
+    int axis = w->params.periodic_axis;
+    if (axis >= 0) {
+        float len = w->params.periodic_hi - w->params.periodic_lo;
+        if (d[axis] > 0.5f * len) d[axis] -= len;
+        else if (d[axis] < -0.5f * len) d[axis] += len;
+    }
+}
+
+/* Unit normal of a pair from its offset o (loam_pair_offset) and length; coincident centres have
+ * no normal, and any fixed axis keeps the pair deterministic. One division: this runs every step. */
+static inline void loam_pair_normal(const float o[3], float dist, float n[3]) {
+    float inv = 1.0f / dist;
+    if (dist > 0.0f) {
+        n[0] = o[0] * inv;
+        n[1] = o[1] * inv;
+        n[2] = o[2] * inv;
+    } else {
+        n[0] = n[1] = 0.0f;
+        n[2] = 1.0f;
+    }
+}
 
 static inline int loam_block_count(int n) { return (n + LOAM_BLOCK - 1) / LOAM_BLOCK; }
 
