@@ -6,7 +6,8 @@
  * over), so when a few contacts appear in a bed at rest only those are coloured, and the colour
  * classes stay stable; a full colouring runs after a renumbering. The result depends only on the
  * contact lists, never on threads. Contacts that find all 64 colours taken go to a last colour that
- * one thread solves in order. The choice is serial; listing the colours runs in parallel by block. */
+ * one thread solves in order. The choice is serial; listing the rows in solve order (see
+ * loam_coloring) runs in parallel by block. */
 #include <string.h>
 
 #include "granular/world_internal.h"
@@ -15,7 +16,7 @@ static inline int lowest_free(uint64_t used) {
     return used == ~0ull ? LOAM_MAX_COLORS : __builtin_ctzll(~used);
 }
 
-enum { SLOTS_OF_COLORS = LOAM_MAX_COLORS + 1 };
+enum { SLOTS_OF_COLORS = LOAM_COLOR_SLOTS };
 
 /* Mark the colours of the contacts that kept theirs; count each particle's contacts. */
 static void mark_kept(loam_world* w) {
@@ -35,12 +36,14 @@ static void mark_kept(loam_world* w) {
 }
 
 /* Colour the uncoloured contacts and count every colour's pairs and body contacts per block. */
-static void choose_colors(loam_world* w, int32_t* pairs_of, int32_t* bodies_of) {
+static void choose_colors(loam_world* w, int32_t* pairs_of, int32_t* bodies_of, int32_t* crossing_of) {
     loam_contacts* c = &w->cur;
     uint64_t* mask = w->coloring.mask;
     for (int i = 0; i < w->count; ++i) {
-        int32_t* pc = &pairs_of[(size_t)(i / LOAM_BLOCK) * SLOTS_OF_COLORS];
-        int32_t* bc = &bodies_of[(size_t)(i / LOAM_BLOCK) * SLOTS_OF_COLORS];
+        int block = i / LOAM_BLOCK;
+        int32_t* pc = &pairs_of[(size_t)block * SLOTS_OF_COLORS];
+        int32_t* bc = &bodies_of[(size_t)block * SLOTS_OF_COLORS];
+        int32_t* xc = &crossing_of[(size_t)block * SLOTS_OF_COLORS];
         for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
             int j = c->pair_j[s], col = c->pair_color[s];
             if (col == LOAM_UNCOLORED) {
@@ -51,7 +54,8 @@ static void choose_colors(loam_world* w, int32_t* pairs_of, int32_t* bodies_of) 
                 }
                 c->pair_color[s] = (uint8_t)col;
             }
-            pc[col]++;
+            if (j / LOAM_BLOCK == block) pc[col]++;
+            else xc[col]++;
             w->contact_total[i]++;
             w->contact_total[j]++;
         }
@@ -72,11 +76,13 @@ void loam_granular_color(loam_world* w, int keep) {
     loam_contacts* c = &w->cur;
     loam_coloring* k = &w->coloring;
     int n = w->count, blocks = loam_block_count(n);
-    int32_t* pairs_of = k->block_counts; /* [block][colour] */
-    int32_t* bodies_of = k->block_counts + (size_t)blocks * SLOTS_OF_COLORS;
+    size_t per_kind = (size_t)blocks * SLOTS_OF_COLORS;
+    int32_t* pairs_of = k->block_counts; /* [block][colour]: inner pairs, inner bodies, crossing pairs */
+    int32_t* bodies_of = k->block_counts + per_kind;
+    int32_t* crossing_of = k->block_counts + 2 * per_kind;
     memset(k->mask, 0, sizeof(uint64_t) * (size_t)n);
     memset(w->contact_total, 0, sizeof(int32_t) * (size_t)n);
-    memset(k->block_counts, 0, sizeof(int32_t) * 2 * (size_t)blocks * SLOTS_OF_COLORS);
+    memset(k->block_counts, 0, sizeof(int32_t) * 3 * per_kind);
     if (keep) {
         mark_kept(w);
     } else {
@@ -86,40 +92,52 @@ void loam_granular_color(loam_world* w, int keep) {
             memset(&c->body_color[c->body_start[i]], LOAM_UNCOLORED, (size_t)c->body_count[i]);
         }
     }
-    choose_colors(w, pairs_of, bodies_of);
-    /* Colour c holds its pairs, then its body contacts (the sweeps run each kind without a branch);
-     * within each, blocks in order. Turn the counts into each block's first index. */
+    choose_colors(w, pairs_of, bodies_of, crossing_of);
+    /* Turn the counts into each block's and colour's first row (the order of loam_coloring). */
     int at = 0;
+    for (int b = 0; b < blocks; ++b) {
+        int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
+        for (int col = 0; col < SLOTS_OF_COLORS; ++col) {
+            int32_t* pc = &pairs_of[(size_t)b * SLOTS_OF_COLORS + col];
+            int32_t* bc = &bodies_of[(size_t)b * SLOTS_OF_COLORS + col];
+            marks[2 * col] = at;
+            int cnt = *pc;
+            *pc = at;
+            at += cnt;
+            marks[2 * col + 1] = at;
+            cnt = *bc;
+            *bc = at;
+            at += cnt;
+        }
+        marks[2 * SLOTS_OF_COLORS] = at;
+    }
     k->colors = 0;
     for (int col = 0; col < SLOTS_OF_COLORS; ++col) {
         k->color_start[col] = at;
         for (int b = 0; b < blocks; ++b) {
-            int cnt = pairs_of[(size_t)b * SLOTS_OF_COLORS + col];
-            pairs_of[(size_t)b * SLOTS_OF_COLORS + col] = at;
-            at += cnt;
-        }
-        k->pair_end[col] = at;
-        for (int b = 0; b < blocks; ++b) {
-            int cnt = bodies_of[(size_t)b * SLOTS_OF_COLORS + col];
-            bodies_of[(size_t)b * SLOTS_OF_COLORS + col] = at;
+            int32_t* xc = &crossing_of[(size_t)b * SLOTS_OF_COLORS + col];
+            int cnt = *xc;
+            *xc = at;
             at += cnt;
         }
         if (at > k->color_start[col]) k->colors = col + 1;
     }
     k->color_start[SLOTS_OF_COLORS] = at;
-    /* List each colour's constraints, in particle order: a pair slot s, or ~s for body slot s; and
-     * their particles in the rows. */
+    /* List the rows in that order, in particle order within each group: a pair slot s, or ~s for
+     * body slot s; and their particles in the rows. */
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) {
         int32_t* pfill = &pairs_of[(size_t)b * SLOTS_OF_COLORS];
         int32_t* bfill = &bodies_of[(size_t)b * SLOTS_OF_COLORS];
+        int32_t* xfill = &crossing_of[(size_t)b * SLOTS_OF_COLORS];
         int end = (b + 1) * LOAM_BLOCK < n ? (b + 1) * LOAM_BLOCK : n;
         for (int i = b * LOAM_BLOCK; i < end; ++i) {
             for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
-                int q = pfill[c->pair_color[s]]++;
+                int j = c->pair_j[s];
+                int q = j / LOAM_BLOCK == b ? pfill[c->pair_color[s]]++ : xfill[c->pair_color[s]]++;
                 k->list[q] = s;
                 k->rows.i[q] = i;
-                k->rows.j[q] = c->pair_j[s];
+                k->rows.j[q] = j;
             }
             for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) {
                 int q = bfill[c->body_color[s]]++;

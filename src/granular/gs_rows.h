@@ -89,11 +89,39 @@ static inline void loam_gs_pair_pushes(loam_gs_rows* r, int lo, int hi, float* u
     }
 }
 
+/* Normal and gap of pair rows [lo, hi) from positions (pos: x, y, z, r per particle), computed as
+ * detection would (loam_pair_offset, loam_pair_normal); body rows (j < 0) are left alone. axis: the
+ * periodic axis or -1, len its period. Returns the largest overlap, at least `worst`. */
+static inline float loam_gs_pair_geometry(loam_gs_rows* r, int lo, int hi, const float* pos, int axis, float len,
+                                          float worst) {
+    for (int q = lo; q < hi; ++q) {
+        int i = r->i[q], j = r->j[q];
+        if (j < 0) continue;
+        const float* a = &pos[4 * (size_t)i];
+        const float* b = &pos[4 * (size_t)j];
+        float o[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]}, n[3];
+        if (axis >= 0) {
+            if (o[axis] > 0.5f * len) o[axis] -= len;
+            else if (o[axis] < -0.5f * len) o[axis] += len;
+        }
+        float dist = sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
+        loam_pair_normal(o, dist, n);
+        r->nx[q] = n[0];
+        r->ny[q] = n[1];
+        r->nz[q] = n[2];
+        float gap = dist - a[3] - b[3];
+        r->gap[q] = gap;
+        worst = -gap > worst ? -gap : worst;
+    }
+    return worst;
+}
+
 #ifdef LOAM_HAVE_AVX2
-/* The same two kernels, 8 rows at a time (solve_gs_avx2.c); only call when the CPU has AVX2. */
+/* The same three kernels, 8 rows at a time (solve_gs_avx2.c); only call when the CPU has AVX2. */
 float loam_gs_pair_rows_avx2(loam_gs_rows* r, int lo, int hi, float* sv, float mu, float inv_dt, float alpha,
                              float most);
 void loam_gs_pair_pushes_avx2(loam_gs_rows* r, int lo, int hi, float* u, float rate);
+float loam_gs_pair_geometry_avx2(loam_gs_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst);
 #endif
 
 #endif

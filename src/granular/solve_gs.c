@@ -17,6 +17,7 @@
  * (solve_gs_avx2.c) where the CPU has it; its arithmetic is the scalar kernels' (gs_rows.h), in
  * the same order, so both give the same bits. */
 #include <math.h>
+#include <string.h>
 
 #include "granular/gs_rows.h"
 #include "granular/solve_common.h"
@@ -67,49 +68,48 @@ int loam_coloring_reserve(loam_coloring* k, int need) {
  * effective masses and the warm-start impulses from the slots; otherwise the rows hold this step's
  * contacts already, and their impulses, last step's results, are exactly the warm start. Returns
  * the largest pair overlap, m. */
+static float pair_geometry(loam_gs_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst) {
+#ifdef LOAM_HAVE_AVX2
+    if (have_avx2()) return loam_gs_pair_geometry_avx2(r, lo, hi, pos, axis, len, worst);
+#endif
+    return loam_gs_pair_geometry(r, lo, hi, pos, axis, len, worst);
+}
+
 static float gather_rows(loam_world* w, const float* pos, int rows_valid) {
     const loam_contacts* c = &w->cur;
     loam_coloring* k = &w->coloring;
     loam_gs_rows* r = &k->rows;
     float omega = w->params.relaxation, worst = 0.0f;
-    int total = k->color_start[k->colors], warm = w->params.warm_start;
+    float len = w->params.periodic_hi - w->params.periodic_lo;
+    int total = k->color_start[LOAM_COLOR_SLOTS], warm = w->params.warm_start, axis = w->params.periodic_axis;
 #pragma omp parallel for schedule(static) reduction(max : worst)
-    for (int q = 0; q < total; ++q) {
-        int32_t ref = k->list[q];
-        int i = r->i[q], j = r->j[q];
-        r->push[q] = 0.0f;
-        if (ref >= 0) {
-            float o[3], nd[3];
-            loam_pair_offset(w, pos, i, j, o); /* i < j: the owner */
-            float dist = sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
-            loam_pair_normal(o, dist, nd);
-            r->nx[q] = nd[0];
-            r->ny[q] = nd[1];
-            r->nz[q] = nd[2];
-            r->gap[q] = dist - pos[4 * i + 3] - pos[4 * j + 3];
-            worst = -r->gap[q] > worst ? -r->gap[q] : worst;
-            if (rows_valid) {
-                if (!warm) r->lx[q] = r->ly[q] = r->lz[q] = 0.0f;
-                continue;
+    for (int q0 = 0; q0 < total; q0 += LOAM_GS_CHUNK) {
+        int hi = q0 + LOAM_GS_CHUNK < total ? q0 + LOAM_GS_CHUNK : total;
+        worst = pair_geometry(r, q0, hi, pos, axis, len, worst);
+        memset(&r->push[q0], 0, sizeof(float) * (size_t)(hi - q0));
+        for (int q = q0; q < hi; ++q) {
+            int i = r->i[q], j = r->j[q];
+            const float* lam;
+            if (j >= 0) {
+                if (rows_valid) {
+                    if (!warm) r->lx[q] = r->ly[q] = r->lz[q] = 0.0f;
+                    continue;
+                }
+                r->meff[q] = omega / (w->inv_mass[i] + w->inv_mass[j]);
+                lam = &c->pair_lambda[3 * (size_t)k->list[q]];
+            } else { /* body rows: few, and their slots are always current */
+                const float* nd = &c->body_n[4 * (size_t)~j];
+                r->nx[q] = nd[0];
+                r->ny[q] = nd[1];
+                r->nz[q] = nd[2];
+                r->gap[q] = nd[3];
+                r->meff[q] = omega / w->inv_mass[i];
+                lam = &c->body_lambda[3 * (size_t)~j];
             }
-            r->meff[q] = omega / (w->inv_mass[i] + w->inv_mass[j]);
-            const float* lam = &c->pair_lambda[3 * (size_t)ref];
             r->lx[q] = lam[0];
             r->ly[q] = lam[1];
             r->lz[q] = lam[2];
-            continue;
         }
-        /* Body rows: few, and their slots are always current. */
-        const float* nd = &c->body_n[4 * (size_t)~ref];
-        const float* lam = &c->body_lambda[3 * (size_t)~ref];
-        r->nx[q] = nd[0];
-        r->ny[q] = nd[1];
-        r->nz[q] = nd[2];
-        r->gap[q] = nd[3];
-        r->meff[q] = omega / w->inv_mass[i];
-        r->lx[q] = lam[0];
-        r->ly[q] = lam[1];
-        r->lz[q] = lam[2];
     }
     return worst;
 }
@@ -121,14 +121,16 @@ static void scatter_body_rows(loam_world* w) {
     loam_contacts* c = &w->cur;
     const loam_coloring* k = &w->coloring;
     const loam_gs_rows* r = &k->rows;
-    for (int col = 0; col < k->colors; ++col) {
-#pragma omp for schedule(static) nowait
-        for (int q = k->pair_end[col]; q < k->color_start[col + 1]; ++q) {
-            float* lam = &c->body_lambda[3 * (size_t)~r->j[q]];
-            lam[0] = r->lx[q];
-            lam[1] = r->ly[q];
-            lam[2] = r->lz[q];
-        }
+#pragma omp for schedule(static)
+    for (int b = 0; b < loam_block_count(w->count); ++b) {
+        const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
+        for (int col = 0; col < LOAM_COLOR_SLOTS; ++col)
+            for (int q = marks[2 * col + 1]; q < marks[2 * col + 2]; ++q) {
+                float* lam = &c->body_lambda[3 * (size_t)~r->j[q]];
+                lam[0] = r->lx[q];
+                lam[1] = r->ly[q];
+                lam[2] = r->lz[q];
+            }
     }
 }
 
@@ -136,7 +138,7 @@ void loam_granular_rows_to_slots(loam_world* w) {
     loam_contact_set* p = &w->prev;
     loam_coloring* k = &w->coloring;
     const loam_gs_rows* r = &k->rows;
-    int total = k->color_start[k->colors];
+    int total = k->color_start[LOAM_COLOR_SLOTS];
 #pragma omp parallel for schedule(static)
     for (int q = 0; q < total; ++q) {
         int32_t ref = k->list[q];
@@ -188,24 +190,58 @@ static void warm_rows(const loam_gs_rows* r, int lo, int hi, float* sv) {
     }
 }
 
-/* One velocity sweep over colour col; returns its largest |dv|^2. */
-static float sweep_color(loam_world* w, int col, int serial, float inv_dt, float alpha) {
+/* One velocity sweep over block b's inner rows; returns the largest |dv|^2. */
+static float sweep_block(loam_world* w, int b, float inv_dt, float alpha, float most) {
+    loam_gs_rows* r = &w->coloring.rows;
+    const int32_t* marks = &w->coloring.inner[(size_t)b * LOAM_BLOCK_MARKS];
+    float mu = w->params.friction;
+    for (int col = 0; col < LOAM_COLOR_SLOTS; ++col) {
+        int lo = marks[2 * col], mid = marks[2 * col + 1], hi = marks[2 * col + 2];
+        /* Rows of one colour share no particle (8 per vector batch); the serial colour's may. */
+        if (col < LOAM_MAX_COLORS) most = pair_rows(r, lo, mid, w->sv, mu, inv_dt, alpha, most);
+        else most = loam_gs_pair_rows(r, lo, mid, w->sv, mu, inv_dt, alpha, most);
+        most = body_rows(&w->cur, r, mid, hi, w->sv, inv_dt, alpha, most);
+    }
+    return most;
+}
+
+/* One velocity sweep over the crossing rows of colour col; returns the largest |dv|^2. */
+static float sweep_crossing(loam_world* w, int col, float inv_dt, float alpha) {
     loam_coloring* k = &w->coloring;
     loam_gs_rows* r = &k->rows;
     float mu = w->params.friction, most = 0.0f;
-    int lo = k->color_start[col], mid = k->pair_end[col], hi = k->color_start[col + 1];
-    if (serial) {
-        most = loam_gs_pair_rows(r, lo, mid, w->sv, mu, inv_dt, alpha, most); /* rows may share particles */
-        return body_rows(&w->cur, r, mid, hi, w->sv, inv_dt, alpha, most);
+    int lo = k->color_start[col], hi = k->color_start[col + 1];
+    if (col == LOAM_MAX_COLORS) {
+        /* The serial rest: contacts here may share particles. */
+#pragma omp single
+        most = loam_gs_pair_rows(r, lo, hi, w->sv, mu, inv_dt, alpha, most);
+        return most;
     }
-    /* A colour's pair rows and body rows touch disjoint particles: no barrier between them. */
-#pragma omp for schedule(static) nowait
-    for (int q = lo; q < mid; q += LOAM_GS_CHUNK)
-        most = pair_rows(r, q, q + LOAM_GS_CHUNK < mid ? q + LOAM_GS_CHUNK : mid, w->sv, mu, inv_dt, alpha, most);
 #pragma omp for schedule(static)
-    for (int q = mid; q < hi; q += LOAM_GS_CHUNK)
-        most = body_rows(&w->cur, r, q, q + LOAM_GS_CHUNK < hi ? q + LOAM_GS_CHUNK : hi, w->sv, inv_dt, alpha, most);
+    for (int q = lo; q < hi; q += LOAM_GS_CHUNK)
+        most = pair_rows(r, q, q + LOAM_GS_CHUNK < hi ? q + LOAM_GS_CHUNK : hi, w->sv, mu, inv_dt, alpha, most);
     return most;
+}
+
+/* The warm-start impulses of all rows: blocks' inner rows in parallel, then crossing rows by colour. */
+static void warm_all(loam_world* w) {
+    const loam_coloring* k = &w->coloring;
+#pragma omp for schedule(dynamic, 1)
+    for (int b = 0; b < loam_block_count(w->count); ++b) {
+        const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
+        warm_rows(&k->rows, marks[0], marks[2 * LOAM_COLOR_SLOTS], w->sv);
+    }
+    for (int col = 0; col < k->colors; ++col) {
+        int lo = k->color_start[col], hi = k->color_start[col + 1];
+        if (col == LOAM_MAX_COLORS) {
+#pragma omp single
+            warm_rows(&k->rows, lo, hi, w->sv);
+            continue;
+        }
+#pragma omp for schedule(static)
+        for (int q = lo; q < hi; q += LOAM_GS_CHUNK)
+            warm_rows(&k->rows, q, q + LOAM_GS_CHUNK < hi ? q + LOAM_GS_CHUNK : hi, w->sv);
+    }
 }
 
 void loam_granular_solve_gs(loam_world* w, float alpha, int rows_valid) {
@@ -213,39 +249,23 @@ void loam_granular_solve_gs(loam_world* w, float alpha, int rows_valid) {
     float inv_dt = (float)(1.0 / w->params.dt);
     float tol2 = w->params.tolerance * w->params.tolerance;
     float change2[2] = {0.0f, 0.0f}; /* by sweep parity, so resetting one never races a reader */
-    int sweeps = 0;
+    int sweeps = 0, blocks = loam_block_count(w->count);
     /* Detection left the positions and radii packed in the solver's velocity buffer. */
     float worst = gather_rows(w, w->sv, rows_valid);
     if (worst > w->stats.max_overlap) w->stats.max_overlap = worst;
     loam_granular_free_velocity(w);
 #pragma omp parallel
     {
-        for (int col = 0; col < k->colors; ++col) {
-            int lo = k->color_start[col], hi = k->color_start[col + 1];
-            if (col == LOAM_MAX_COLORS) {
-#pragma omp single
-                warm_rows(&k->rows, lo, hi, w->sv);
-                continue;
-            }
-#pragma omp for schedule(static)
-            for (int q = lo; q < hi; q += LOAM_GS_CHUNK)
-                warm_rows(&k->rows, q, q + LOAM_GS_CHUNK < hi ? q + LOAM_GS_CHUNK : hi, w->sv);
-        }
+        warm_all(w);
         for (int s = 0; s < w->params.sweeps; ++s) {
             float mine = 0.0f;
 #pragma omp single
             change2[s & 1] = 0.0f;
+            /* Blocks touch disjoint particles through their inner rows: any thread, any order. */
+#pragma omp for schedule(dynamic, 1)
+            for (int b = 0; b < blocks; ++b) mine = sweep_block(w, b, inv_dt, alpha, mine);
             for (int col = 0; col < k->colors; ++col) {
-                if (col == LOAM_MAX_COLORS) {
-                    /* The serial rest: contacts here may share particles. */
-#pragma omp single
-                    {
-                        float d2 = sweep_color(w, col, 1, inv_dt, alpha);
-                        mine = d2 > mine ? d2 : mine;
-                    }
-                    continue;
-                }
-                float d2 = sweep_color(w, col, 0, inv_dt, alpha);
+                float d2 = sweep_crossing(w, col, inv_dt, alpha);
                 mine = d2 > mine ? d2 : mine;
             }
 #pragma omp critical(loam_gs_change)
@@ -291,13 +311,13 @@ static void pair_pushes(loam_gs_rows* r, int lo, int hi, float* u, float rate) {
     loam_gs_pair_pushes(r, lo, hi, u, rate);
 }
 
-/* Overlap removal (push.c) by colour, over the rows. */
+/* Overlap removal (push.c) over the rows, in the velocity sweeps' order. */
 void loam_granular_push_gs(loam_world* w) {
     loam_coloring* k = &w->coloring;
     loam_gs_rows* r = &k->rows;
     float rate = w->params.baumgarte / (float)w->params.dt;
     float* u = w->push_velocity;
-    int n = w->count;
+    int n = w->count, blocks = loam_block_count(n);
 #pragma omp parallel
     {
 #pragma omp for schedule(static)
@@ -305,23 +325,28 @@ void loam_granular_push_gs(loam_world* w) {
             u[4 * i] = u[4 * i + 1] = u[4 * i + 2] = 0.0f;
             u[4 * i + 3] = w->inv_mass[i];
         }
-        for (int s = 0; s < w->params.push_sweeps; ++s)
+        for (int s = 0; s < w->params.push_sweeps; ++s) {
+#pragma omp for schedule(dynamic, 1)
+            for (int b = 0; b < blocks; ++b) {
+                const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
+                for (int col = 0; col < LOAM_COLOR_SLOTS; ++col) {
+                    int lo = marks[2 * col], mid = marks[2 * col + 1], hi = marks[2 * col + 2];
+                    if (col < LOAM_MAX_COLORS) pair_pushes(r, lo, mid, u, rate);
+                    else loam_gs_pair_pushes(r, lo, mid, u, rate);
+                    body_pushes(r, mid, hi, u, rate);
+                }
+            }
             for (int col = 0; col < k->colors; ++col) {
-                int lo = k->color_start[col], mid = k->pair_end[col], hi = k->color_start[col + 1];
+                int lo = k->color_start[col], hi = k->color_start[col + 1];
                 if (col == LOAM_MAX_COLORS) {
 #pragma omp single
-                    {
-                        loam_gs_pair_pushes(r, lo, mid, u, rate);
-                        body_pushes(r, mid, hi, u, rate);
-                    }
+                    loam_gs_pair_pushes(r, lo, hi, u, rate);
                     continue;
                 }
-#pragma omp for schedule(static) nowait
-                for (int q = lo; q < mid; q += LOAM_GS_CHUNK)
-                    pair_pushes(r, q, q + LOAM_GS_CHUNK < mid ? q + LOAM_GS_CHUNK : mid, u, rate);
 #pragma omp for schedule(static)
-                for (int q = mid; q < hi; q += LOAM_GS_CHUNK)
-                    body_pushes(r, q, q + LOAM_GS_CHUNK < hi ? q + LOAM_GS_CHUNK : hi, u, rate);
+                for (int q = lo; q < hi; q += LOAM_GS_CHUNK)
+                    pair_pushes(r, q, q + LOAM_GS_CHUNK < hi ? q + LOAM_GS_CHUNK : hi, u, rate);
             }
+        }
     }
 }

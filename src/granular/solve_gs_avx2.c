@@ -125,3 +125,44 @@ void loam_gs_pair_pushes_avx2(loam_gs_rows* r, int lo, int hi, float* u, float r
     }
     loam_gs_pair_pushes(r, q, hi, u, rate);
 }
+
+float loam_gs_pair_geometry_avx2(loam_gs_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst) {
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), vlen = _mm256_set1_ps(len);
+    const __m256 half = _mm256_set1_ps(0.5f * len), mhalf = _mm256_set1_ps(-0.5f * len);
+    __m256 vworst = _mm256_set1_ps(worst);
+    int q = lo;
+    for (; q + 8 <= hi; q += 8) {
+        __m256i vj = _mm256_loadu_si256((const __m256i*)&r->j[q]);
+        __m256i vi = _mm256_loadu_si256((const __m256i*)&r->i[q]);
+        /* Body rows (j < 0) load their own particle twice and are not stored. */
+        __m256 body = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_setzero_si256(), vj));
+        int32_t jj[8];
+        _mm256_storeu_si256((__m256i*)jj, _mm256_blendv_epi8(vj, vi, _mm256_castps_si256(body)));
+        __m256 ax, ay, az, ar, bx, by, bz, br;
+        load8(pos, &r->i[q], &ax, &ay, &az, &ar);
+        load8(pos, jj, &bx, &by, &bz, &br);
+        __m256 o[3] = {SUB(ax, bx), SUB(ay, by), SUB(az, bz)};
+        if (axis >= 0) {
+            __m256 d = o[axis];
+            __m256 up = _mm256_cmp_ps(d, half, _CMP_GT_OQ), down = _mm256_cmp_ps(d, mhalf, _CMP_LT_OQ);
+            o[axis] = _mm256_blendv_ps(_mm256_blendv_ps(d, ADD(d, vlen), down), SUB(d, vlen), up);
+        }
+        __m256 dist = _mm256_sqrt_ps(ADD(ADD(MUL(o[0], o[0]), MUL(o[1], o[1])), MUL(o[2], o[2])));
+        __m256 inv = _mm256_div_ps(one, dist), apart = _mm256_cmp_ps(dist, zero, _CMP_GT_OQ);
+        __m256 nx = _mm256_blendv_ps(zero, MUL(o[0], inv), apart);
+        __m256 ny = _mm256_blendv_ps(zero, MUL(o[1], inv), apart);
+        __m256 nz = _mm256_blendv_ps(one, MUL(o[2], inv), apart);
+        __m256 gap = SUB(SUB(dist, ar), br);
+        __m256i keep = _mm256_castps_si256(_mm256_xor_ps(body, _mm256_castsi256_ps(_mm256_set1_epi32(-1))));
+        _mm256_maskstore_ps(&r->nx[q], keep, nx);
+        _mm256_maskstore_ps(&r->ny[q], keep, ny);
+        _mm256_maskstore_ps(&r->nz[q], keep, nz);
+        _mm256_maskstore_ps(&r->gap[q], keep, gap);
+        __m256 over = _mm256_blendv_ps(SUB(zero, gap), zero, body);
+        vworst = _mm256_max_ps(over, vworst);
+    }
+    float lanes[8];
+    _mm256_storeu_ps(lanes, vworst);
+    for (int k = 0; k < 8; ++k) worst = lanes[k] > worst ? lanes[k] : worst;
+    return loam_gs_pair_geometry(r, q, hi, pos, axis, len, worst);
+}

@@ -72,16 +72,24 @@ typedef struct loam_gs_rows {
     float* push;              /* overlap-removal pseudo-impulse, N s */
 } loam_gs_rows;
 
+/* Solve order of the rows (color.c): first the inner rows of each block of particles (both particles
+ * in the block, or a body contact), block after block, within a block colour by colour with pairs
+ * before body contacts; then the rows whose particles lie in two blocks, colour by colour. A
+ * thread sweeps a whole block's inner rows with no barrier, its 1024 velocities in L1 cache; only
+ * the crossing rows need the colour-by-colour barriers. */
+enum { LOAM_COLOR_SLOTS = LOAM_MAX_COLORS + 1, LOAM_BLOCK_MARKS = 2 * LOAM_COLOR_SLOTS + 1 };
+
 typedef struct loam_coloring {
     uint64_t* mask;           /* n: colours used by each particle */
-    int32_t* list;            /* constraints by colour: pair slot s, or ~s for body slot s; within a
-                                 colour, pairs first, then body contacts */
+    int32_t* list;            /* constraints in solve order: pair slot s, or ~s for body slot s */
     loam_gs_rows rows;        /* the list's contacts, in the same order */
     int list_capacity;        /* entries of list and of each rows array */
-    int32_t* block_counts;    /* 2 * blocks * (LOAM_MAX_COLORS + 1): per-block counts, then offsets */
-    int color_start[LOAM_MAX_COLORS + 2];
-    int pair_end[LOAM_MAX_COLORS + 1]; /* end of colour c's pair rows (its body rows follow) */
-    int colors;               /* colours in use (the last may be the serial one) */
+    int32_t* block_counts;    /* 3 * blocks * LOAM_COLOR_SLOTS: per-block counts, then offsets */
+    int32_t* inner;           /* blocks * LOAM_BLOCK_MARKS: block b's first pair row of colour c at
+                                 [b * LOAM_BLOCK_MARKS + 2c], first body row at [.. + 2c + 1], and the
+                                 block's end at [.. + 2 LOAM_COLOR_SLOTS] */
+    int color_start[LOAM_COLOR_SLOTS + 1]; /* crossing rows of colour c: [color_start[c], [c + 1]) */
+    int colors;               /* crossing colours in use (the last may be the serial one) */
     int64_t colored_step;     /* the step the colouring was made for; -1 = none */
     int lambda_in_rows;       /* the pair impulses of colored_step live only in the rows (the slot
                                  copies are stale until loam_granular_rows_to_slots) */
