@@ -1,8 +1,11 @@
 /* Storage for one step's contacts. Sized on the first steps, then reused: no allocation in a
  * steady-state step. */
+#include <stdint.h>
 #include <string.h>
 
 #include "granular/world_internal.h"
+
+enum { LOAM_MAX_REGIONS_ON_STACK = 256 };
 
 static void set_free(loam_contact_set* s) {
     void* arrays[] = {s->pair_start, s->pair_count, s->pair_j,     s->pair_lambda, s->body_start,
@@ -35,8 +38,8 @@ void loam_contacts_free(loam_world* w) {
     loam_contact_set mine = current_set(c);
     set_free(&mine);
     set_free(&w->prev);
-    void* arrays[] = {c->pair_n, c->pair_push, c->body_owner, c->body_n,   c->body_v,
-                      c->body_push, c->in_start, c->in_count,   c->in_slot};
+    void* arrays[] = {c->pair_n,    c->pair_push, c->body_owner, c->body_n,      c->body_v,     c->body_push,
+                      c->in_start,  c->in_count,  c->in_slot,    c->pair_region, c->body_region};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) loam_free(arrays[k]);
     memset(c, 0, sizeof *c);
 }
@@ -50,7 +53,10 @@ int loam_contacts_alloc(loam_world* w, int n) {
                           &p->pair_count, &p->body_start, &p->body_count, &c->in_start, &c->in_count};
     for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; ++a)
         if (!(*arrays[a] = loam_calloc(1, bytes))) return 0;
-    return 1;
+    size_t regions = (size_t)loam_block_count(n) + 1;
+    c->pair_region = loam_calloc(regions, sizeof(int32_t));
+    c->body_region = loam_calloc(regions, sizeof(int32_t));
+    return c->pair_region && c->body_region;
 }
 
 void loam_contacts_swap(loam_world* w) {
@@ -67,77 +73,86 @@ static int regrow(void** p, size_t bytes) {
     return 1;
 }
 
-int loam_contacts_reserve(loam_world* w, int blocks, int pair_cap, int body_cap) {
-    loam_contacts* c = &w->cur;
-    /* Both sets are regrown: which one is current changes every step. Contents need not survive
-     * (detection rewrites every slot, and a lost warm start costs only convergence) except the
-     * previous set's, which is copied when it grows. */
-    loam_contact_set* sets[2] = {&w->prev, NULL};
-    loam_contact_set cur_set = current_set(c);
-    sets[1] = &cur_set;
-    if (pair_cap > c->block_capacity) {
-        size_t slots = (size_t)blocks * (size_t)pair_cap, old = (size_t)blocks * (size_t)c->block_capacity;
-        for (int k = 0; k < 2; ++k) {
-            int32_t* j = loam_malloc(slots * 4);
-            float* lam = loam_malloc(slots * 12);
-            uint8_t* color = loam_malloc(slots);
-            if (!j || !lam || !color) {
-                loam_free(j);
-                loam_free(lam);
-                loam_free(color);
-                return 0;
-            }
-            if (k == 0 && old) { /* keep last step's impulses for the warm start, slot for slot */
-                memcpy(j, sets[k]->pair_j, old * 4);
-                memcpy(lam, sets[k]->pair_lambda, old * 12);
-                memcpy(color, sets[k]->pair_color, old);
-            }
-            loam_free(sets[k]->pair_j);
-            loam_free(sets[k]->pair_lambda);
-            loam_free(sets[k]->pair_color);
-            sets[k]->pair_j = j;
-            sets[k]->pair_lambda = lam;
-            sets[k]->pair_color = color;
+/* New regions for the given needs: a block that needs more than it has gets a quarter more than
+ * it needs (a bed that keeps compacting regrows a few times, not every step); the others keep
+ * theirs. Returns the new total, or -1 when nothing has to grow. */
+static long long plan_regions(const int32_t* region, const int32_t* need, int blocks, int32_t* out) {
+    int grow = 0;
+    long long at = 0;
+    for (int b = 0; b < blocks; ++b) {
+        long long cap = region[b + 1] - region[b];
+        if (need[b] > cap) {
+            cap = need[b] + need[b] / 4 + 16;
+            grow = 1;
         }
-        c->block_capacity = pair_cap;
-        if (c->pair_n && !loam_contacts_reserve_jacobi(w, blocks)) return 0;
+        out[b] = (int32_t)at;
+        at += cap;
     }
-    if (body_cap > c->body_block_capacity) {
-        size_t slots = (size_t)blocks * (size_t)body_cap, old = (size_t)blocks * (size_t)c->body_block_capacity;
-        for (int k = 0; k < 2; ++k) {
-            int32_t* shape = loam_malloc(slots * 4);
-            float* lam = loam_malloc(slots * 12);
-            uint8_t* color = loam_malloc(slots);
-            if (!shape || !lam || !color) {
-                loam_free(shape);
-                loam_free(lam);
-                loam_free(color);
-                return 0;
-            }
-            if (k == 0 && old) {
-                memcpy(shape, sets[k]->body_shape, old * 4);
-                memcpy(lam, sets[k]->body_lambda, old * 12);
-                memcpy(color, sets[k]->body_color, old);
-            }
-            loam_free(sets[k]->body_shape);
-            loam_free(sets[k]->body_lambda);
-            loam_free(sets[k]->body_color);
-            sets[k]->body_shape = shape;
-            sets[k]->body_lambda = lam;
-            sets[k]->body_color = color;
-        }
-        if (!regrow((void**)&c->body_owner, slots * 4) || !regrow((void**)&c->body_n, slots * 16) ||
-            !regrow((void**)&c->body_v, slots * 16) || !regrow((void**)&c->body_push, slots * 4))
-            return 0;
-        c->body_block_capacity = body_cap;
+    out[blocks] = (int32_t)at;
+    return grow ? at : -1;
+}
+
+/* One array of both sets, regrown to `slots` entries of `size` bytes. Contents need not survive
+ * (detection rewrites every slot of this step's set) except the previous set's, whose entries keep
+ * their indices: its particles' start indices stay valid for the warm start and the colouring. */
+static int regrow_sets(void** prev_array, void** cur_array, size_t size, size_t slots, size_t old) {
+    void* p = loam_malloc(size * slots + 1);
+    void* q = loam_malloc(size * slots + 1);
+    if (!p || !q) {
+        loam_free(p);
+        loam_free(q);
+        return 0;
     }
-    alias_current(c, &cur_set);
+    if (old) memcpy(p, *prev_array, size * old);
+    loam_free(*prev_array);
+    loam_free(*cur_array);
+    *prev_array = p;
+    *cur_array = q;
     return 1;
+}
+
+int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t* body_need) {
+    loam_contacts* c = &w->cur;
+    loam_contact_set* p = &w->prev;
+    loam_contact_set cur = current_set(c);
+    int blocks = loam_block_count(w->count);
+    int32_t plan[2][LOAM_MAX_REGIONS_ON_STACK];
+    int32_t* pair_plan = blocks < LOAM_MAX_REGIONS_ON_STACK ? plan[0] : loam_malloc(sizeof(int32_t) * (size_t)(blocks + 1));
+    int32_t* body_plan = blocks < LOAM_MAX_REGIONS_ON_STACK ? plan[1] : loam_malloc(sizeof(int32_t) * (size_t)(blocks + 1));
+    int ok = pair_plan && body_plan;
+    long long pairs = ok ? plan_regions(c->pair_region, pair_need, blocks, pair_plan) : -1;
+    long long bodies = ok ? plan_regions(c->body_region, body_need, blocks, body_plan) : -1;
+    if (pairs > INT32_MAX || bodies > INT32_MAX) ok = 0;
+    if (ok && pairs >= 0) {
+        size_t slots = (size_t)pairs, old = (size_t)c->pair_region[blocks];
+        ok = regrow_sets((void**)&p->pair_j, (void**)&cur.pair_j, 4, slots, old) &&
+             regrow_sets((void**)&p->pair_lambda, (void**)&cur.pair_lambda, 12, slots, old) &&
+             regrow_sets((void**)&p->pair_color, (void**)&cur.pair_color, 1, slots, old);
+        if (ok) memcpy(c->pair_region, pair_plan, sizeof(int32_t) * (size_t)(blocks + 1));
+        alias_current(c, &cur);
+        if (ok && c->pair_n) ok = loam_contacts_reserve_jacobi(w, blocks);
+    }
+    if (ok && bodies >= 0) {
+        size_t slots = (size_t)bodies, old = (size_t)c->body_region[blocks];
+        ok = regrow_sets((void**)&p->body_shape, (void**)&cur.body_shape, 4, slots, old) &&
+             regrow_sets((void**)&p->body_lambda, (void**)&cur.body_lambda, 12, slots, old) &&
+             regrow_sets((void**)&p->body_color, (void**)&cur.body_color, 1, slots, old) &&
+             regrow((void**)&c->body_owner, slots * 4) && regrow((void**)&c->body_n, slots * 16) &&
+             regrow((void**)&c->body_v, slots * 16) && regrow((void**)&c->body_push, slots * 4);
+        if (ok) memcpy(c->body_region, body_plan, sizeof(int32_t) * (size_t)(blocks + 1));
+        alias_current(c, &cur);
+    }
+    if (pairs >= 0 || bodies >= 0) c->layout++;
+    if (blocks >= LOAM_MAX_REGIONS_ON_STACK) {
+        loam_free(pair_plan);
+        loam_free(body_plan);
+    }
+    return ok;
 }
 
 int loam_contacts_reserve_jacobi(loam_world* w, int blocks) {
     loam_contacts* c = &w->cur;
-    size_t slots = (size_t)blocks * (size_t)c->block_capacity;
+    size_t slots = (size_t)c->pair_region[blocks];
     loam_free(c->pair_n);
     loam_free(c->pair_push);
     loam_free(c->in_slot);

@@ -125,8 +125,8 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
     int all_same = 1, jacobi = w->params.solver == LOAM_SOLVER_JACOBI;
     loam_contacts* c = &w->cur;
     int32_t nbr[LOAM_MAX_NEIGHBORS];
-    int cap = c->block_capacity, bcap = c->body_block_capacity;
-    int pair_base = b * cap, body_base = b * bcap;
+    int pair_base = c->pair_region[b], body_base = c->body_region[b];
+    int cap = c->pair_region[b + 1] - pair_base, bcap = c->body_region[b + 1] - body_base;
     int pairs = 0, bodies = 0;
     int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
@@ -295,41 +295,39 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
         if (st != LOAM_OK) return st;
     }
     int same = 1;
+    int32_t* pair_need = w->block_need;
+    int32_t* body_need = w->block_need + blocks;
     for (;;) {
-        int max_pairs = 0, max_body = 0, pairs = 0, bodies = 0;
+        int pairs = 0, bodies = 0, grow = 0;
         float worst = 0.0f;
         same = 1;
-#pragma omp parallel for schedule(dynamic, 1) reduction(max : max_pairs, max_body, worst) reduction(+ : pairs, bodies) \
-    reduction(&& : same)
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : worst) reduction(+ : pairs, bodies) \
+    reduction(&& : same) reduction(|| : grow)
         for (int b = 0; b < blocks; ++b) {
             int np, nbd, sb;
             float wo;
             detect_block(w, pos, b, margin, &np, &nbd, &wo, &sb);
             same = same && sb;
-            max_pairs = np > max_pairs ? np : max_pairs;
-            max_body = nbd > max_body ? nbd : max_body;
+            pair_need[b] = np;
+            body_need[b] = nbd;
+            grow = grow || np > w->cur.pair_region[b + 1] - w->cur.pair_region[b] ||
+                   nbd > w->cur.body_region[b + 1] - w->cur.body_region[b];
             worst = wo > worst ? wo : worst;
             pairs += np;
             bodies += nbd;
         }
-        if (max_pairs <= w->cur.block_capacity && max_body <= w->cur.body_block_capacity) {
+        if (!grow) {
             w->stats.contacts = pairs;
             w->stats.body_contacts = bodies;
             w->stats.max_overlap = worst;
             break;
         }
-        /* Rare (first steps, or a sudden pile-up): grow with headroom and detect again. */
-        /* Geometric growth: a bed that keeps compacting regrows a few times, not every step. */
-        int pair_cap = w->cur.block_capacity, body_cap = w->cur.body_block_capacity;
-        if (max_pairs > pair_cap) pair_cap = max_pairs + max_pairs / 2 + 16;
-        if (max_body > body_cap) body_cap = max_body + max_body / 2 + 16;
-        if (!loam_contacts_reserve(w, blocks, pair_cap, body_cap))
+        /* Rare (first steps, or a sudden pile-up): grow the blocks that overflowed, detect again. */
+        if (!loam_contacts_reserve(w, pair_need, body_need))
             return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     }
-    same = same && w->cur.block_capacity == w->capacity_at_last_step[0] &&
-           w->cur.body_block_capacity == w->capacity_at_last_step[1];
-    w->capacity_at_last_step[0] = w->cur.block_capacity;
-    w->capacity_at_last_step[1] = w->cur.body_block_capacity;
+    same = same && w->cur.layout == w->layout_at_last_step;
+    w->layout_at_last_step = w->cur.layout;
     if (same && w->coloring.lambda_in_rows && w->coloring.colored_step == w->step - 1) {
         /* The common step of a bed at rest: the same contacts as last step, whose impulses the
          * Gauss-Seidel rows still hold. Keep last step's contact set (identical partners, with the

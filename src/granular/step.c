@@ -37,9 +37,16 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     int shapes = w->shape_count > 0 ? w->shape_count : 1;
     /* First guesses of the slots a block needs (dense beds: ~3 pairs per particle, a few percent
      * touching walls); blocks that need more grow them once. */
-    int ok = loam_hash_init(&w->hash, table, n) && loam_neighbors_alloc(&w->neighbors, n) &&
-             loam_neighbors_reserve(&w->neighbors, blocks, 6 * LOAM_BLOCK) && loam_contacts_alloc(w, n) &&
-             loam_contacts_reserve(w, blocks, 3 * LOAM_BLOCK, LOAM_BLOCK / 8);
+    w->block_need = loam_malloc(sizeof(int32_t) * 2 * (size_t)blocks);
+    int ok = w->block_need && loam_hash_init(&w->hash, table, n) && loam_neighbors_alloc(&w->neighbors, n) &&
+             loam_neighbors_reserve(&w->neighbors, blocks, 6 * LOAM_BLOCK) && loam_contacts_alloc(w, n);
+    if (ok) {
+        for (int b = 0; b < blocks; ++b) {
+            w->block_need[b] = 3 * LOAM_BLOCK;
+            w->block_need[blocks + b] = LOAM_BLOCK / 8;
+        }
+        ok = loam_contacts_reserve(w, w->block_need, w->block_need + blocks);
+    }
     w->sv = loam_malloc(sizeof(float) * 4 * (size_t)(n > 0 ? n : 1));
     w->push_velocity = loam_calloc(4 * (size_t)(n > 0 ? n : 1), sizeof(float));
     w->coloring.mask = loam_malloc(sizeof(uint64_t) * (size_t)(n > 0 ? n : 1));

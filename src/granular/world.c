@@ -92,6 +92,9 @@ static void scratch_free(loam_world* w) {
     loam_free(w->shape_pose);
     loam_free(w->shape_lo);
     loam_free(w->shape_hi);
+    loam_free(w->block_need);
+    w->block_need = NULL;
+    w->layout_at_last_step = 0;
     w->sv = w->block_scratch = NULL;
     w->contact_total = NULL;
     w->shape_pose = NULL;
@@ -278,7 +281,8 @@ int loam_world_find_body(const loam_world* w, const char* name) {
 
 size_t loam_world_memory(const loam_world* w) {
     size_t n = (size_t)w->count, cap = (size_t)w->capacity, blocks = (size_t)loam_block_count(w->count);
-    size_t slots = blocks * (size_t)w->cur.block_capacity, bslots = blocks * (size_t)w->cur.body_block_capacity;
+    size_t slots = w->cur.pair_region ? (size_t)w->cur.pair_region[blocks] : 0;
+    size_t bslots = w->cur.body_region ? (size_t)w->cur.body_region[blocks] : 0;
     size_t bytes = cap * (8 * sizeof(float) + sizeof(int32_t));                     /* particles */
     bytes += (size_t)w->hash.table_size * 4 + (size_t)w->hash.capacity * 4;          /* hash */
     bytes += n * 20 + blocks * (size_t)w->neighbors.block_capacity * 4;             /* neighbour list */

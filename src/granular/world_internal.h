@@ -36,16 +36,17 @@ typedef struct loam_contact_set {
 } loam_contact_set;
 
 /* Contacts of one step. Particle-particle pairs are owned by the lower index i; each owner keeps its
- * pairs sorted by partner j, in a range of a per-block reserved region (so blocks fill in parallel
- * without counting first). The first ten fields alias the current loam_contact_set. */
+ * pairs sorted by partner j, in a range of its block's reserved region (so blocks fill in parallel
+ * without counting first; each region is sized to its own block's need). The first ten fields alias the current loam_contact_set. */
 typedef struct loam_contacts {
     int32_t *pair_start, *pair_count, *pair_j;
     float* pair_lambda;
     int32_t *body_start, *body_count, *body_shape;
     float* body_lambda;
     uint8_t *pair_color, *body_color;
-    int block_capacity;       /* slots reserved per block in the pair arrays */
-    int body_block_capacity;  /* slots reserved per block in the body-contact arrays */
+    int32_t* pair_region;     /* blocks + 1: block b fills pair slots [pair_region[b], [b + 1]) */
+    int32_t* body_region;     /* blocks + 1: and body slots [body_region[b], [b + 1]) */
+    int layout;               /* counts the changes of the regions */
     /* Jacobi only (NULL until that solver runs; Gauss-Seidel keeps these in its rows): */
     float* pair_n;            /* 4 * slots: unit normal from j to i, and gap (m, < 0 = overlap) */
     float* pair_push;         /* slots: overlap-removal pseudo-impulse (push.c) */
@@ -149,7 +150,8 @@ struct loam_world {
     loam_vec3* shape_hi;
     int64_t last_reorder;     /* step of the last renumbering */
     int contacts_unchanged;   /* this step's contacts are last step's, slot for slot */
-    int capacity_at_last_step[2];
+    int layout_at_last_step;  /* cur.layout of last step */
+    int32_t* block_need;      /* 2 * blocks: pair and body slots each block needed (detect.c) */
     float reach_cap;          /* largest margin + skin a periodic axis allows, m */
     float pair_margin;        /* this step's speculative distance for particle pairs, m */
     float body_margin;        /* and for particle-body pairs, m */
@@ -176,11 +178,12 @@ void loam_granular_color(loam_world* w, int keep);
 void loam_granular_push(loam_world* w);
 /* Renumber particles so bucket-mates are neighbours in memory (see reorder.c). */
 void loam_granular_reorder(loam_world* w);
-/* Contact storage (contacts.c): per-particle arrays for n particles, per-block reserved slot ranges
+/* Contact storage (contacts.c): per-particle arrays for n particles, per-block reserved slot regions
  * (grown, never shrunk, in both sets at once), and the per-step swap of this step's and last step's
  * sets. All return 0 when out of memory. */
 int loam_contacts_alloc(loam_world* w, int n);
-int loam_contacts_reserve(loam_world* w, int blocks, int pair_cap, int body_cap);
+/* Grow the regions of the blocks whose need (pair_need[b], body_need[b] slots) exceeds them. */
+int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t* body_need);
 /* The Jacobi solver's per-slot arrays (pair_n, pair_push, in_slot) at the current capacity. */
 int loam_contacts_reserve_jacobi(loam_world* w, int blocks);
 void loam_contacts_swap(loam_world* w);
