@@ -1,13 +1,17 @@
 /* A single particle against a plane: at rest it stays put (paper-free physics: the velocity-level
  * contact must neither drift nor sink); on an incline it sticks when tan(theta) <= mu and otherwise
- * slides with a = g (sin theta - mu cos theta) (particles carry no spin in this model). */
+ * slides with a = g (sin theta - mu cos theta) (particles carry no spin in this model). Both
+ * solvers: Gauss-Seidel (default) and the paper's projected Jacobi. */
 #include <math.h>
 
 #include "loam/granular.h"
 #include "test_util.h"
 
+static loam_solver_kind g_solver = LOAM_SOLVER_GAUSS_SEIDEL;
+
 static loam_world* one_particle_on(float theta, float mu, float r) {
     loam_granular_params p = loam_granular_default_params();
+    p.solver = g_solver;
     loam_error err;
     loam_world* w = loam_world_create(&p, &err);
     loam_body_def plane = loam_body_default_def();
@@ -80,7 +84,13 @@ static void test_incline(void) {
 }
 
 int main(void) {
-    test_rest();
-    test_incline();
+    loam_solver_kind solvers[] = {LOAM_SOLVER_GAUSS_SEIDEL, LOAM_SOLVER_JACOBI};
+    for (int k = 0; k < 2; ++k) {
+        g_solver = solvers[k];
+        int before = g_test_failures;
+        test_rest();
+        test_incline();
+        if (g_test_failures > before) fprintf(stderr, "  (solver %s)\n", k ? "jacobi" : "gs");
+    }
     TEST_MAIN_END();
 }

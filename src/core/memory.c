@@ -1,11 +1,32 @@
 /* One door to the heap: 64-byte aligned blocks, counted so tests can prove a steady-state step
- * allocates nothing, and sized so a world can report its memory. */
+ * allocates nothing, and sized so a world can report its memory.
+ *
+ * Large blocks (contact and neighbour arrays) are mapped from the kernel directly and unmapped on
+ * free. Through malloc, glibc raises its mmap threshold after the first large free, so a world that
+ * grows its arrays a few times while settling kept the freed ones in the heap: peak RSS ran 25%
+ * above the memory in use (measured on the 100k column). Mapped pages also cost nothing until
+ * touched, so unused headroom does not count. Sanitizer builds keep malloc, which they watch. */
 #include "loam/core.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define LOAM_MAP_LARGE 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LOAM_MAP_LARGE 0
+#endif
+#endif
+#ifndef LOAM_MAP_LARGE
+#define LOAM_MAP_LARGE 1
+#endif
 
 enum { LOAM_ALIGN = 64 };
+static const size_t LOAM_MAP_FROM = 256 * 1024; /* bytes: blocks this large are mapped */
+
+static int mapped(size_t bytes) { return LOAM_MAP_LARGE && bytes >= LOAM_MAP_FROM; }
 
 static uint64_t g_alloc_count;   /* atomically updated: allocations may happen on worker threads */
 static size_t g_bytes_in_use;
@@ -14,8 +35,14 @@ void* loam_malloc(size_t bytes) {
     /* A header of one alignment unit stores the size, so loam_free can account for it. */
     if (bytes > SIZE_MAX - LOAM_ALIGN) return NULL;
     size_t total = (bytes + LOAM_ALIGN + LOAM_ALIGN - 1) / LOAM_ALIGN * LOAM_ALIGN;
-    unsigned char* block = aligned_alloc(LOAM_ALIGN, total);
-    if (!block) return NULL;
+    unsigned char* block;
+    if (mapped(bytes)) {
+        block = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (block == MAP_FAILED) return NULL;
+    } else {
+        block = aligned_alloc(LOAM_ALIGN, total);
+        if (!block) return NULL;
+    }
     memcpy(block, &bytes, sizeof bytes);
     __atomic_add_fetch(&g_alloc_count, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&g_bytes_in_use, bytes, __ATOMIC_RELAXED);
@@ -35,7 +62,8 @@ void loam_free(void* ptr) {
     size_t bytes;
     memcpy(&bytes, block, sizeof bytes);
     __atomic_sub_fetch(&g_bytes_in_use, bytes, __ATOMIC_RELAXED);
-    free(block);
+    if (mapped(bytes)) munmap(block, (bytes + LOAM_ALIGN + LOAM_ALIGN - 1) / LOAM_ALIGN * LOAM_ALIGN);
+    else free(block);
 }
 
 uint64_t loam_alloc_count(void) { return __atomic_load_n(&g_alloc_count, __ATOMIC_RELAXED); }
