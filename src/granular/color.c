@@ -3,8 +3,8 @@
  *
  * Greedy, in particle order: each contact takes the lowest colour unused by its particles (a 64-bit
  * mask per particle). Contacts that persist from last step keep their colour (detect.c carries it
- * over), so when a few contacts appear in a bed at rest only those are coloured, and the colour
- * classes stay stable; a full colouring runs after a renumbering. The result depends only on the
+ * over) and the masks are kept, so when a few contacts appear in a bed at rest only those are
+ * coloured, and the colour classes stay stable; a full colouring runs after a renumbering. The result depends only on the
  * contact lists, never on threads. Contacts that find all 64 colours taken go to a last colour that
  * one thread solves in order. The choice is serial; listing the rows in solve order (see
  * loam_coloring) runs in parallel by block. */
@@ -18,56 +18,53 @@ static inline int lowest_free(uint64_t used) {
 
 enum { SLOTS_OF_COLORS = LOAM_COLOR_SLOTS };
 
-/* Mark the colours of the contacts that kept theirs; count each particle's contacts. */
-static void mark_kept(loam_world* w) {
-    const loam_contacts* c = &w->cur;
+/* Colour the uncoloured contacts, in particle order. The masks hold every colour a particle's
+ * contacts used since the last full colouring: those of contacts that broke since only make the
+ * choice more careful, never wrong. */
+static void choose_colors(loam_world* w) {
+    loam_contacts* c = &w->cur;
     uint64_t* mask = w->coloring.mask;
     for (int i = 0; i < w->count; ++i) {
         for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
-            int col = c->pair_color[s], j = c->pair_j[s];
+            if (c->pair_color[s] != LOAM_UNCOLORED) continue;
+            int j = c->pair_j[s], col = lowest_free(mask[i] | mask[j]);
             if (col < LOAM_MAX_COLORS) {
                 mask[i] |= 1ull << col;
                 mask[j] |= 1ull << col;
             }
+            c->pair_color[s] = (uint8_t)col;
         }
-        for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s)
-            if (c->body_color[s] < LOAM_MAX_COLORS) mask[i] |= 1ull << c->body_color[s];
+        for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) {
+            if (c->body_color[s] != LOAM_UNCOLORED) continue;
+            int col = lowest_free(mask[i]);
+            if (col < LOAM_MAX_COLORS) mask[i] |= 1ull << col;
+            c->body_color[s] = (uint8_t)col;
+        }
     }
 }
 
-/* Colour the uncoloured contacts and count every colour's pairs and body contacts per block. */
-static void choose_colors(loam_world* w, int32_t* pairs_of, int32_t* bodies_of, int32_t* crossing_of) {
-    loam_contacts* c = &w->cur;
-    uint64_t* mask = w->coloring.mask;
-    for (int i = 0; i < w->count; ++i) {
-        int block = i / LOAM_BLOCK;
-        int32_t* pc = &pairs_of[(size_t)block * SLOTS_OF_COLORS];
-        int32_t* bc = &bodies_of[(size_t)block * SLOTS_OF_COLORS];
-        int32_t* xc = &crossing_of[(size_t)block * SLOTS_OF_COLORS];
-        for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
-            int j = c->pair_j[s], col = c->pair_color[s];
-            if (col == LOAM_UNCOLORED) {
-                col = lowest_free(mask[i] | mask[j]);
-                if (col < LOAM_MAX_COLORS) {
-                    mask[i] |= 1ull << col;
-                    mask[j] |= 1ull << col;
-                }
-                c->pair_color[s] = (uint8_t)col;
+/* Count every colour's inner pairs, body contacts and crossing pairs of each block, and each
+ * particle's contacts (the particles view reports them). */
+static void count_colors(loam_world* w, int32_t* pairs_of, int32_t* bodies_of, int32_t* crossing_of) {
+    const loam_contacts* c = &w->cur;
+    int n = w->count, blocks = loam_block_count(n);
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; ++i) w->contact_total[i] = 0;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < blocks; ++b) {
+        int32_t* pc = &pairs_of[(size_t)b * SLOTS_OF_COLORS];
+        int32_t* bc = &bodies_of[(size_t)b * SLOTS_OF_COLORS];
+        int32_t* xc = &crossing_of[(size_t)b * SLOTS_OF_COLORS];
+        int end = (b + 1) * LOAM_BLOCK < n ? (b + 1) * LOAM_BLOCK : n;
+        for (int i = b * LOAM_BLOCK; i < end; ++i) {
+            for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
+                int j = c->pair_j[s];
+                if (j / LOAM_BLOCK == b) pc[c->pair_color[s]]++;
+                else xc[c->pair_color[s]]++;
+                __atomic_add_fetch(&w->contact_total[j], 1, __ATOMIC_RELAXED);
             }
-            if (j / LOAM_BLOCK == block) pc[col]++;
-            else xc[col]++;
-            w->contact_total[i]++;
-            w->contact_total[j]++;
-        }
-        for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) {
-            int col = c->body_color[s];
-            if (col == LOAM_UNCOLORED) {
-                col = lowest_free(mask[i]);
-                if (col < LOAM_MAX_COLORS) mask[i] |= 1ull << col;
-                c->body_color[s] = (uint8_t)col;
-            }
-            bc[col]++;
-            w->contact_total[i]++;
+            for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) bc[c->body_color[s]]++;
+            __atomic_add_fetch(&w->contact_total[i], c->pair_count[i] + c->body_count[i], __ATOMIC_RELAXED);
         }
     }
 }
@@ -80,19 +77,17 @@ void loam_granular_color(loam_world* w, int keep) {
     int32_t* pairs_of = k->block_counts; /* [block][colour]: inner pairs, inner bodies, crossing pairs */
     int32_t* bodies_of = k->block_counts + per_kind;
     int32_t* crossing_of = k->block_counts + 2 * per_kind;
-    memset(k->mask, 0, sizeof(uint64_t) * (size_t)n);
-    memset(w->contact_total, 0, sizeof(int32_t) * (size_t)n);
     memset(k->block_counts, 0, sizeof(int32_t) * 3 * per_kind);
-    if (keep) {
-        mark_kept(w);
-    } else {
+    if (!keep) {
+        memset(k->mask, 0, sizeof(uint64_t) * (size_t)n);
 #pragma omp parallel for schedule(static)
         for (int i = 0; i < n; ++i) {
             memset(&c->pair_color[c->pair_start[i]], LOAM_UNCOLORED, (size_t)c->pair_count[i]);
             memset(&c->body_color[c->body_start[i]], LOAM_UNCOLORED, (size_t)c->body_count[i]);
         }
     }
-    choose_colors(w, pairs_of, bodies_of, crossing_of);
+    choose_colors(w);
+    count_colors(w, pairs_of, bodies_of, crossing_of);
     /* Turn the counts into each block's and colour's first row (the order of loam_coloring). */
     int at = 0;
     for (int b = 0; b < blocks; ++b) {

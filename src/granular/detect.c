@@ -155,10 +155,15 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
         loam_vec3 p = v3(w->x[i], w->y[i], w->z[i]);
         float reach = w->radius[i] + w->body_margin;
         for (int s = 0; s < w->shape_count; ++s) {
+            /* Distance outside the shape's box along the worst axis; one branch, not six (most
+             * particles are far from every shape, in no pattern a predictor could learn). */
             loam_vec3 lo = w->shape_lo[s], hi = w->shape_hi[s];
-            if (p.x < lo.x - reach || p.y < lo.y - reach || p.z < lo.z - reach || p.x > hi.x + reach ||
-                p.y > hi.y + reach || p.z > hi.z + reach)
-                continue;
+            float ox = lo.x - p.x > p.x - hi.x ? lo.x - p.x : p.x - hi.x;
+            float oy = lo.y - p.y > p.y - hi.y ? lo.y - p.y : p.y - hi.y;
+            float oz = lo.z - p.z > p.z - hi.z ? lo.z - p.z : p.z - hi.z;
+            float out = ox > oy ? ox : oy;
+            out = out > oz ? out : oz;
+            if (out > reach) continue;
             loam_pose pose = w->shape_pose[s];
             loam_vec3 nl;
             float f = loam_shape_sdf(&w->shapes[s].shape, loam_pose_apply_inverse(pose, p), &nl);

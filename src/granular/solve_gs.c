@@ -75,6 +75,22 @@ static float pair_geometry(loam_gs_rows* r, int lo, int hi, const float* pos, in
     return loam_gs_pair_geometry(r, lo, hi, pos, axis, len, worst);
 }
 
+/* Body row q from its slot: body contacts are few, and their slots are always current. */
+static void body_row(const loam_world* w, loam_gs_rows* r, int q, float omega) {
+    const loam_contacts* c = &w->cur;
+    int s = ~r->j[q];
+    const float* nd = &c->body_n[4 * (size_t)s];
+    const float* lam = &c->body_lambda[3 * (size_t)s];
+    r->nx[q] = nd[0];
+    r->ny[q] = nd[1];
+    r->nz[q] = nd[2];
+    r->gap[q] = nd[3];
+    r->meff[q] = omega / w->inv_mass[r->i[q]];
+    r->lx[q] = lam[0];
+    r->ly[q] = lam[1];
+    r->lz[q] = lam[2];
+}
+
 static float gather_rows(loam_world* w, const float* pos, int rows_valid) {
     const loam_contacts* c = &w->cur;
     loam_coloring* k = &w->coloring;
@@ -82,34 +98,36 @@ static float gather_rows(loam_world* w, const float* pos, int rows_valid) {
     float omega = w->params.relaxation, worst = 0.0f;
     float len = w->params.periodic_hi - w->params.periodic_lo;
     int total = k->color_start[LOAM_COLOR_SLOTS], warm = w->params.warm_start, axis = w->params.periodic_axis;
+    int blocks = loam_block_count(w->count);
 #pragma omp parallel for schedule(static) reduction(max : worst)
     for (int q0 = 0; q0 < total; q0 += LOAM_GS_CHUNK) {
         int hi = q0 + LOAM_GS_CHUNK < total ? q0 + LOAM_GS_CHUNK : total;
         worst = pair_geometry(r, q0, hi, pos, axis, len, worst);
         memset(&r->push[q0], 0, sizeof(float) * (size_t)(hi - q0));
+        if (rows_valid && warm) continue; /* pair rows are complete; body rows below */
         for (int q = q0; q < hi; ++q) {
             int i = r->i[q], j = r->j[q];
-            const float* lam;
-            if (j >= 0) {
-                if (rows_valid) {
-                    if (!warm) r->lx[q] = r->ly[q] = r->lz[q] = 0.0f;
-                    continue;
-                }
-                r->meff[q] = omega / (w->inv_mass[i] + w->inv_mass[j]);
-                lam = &c->pair_lambda[3 * (size_t)k->list[q]];
-            } else { /* body rows: few, and their slots are always current */
-                const float* nd = &c->body_n[4 * (size_t)~j];
-                r->nx[q] = nd[0];
-                r->ny[q] = nd[1];
-                r->nz[q] = nd[2];
-                r->gap[q] = nd[3];
-                r->meff[q] = omega / w->inv_mass[i];
-                lam = &c->body_lambda[3 * (size_t)~j];
+            if (j < 0) {
+                body_row(w, r, q, omega);
+                continue;
             }
+            if (rows_valid) { /* and no warm start */
+                r->lx[q] = r->ly[q] = r->lz[q] = 0.0f;
+                continue;
+            }
+            r->meff[q] = omega / (w->inv_mass[i] + w->inv_mass[j]);
+            const float* lam = &c->pair_lambda[3 * (size_t)k->list[q]];
             r->lx[q] = lam[0];
             r->ly[q] = lam[1];
             r->lz[q] = lam[2];
         }
+    }
+    if (!(rows_valid && warm)) return worst;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < blocks; ++b) {
+        const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
+        for (int col = 0; col < LOAM_COLOR_SLOTS; ++col)
+            for (int q = marks[2 * col + 1]; q < marks[2 * col + 2]; ++q) body_row(w, r, q, omega);
     }
     return worst;
 }
