@@ -8,6 +8,28 @@
 
 #include "granular/world_internal.h"
 
+/* Rows of one range are cut into chunks with fixed boundaries, so which rows run as a vector batch
+ * and which as the scalar tail never depends on the thread count. */
+enum { LOAM_GS_CHUNK = 256 };
+
+/* Whether the AVX2 kernels may run (a load of a flag the runtime set at start-up). */
+static inline int loam_cpu_has_avx2(void) {
+#ifdef LOAM_HAVE_AVX2
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
+/* Refresh the rows for this step (gs_rows.c): normals and gaps from the positions (pos: x, y, z, r
+ * per particle), body contacts' from their slots. After a colouring (which wrote the rows'
+ * particles) also the effective masses and the warm-start impulses from the slots; otherwise the
+ * rows hold this step's contacts already, and their impulses, last step's results, are exactly the
+ * warm start. Returns the largest pair overlap, m. */
+float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid);
+/* Inside a parallel region: body rows' impulses back to their slots (body wrenches read them). */
+void loam_gs_rows_scatter_bodies(loam_world* w);
+
 /* Bias of the normal target: a speculative contact (gap > 0) may close its gap in one step, an
  * overlapping one is pushed out at alpha * overlap / dt (alpha = 0 when pushes are split off). */
 static inline float loam_gs_bias(float gap, float inv_dt, float alpha) {

@@ -9,165 +9,19 @@
  * dt = 1e-3 with 3 sweeps, Jacobi left overlaps of 0.2 to 0.3 r and the column kept creeping;
  * see docs/solver.md.
  *
- * Layout: the sweeps (3 velocity + 2 push by default) run over loam_gs_rows in colour order,
- * gathered once from the slot arrays at the start of the solve and scattered back at the end. A
- * sweep then reads contiguous streams plus the two particles' velocities; reading the slot arrays
- * in colour order instead cost five scattered loads per contact per sweep (the solve took 70% of a
- * step at rest). Pair rows of one colour touch disjoint particles, so 8 of them are one AVX2 batch
+ * Layout (loam_coloring, color.c): the sweeps (3 velocity + 2 push by default) run over rows, the
+ * contacts in solve order with their normal, gap, impulse and effective mass in arrays (gs_rows.c
+ * fills them). Reading the slot arrays in colour order instead cost five scattered loads per contact
+ * per sweep (the solve took 70% of a step at rest). Each block's inner rows are swept by one thread,
+ * with no barrier and its velocities in cache; then the rows that cross blocks, colour by colour.
+ * Pair rows of one colour touch disjoint particles, so 8 of them are one AVX2 batch
  * (solve_gs_avx2.c) where the CPU has it; its arithmetic is the scalar kernels' (gs_rows.h), in
  * the same order, so both give the same bits. */
 #include <math.h>
-#include <string.h>
 
 #include "granular/gs_rows.h"
 #include "granular/solve_common.h"
 #include "granular/world_internal.h"
-
-/* Static chunks of one colour's rows: fixed boundaries, so which rows run as a vector batch and
- * which as the scalar tail never depends on the thread count. */
-enum { LOAM_GS_CHUNK = 256 };
-
-#ifdef LOAM_HAVE_AVX2
-static int have_avx2(void) {
-    static int known = -1;
-    if (known < 0) known = __builtin_cpu_supports("avx2") ? 1 : 0;
-    return known;
-}
-#endif
-
-int loam_coloring_reserve(loam_coloring* k, int need) {
-    if (need <= k->list_capacity) return 1;
-    size_t cap = (size_t)need + (size_t)need / 4 + 256; /* grows rarely: a bed's contacts change slowly */
-    int32_t* list = loam_malloc(sizeof(int32_t) * cap);
-    int32_t* ri = loam_malloc(sizeof(int32_t) * cap);
-    int32_t* rj = loam_malloc(sizeof(int32_t) * cap);
-    float* f = loam_malloc(sizeof(float) * 9 * cap); /* the nine float fields, one block */
-    if (!list || !ri || !rj || !f) {
-        loam_free(list);
-        loam_free(ri);
-        loam_free(rj);
-        loam_free(f);
-        return 0;
-    }
-    loam_free(k->list);
-    loam_free(k->rows.i);
-    loam_free(k->rows.j);
-    loam_free(k->rows.nx);
-    k->list = list;
-    loam_gs_rows* r = &k->rows;
-    r->i = ri;
-    r->j = rj;
-    float** fields[] = {&r->nx, &r->ny, &r->nz, &r->gap, &r->lx, &r->ly, &r->lz, &r->meff, &r->push};
-    for (int a = 0; a < 9; ++a) *fields[a] = f + (size_t)a * cap; /* nx owns the block */
-    k->list_capacity = (int)cap;
-    return 1;
-}
-
-/* Fill the rows for this step: normals and gaps from the positions (pos: x, y, z, r per particle),
- * body contacts' from their slots. After a colouring (which wrote the rows' particles) also the
- * effective masses and the warm-start impulses from the slots; otherwise the rows hold this step's
- * contacts already, and their impulses, last step's results, are exactly the warm start. Returns
- * the largest pair overlap, m. */
-static float pair_geometry(loam_gs_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst) {
-#ifdef LOAM_HAVE_AVX2
-    if (have_avx2()) return loam_gs_pair_geometry_avx2(r, lo, hi, pos, axis, len, worst);
-#endif
-    return loam_gs_pair_geometry(r, lo, hi, pos, axis, len, worst);
-}
-
-/* Body row q from its slot: body contacts are few, and their slots are always current. */
-static void body_row(const loam_world* w, loam_gs_rows* r, int q, float omega) {
-    const loam_contacts* c = &w->cur;
-    int s = ~r->j[q];
-    const float* nd = &c->body_n[4 * (size_t)s];
-    const float* lam = &c->body_lambda[3 * (size_t)s];
-    r->nx[q] = nd[0];
-    r->ny[q] = nd[1];
-    r->nz[q] = nd[2];
-    r->gap[q] = nd[3];
-    r->meff[q] = omega / w->inv_mass[r->i[q]];
-    r->lx[q] = lam[0];
-    r->ly[q] = lam[1];
-    r->lz[q] = lam[2];
-}
-
-static float gather_rows(loam_world* w, const float* pos, int rows_valid) {
-    const loam_contacts* c = &w->cur;
-    loam_coloring* k = &w->coloring;
-    loam_gs_rows* r = &k->rows;
-    float omega = w->params.relaxation, worst = 0.0f;
-    float len = w->params.periodic_hi - w->params.periodic_lo;
-    int total = k->color_start[LOAM_COLOR_SLOTS], warm = w->params.warm_start, axis = w->params.periodic_axis;
-    int blocks = loam_block_count(w->count);
-#pragma omp parallel for schedule(static) reduction(max : worst)
-    for (int q0 = 0; q0 < total; q0 += LOAM_GS_CHUNK) {
-        int hi = q0 + LOAM_GS_CHUNK < total ? q0 + LOAM_GS_CHUNK : total;
-        worst = pair_geometry(r, q0, hi, pos, axis, len, worst);
-        memset(&r->push[q0], 0, sizeof(float) * (size_t)(hi - q0));
-        if (rows_valid && warm) continue; /* pair rows are complete; body rows below */
-        for (int q = q0; q < hi; ++q) {
-            int i = r->i[q], j = r->j[q];
-            if (j < 0) {
-                body_row(w, r, q, omega);
-                continue;
-            }
-            if (rows_valid) { /* and no warm start */
-                r->lx[q] = r->ly[q] = r->lz[q] = 0.0f;
-                continue;
-            }
-            r->meff[q] = omega / (w->inv_mass[i] + w->inv_mass[j]);
-            const float* lam = &c->pair_lambda[3 * (size_t)k->list[q]];
-            r->lx[q] = lam[0];
-            r->ly[q] = lam[1];
-            r->lz[q] = lam[2];
-        }
-    }
-    if (!(rows_valid && warm)) return worst;
-#pragma omp parallel for schedule(static)
-    for (int b = 0; b < blocks; ++b) {
-        const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
-        for (int col = 0; col < LOAM_COLOR_SLOTS; ++col)
-            for (int q = marks[2 * col + 1]; q < marks[2 * col + 2]; ++q) body_row(w, r, q, omega);
-    }
-    return worst;
-}
-
-/* Body rows' impulses back to their slots after the solve (body wrenches read them there). Pair
- * impulses stay in the rows until a changed contact set or a renumbering needs them in the slots
- * (loam_granular_rows_to_slots): a bed at rest never does. */
-static void scatter_body_rows(loam_world* w) {
-    loam_contacts* c = &w->cur;
-    const loam_coloring* k = &w->coloring;
-    const loam_gs_rows* r = &k->rows;
-#pragma omp for schedule(static)
-    for (int b = 0; b < loam_block_count(w->count); ++b) {
-        const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
-        for (int col = 0; col < LOAM_COLOR_SLOTS; ++col)
-            for (int q = marks[2 * col + 1]; q < marks[2 * col + 2]; ++q) {
-                float* lam = &c->body_lambda[3 * (size_t)~r->j[q]];
-                lam[0] = r->lx[q];
-                lam[1] = r->ly[q];
-                lam[2] = r->lz[q];
-            }
-    }
-}
-
-void loam_granular_rows_to_slots(loam_world* w) {
-    loam_contact_set* p = &w->prev;
-    loam_coloring* k = &w->coloring;
-    const loam_gs_rows* r = &k->rows;
-    int total = k->color_start[LOAM_COLOR_SLOTS];
-#pragma omp parallel for schedule(static)
-    for (int q = 0; q < total; ++q) {
-        int32_t ref = k->list[q];
-        if (ref < 0) continue; /* body slots are current */
-        float* lam = &p->pair_lambda[3 * (size_t)ref];
-        lam[0] = r->lx[q];
-        lam[1] = r->ly[q];
-        lam[2] = r->lz[q];
-    }
-    k->lambda_in_rows = 0;
-}
 
 /* Velocity rows [lo, hi) of body contacts: the body's point velocity and friction come from the
  * slot arrays (body contacts are few). */
@@ -188,7 +42,7 @@ static float body_rows(const loam_contacts* c, loam_gs_rows* r, int lo, int hi, 
 
 static float pair_rows(loam_gs_rows* r, int lo, int hi, float* sv, float mu, float inv_dt, float alpha, float most) {
 #ifdef LOAM_HAVE_AVX2
-    if (have_avx2()) return loam_gs_pair_rows_avx2(r, lo, hi, sv, mu, inv_dt, alpha, most);
+    if (loam_cpu_has_avx2()) return loam_gs_pair_rows_avx2(r, lo, hi, sv, mu, inv_dt, alpha, most);
 #endif
     return loam_gs_pair_rows(r, lo, hi, sv, mu, inv_dt, alpha, most);
 }
@@ -269,7 +123,7 @@ void loam_granular_solve_gs(loam_world* w, float alpha, int rows_valid) {
     float change2[2] = {0.0f, 0.0f}; /* by sweep parity, so resetting one never races a reader */
     int sweeps = 0, blocks = loam_block_count(w->count);
     /* Detection left the positions and radii packed in the solver's velocity buffer. */
-    float worst = gather_rows(w, w->sv, rows_valid);
+    float worst = loam_gs_rows_gather(w, w->sv, rows_valid);
     if (worst > w->stats.max_overlap) w->stats.max_overlap = worst;
     loam_granular_free_velocity(w);
 #pragma omp parallel
@@ -294,7 +148,7 @@ void loam_granular_solve_gs(loam_world* w, float alpha, int rows_valid) {
             if (tol2 > 0.0f && change2[s & 1] < tol2) break; /* every thread sees the same value */
         }
 #pragma omp barrier
-        scatter_body_rows(w);
+        loam_gs_rows_scatter_bodies(w);
     }
     k->lambda_in_rows = 1;
     w->stats.sweeps_run = sweeps;
@@ -321,7 +175,7 @@ static void body_pushes(loam_gs_rows* r, int lo, int hi, float* u, float rate) {
 
 static void pair_pushes(loam_gs_rows* r, int lo, int hi, float* u, float rate) {
 #ifdef LOAM_HAVE_AVX2
-    if (have_avx2()) {
+    if (loam_cpu_has_avx2()) {
         loam_gs_pair_pushes_avx2(r, lo, hi, u, rate);
         return;
     }

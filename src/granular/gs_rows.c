@@ -1,0 +1,137 @@
+/* The Gauss-Seidel rows (loam_gs_rows): their storage, their refresh at the start of each solve, and
+ * the way their impulses return to the contact slots. */
+#include <string.h>
+
+#include "granular/gs_rows.h"
+#include "granular/solve_common.h"
+#include "granular/world_internal.h"
+
+int loam_coloring_reserve(loam_coloring* k, int need) {
+    if (need <= k->list_capacity) return 1;
+    size_t cap = (size_t)need + (size_t)need / 4 + 256; /* grows rarely: a bed's contacts change slowly */
+    int32_t* list = loam_malloc(sizeof(int32_t) * cap);
+    int32_t* ri = loam_malloc(sizeof(int32_t) * cap);
+    int32_t* rj = loam_malloc(sizeof(int32_t) * cap);
+    float* f = loam_malloc(sizeof(float) * 9 * cap); /* the nine float fields, one block */
+    if (!list || !ri || !rj || !f) {
+        loam_free(list);
+        loam_free(ri);
+        loam_free(rj);
+        loam_free(f);
+        return 0;
+    }
+    loam_free(k->list);
+    loam_free(k->rows.i);
+    loam_free(k->rows.j);
+    loam_free(k->rows.nx);
+    k->list = list;
+    loam_gs_rows* r = &k->rows;
+    r->i = ri;
+    r->j = rj;
+    float** fields[] = {&r->nx, &r->ny, &r->nz, &r->gap, &r->lx, &r->ly, &r->lz, &r->meff, &r->push};
+    for (int a = 0; a < 9; ++a) *fields[a] = f + (size_t)a * cap; /* nx owns the block */
+    k->list_capacity = (int)cap;
+    return 1;
+}
+
+static float pair_geometry(loam_gs_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst) {
+#ifdef LOAM_HAVE_AVX2
+    if (loam_cpu_has_avx2()) return loam_gs_pair_geometry_avx2(r, lo, hi, pos, axis, len, worst);
+#endif
+    return loam_gs_pair_geometry(r, lo, hi, pos, axis, len, worst);
+}
+
+/* Body row q from its slot: body contacts are few, and their slots are always current. */
+static void body_row(const loam_world* w, loam_gs_rows* r, int q, float omega) {
+    const loam_contacts* c = &w->cur;
+    int s = ~r->j[q];
+    const float* nd = &c->body_n[4 * (size_t)s];
+    const float* lam = &c->body_lambda[3 * (size_t)s];
+    r->nx[q] = nd[0];
+    r->ny[q] = nd[1];
+    r->nz[q] = nd[2];
+    r->gap[q] = nd[3];
+    r->meff[q] = omega / w->inv_mass[r->i[q]];
+    r->lx[q] = lam[0];
+    r->ly[q] = lam[1];
+    r->lz[q] = lam[2];
+}
+
+float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid) {
+    const loam_contacts* c = &w->cur;
+    loam_coloring* k = &w->coloring;
+    loam_gs_rows* r = &k->rows;
+    float omega = w->params.relaxation, worst = 0.0f;
+    float len = w->params.periodic_hi - w->params.periodic_lo;
+    int total = k->color_start[LOAM_COLOR_SLOTS], warm = w->params.warm_start, axis = w->params.periodic_axis;
+    int blocks = loam_block_count(w->count);
+#pragma omp parallel for schedule(static) reduction(max : worst)
+    for (int q0 = 0; q0 < total; q0 += LOAM_GS_CHUNK) {
+        int hi = q0 + LOAM_GS_CHUNK < total ? q0 + LOAM_GS_CHUNK : total;
+        worst = pair_geometry(r, q0, hi, pos, axis, len, worst);
+        memset(&r->push[q0], 0, sizeof(float) * (size_t)(hi - q0));
+        if (rows_valid && warm) continue; /* pair rows are complete; body rows below */
+        for (int q = q0; q < hi; ++q) {
+            int i = r->i[q], j = r->j[q];
+            if (j < 0) {
+                body_row(w, r, q, omega);
+                continue;
+            }
+            if (rows_valid) { /* and no warm start */
+                r->lx[q] = r->ly[q] = r->lz[q] = 0.0f;
+                continue;
+            }
+            r->meff[q] = omega / (w->inv_mass[i] + w->inv_mass[j]);
+            const float* lam = &c->pair_lambda[3 * (size_t)k->list[q]];
+            r->lx[q] = lam[0];
+            r->ly[q] = lam[1];
+            r->lz[q] = lam[2];
+        }
+    }
+    if (!(rows_valid && warm)) return worst;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < blocks; ++b) {
+        const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
+        for (int col = 0; col < LOAM_COLOR_SLOTS; ++col)
+            for (int q = marks[2 * col + 1]; q < marks[2 * col + 2]; ++q) body_row(w, r, q, omega);
+    }
+    return worst;
+}
+
+/* Body rows' impulses back to their slots after the solve (body wrenches read them there). Pair
+ * impulses stay in the rows until a changed contact set or a renumbering needs them in the slots
+ * (loam_granular_rows_to_slots): a bed at rest never does. */
+void loam_gs_rows_scatter_bodies(loam_world* w) {
+    loam_contacts* c = &w->cur;
+    const loam_coloring* k = &w->coloring;
+    const loam_gs_rows* r = &k->rows;
+#pragma omp for schedule(static)
+    for (int b = 0; b < loam_block_count(w->count); ++b) {
+        const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
+        for (int col = 0; col < LOAM_COLOR_SLOTS; ++col)
+            for (int q = marks[2 * col + 1]; q < marks[2 * col + 2]; ++q) {
+                float* lam = &c->body_lambda[3 * (size_t)~r->j[q]];
+                lam[0] = r->lx[q];
+                lam[1] = r->ly[q];
+                lam[2] = r->lz[q];
+            }
+    }
+}
+
+void loam_granular_rows_to_slots(loam_world* w) {
+    loam_contact_set* p = &w->prev;
+    loam_coloring* k = &w->coloring;
+    const loam_gs_rows* r = &k->rows;
+    int total = k->color_start[LOAM_COLOR_SLOTS];
+#pragma omp parallel for schedule(static)
+    for (int q = 0; q < total; ++q) {
+        int32_t ref = k->list[q];
+        if (ref < 0) continue; /* body slots are current */
+        float* lam = &p->pair_lambda[3 * (size_t)ref];
+        lam[0] = r->lx[q];
+        lam[1] = r->ly[q];
+        lam[2] = r->lz[q];
+    }
+    k->lambda_in_rows = 0;
+}
+
