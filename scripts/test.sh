@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The README's second command (and what CI runs): set up, build loam, and run every test twice:
-# once in a Release build, once under AddressSanitizer + UndefinedBehaviorSanitizer.
+# The README's second command (and what CI runs): set up, build loam, and run every test three
+# times: in a Release build, under AddressSanitizer + UndefinedBehaviorSanitizer, and under
+# ThreadSanitizer with LLVM's Archer (which teaches it OpenMP's synchronisation), so a data race
+# in any parallel loop fails the suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -12,5 +14,14 @@ if [ "${LOAM_SKIP_SANITIZERS:-0}" != "1" ]; then
   CC=clang cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOAM_SANITIZE=ON -DLOAM_WERROR=ON >/dev/null
   cmake --build build-asan -j"$jobs"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
+  archer="$(find /usr/lib/llvm-*/lib -name libarcher.so 2>/dev/null | sort | tail -n 1)"
+  if [ -n "$archer" ]; then
+    CC=clang cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOAM_TSAN=ON -DLOAM_WERROR=ON >/dev/null
+    cmake --build build-tsan -j"$jobs"
+    OMP_TOOL_LIBRARIES="$archer" OMP_NUM_THREADS=2 TSAN_OPTIONS="halt_on_error=1 ignore_noninstrumented_modules=1" \
+      ctest --test-dir build-tsan --output-on-failure -j"$jobs"
+  else
+    echo "test.sh: no libarcher.so (libomp-dev): ThreadSanitizer stage skipped"
+  fi
 fi
 echo "test.sh: all tests passed"
