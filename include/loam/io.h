@@ -24,6 +24,12 @@ loam_status loam_atomic_commit(loam_atomic_file* f, loam_error* err);
 /* Drop everything written so far. */
 void loam_atomic_abort(loam_atomic_file* f);
 
+/* Read a whole file into a new loam_malloc block (free with loam_free), with a 0 byte after the
+ * last one. `what` names the file's role in messages ("scene", "mesh"); files over max_bytes are
+ * refused. LOAM_ERR_INPUT when it cannot be opened or is too large, LOAM_ERR_IO on a read error. */
+loam_status loam_read_file(const char* path, size_t max_bytes, const char* what, unsigned char** data, size_t* length,
+                           loam_error* err);
+
 /* mkdir -p. */
 loam_status loam_make_dirs(const char* path, loam_error* err);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/vec.h"
+#include "loam/io.h"
 #include "scene/scene_internal.h"
 
 static void scene_defaults(loam_scene* s) {
@@ -43,29 +44,12 @@ loam_status loam_scene_load(const char* path, const char* const* overrides, int 
                             loam_error* err) {
     memset(s, 0, sizeof *s);
     if (!path) return loam_error_set(err, LOAM_ERR_INPUT, "scene: null path");
-    FILE* f = fopen(path, "rb");
-    if (!f) return loam_error_set(err, LOAM_ERR_INPUT, "%s: cannot open scene: %s", path, strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    char* text = malloc(cap);
-    loam_status st = LOAM_OK;
-    while (text) {
-        len += fread(text + len, 1, cap - len, f);
-        if (len < cap) break;
-        if (cap >= (size_t)64 << 20) {
-            st = loam_error_set(err, LOAM_ERR_INPUT, "%s: scene file larger than 64 MiB", path);
-            break;
-        }
-        char* bigger = realloc(text, cap * 2);
-        if (!bigger) free(text);
-        text = bigger;
-        cap *= 2;
-    }
-    int read_error = ferror(f);
-    fclose(f);
-    if (!text) return loam_error_set(err, LOAM_ERR_NOMEM, "%s: out of memory reading the scene", path);
-    if (st == LOAM_OK && read_error) st = loam_error_set(err, LOAM_ERR_IO, "%s: read error", path);
-    if (st == LOAM_OK) st = loam_scene_load_buffer(text, len, path, overrides, override_count, s, err);
-    free(text);
+    unsigned char* text;
+    size_t len;
+    loam_status st = loam_read_file(path, (size_t)64 << 20, "scene", &text, &len, err);
+    if (st != LOAM_OK) return st;
+    st = loam_scene_load_buffer((const char*)text, len, path, overrides, override_count, s, err);
+    loam_free(text);
     return st;
 }
 
