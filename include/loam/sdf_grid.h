@@ -1,0 +1,37 @@
+/* Signed distance grids (geom module): a triangle mesh sampled on a regular grid, so any tool shape
+ * answers "how far, and which way out" in constant time by trilinear interpolation, whatever its
+ * triangle count (paper 000, section II-C). Distances are exact point-triangle distances at the
+ * samples; the sign comes from the generalized winding number, so a mesh with small holes still has
+ * an inside. Negative inside, metres. */
+#ifndef LOAM_SDF_GRID_H
+#define LOAM_SDF_GRID_H
+
+#include "loam/mesh.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct loam_sdf_grid {
+    loam_vec3 origin; /* position of sample (0, 0, 0), m */
+    float cell;       /* sample spacing, m */
+    int nx, ny, nz;   /* samples per axis */
+    float* values;    /* nx * ny * nz signed distances, m; x fastest, then y, then z */
+} loam_sdf_grid;
+
+/* Sample the mesh's signed distance every `cell` metres over its bounds grown by `margin` metres on
+ * every side (margin >= cell; a tool's grid needs a margin of at least the largest particle's
+ * radius plus the contact margin). At most 2^28 samples. */
+loam_status loam_sdf_grid_build(const loam_mesh* mesh, float cell, float margin, loam_sdf_grid* grid, loam_error* err);
+/* Signed distance at p by trilinear interpolation; its gradient (unnormalized, the interpolant's
+ * exact derivative) in *gradient when non-null. Outside the grid: the value at the nearest point of
+ * the grid's box plus the distance to that box, an upper bound of the true distance. */
+float loam_sdf_grid_query(const loam_sdf_grid* grid, loam_vec3 p, loam_vec3* gradient);
+/* Bytes the grid holds. */
+size_t loam_sdf_grid_memory(const loam_sdf_grid* grid);
+void loam_sdf_grid_free(loam_sdf_grid* grid);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
