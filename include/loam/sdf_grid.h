@@ -23,6 +23,12 @@ typedef struct loam_sdf_grid {
  * every side (margin >= cell; a tool's grid needs a margin of at least the largest particle's
  * radius plus the contact margin). At most 2^28 samples. */
 loam_status loam_sdf_grid_build(const loam_mesh* mesh, float cell, float margin, loam_sdf_grid* grid, loam_error* err);
+/* The same, through a cache of grid files in `cache_dir` (made if missing): the file is named by a
+ * 64-bit hash of the mesh's vertices and triangles, the cell and the margin, and is used only when its
+ * header matches all of them; otherwise the grid is built and the file (re)written, atomically. A
+ * cache that cannot be written costs only the time to rebuild; *from_cache says which happened. */
+loam_status loam_sdf_grid_build_cached(const loam_mesh* mesh, float cell, float margin, const char* cache_dir,
+                                       loam_sdf_grid* grid, int* from_cache, loam_error* err);
 /* Signed distance at p by trilinear interpolation; its gradient (unnormalized, the interpolant's
  * exact derivative) in *gradient when non-null. Outside the grid: the value at the nearest point of
  * the grid's box plus the distance to that box, an upper bound of the true distance. */
