@@ -1,6 +1,7 @@
 /* loam geometry: signed distance functions of primitive shapes, in the shape's local frame.
  * f(x) > 0 outside, < 0 inside, |f| = distance to the surface (exact for every primitive here,
- * so a sphere of radius r at x penetrates by psi = f(x) - r, paper 000 eq. 7). */
+ * so a sphere of radius r at x penetrates by psi = f(x) - r, paper 000 eq. 7; a mesh answers from
+ * its signed distance grid, within about a cell). */
 #ifndef LOAM_GEOM_H
 #define LOAM_GEOM_H
 
@@ -18,6 +19,8 @@ typedef enum loam_shape_type {
     LOAM_SHAPE_CYLINDER,    /* size.x = radius, size.z = half height (axis local z) */
     LOAM_SHAPE_TUBE,        /* hollow cylinder wall: size.x = inner radius, size.y = wall thickness,
                                size.z = half height; open at both ends */
+    LOAM_SHAPE_MESH,        /* a triangle mesh through its signed distance grid (`grid`, in the shape's
+                               local frame; loam/sdf_grid.h); size unused */
     LOAM_SHAPE_TYPE_COUNT
 } loam_shape_type;
 
@@ -28,6 +31,8 @@ typedef struct loam_shape {
     loam_pose local;      /* pose of the shape in its body's frame */
     loam_vec3 size;       /* meaning depends on type, see above (m) */
     float friction;       /* Coulomb coefficient against particles (-) */
+    const struct loam_sdf_grid* grid; /* LOAM_SHAPE_MESH only: not owned; it must outlive every
+                                         world using the shape (a loaded scene owns its grids) */
 } loam_shape;
 
 const char* loam_shape_type_name(loam_shape_type type);

@@ -40,6 +40,9 @@ typedef struct loam_scene {
     float* radius;        /* particle_count */
     int body_count;
     loam_body_def* bodies;
+    int grid_count;
+    struct loam_sdf_grid** grids; /* the signed distance grids of mesh shapes, which bodies point to:
+                                     keep the scene until every world made from it is destroyed */
     loam_scene_output output;
     loam_scene_camera camera;
 } loam_scene;

@@ -15,6 +15,7 @@ extern "C" {
 typedef struct loam_sdf_grid {
     loam_vec3 origin; /* position of sample (0, 0, 0), m */
     float cell;       /* sample spacing, m */
+    float margin;     /* how far the grid reaches beyond the mesh's bounds, m */
     int nx, ny, nz;   /* samples per axis */
     float* values;    /* nx * ny * nz signed distances, m; x fastest, then y, then z */
 } loam_sdf_grid;
@@ -30,8 +31,9 @@ loam_status loam_sdf_grid_build(const loam_mesh* mesh, float cell, float margin,
 loam_status loam_sdf_grid_build_cached(const loam_mesh* mesh, float cell, float margin, const char* cache_dir,
                                        loam_sdf_grid* grid, int* from_cache, loam_error* err);
 /* Signed distance at p by trilinear interpolation; its gradient (unnormalized, the interpolant's
- * exact derivative) in *gradient when non-null. Outside the grid: the value at the nearest point of
- * the grid's box plus the distance to that box, an upper bound of the true distance. */
+ * exact derivative) in *gradient when non-null. Outside the grid: the distance to the grid's box
+ * plus the margin, a lower bound of the true distance (so sphere tracing never steps through the
+ * surface), with the gradient pointing away from the box. */
 float loam_sdf_grid_query(const loam_sdf_grid* grid, loam_vec3 p, loam_vec3* gradient);
 /* Bytes the grid holds. */
 size_t loam_sdf_grid_memory(const loam_sdf_grid* grid);

@@ -6,6 +6,7 @@
 
 #include "core/vec.h"
 #include "loam/body.h"
+#include "loam/sdf_grid.h"
 
 loam_body_def loam_body_default_def(void) {
     loam_body_def d;
@@ -128,6 +129,12 @@ loam_status loam_body_def_validate(const loam_body_def* d, loam_error* err) {
         if (sh->friction < 0.0f)
             return loam_error_set(err, LOAM_ERR_INPUT, "body '%s' shape %d: friction %g must be >= 0", name, s,
                                   sh->friction);
+        if (sh->type == LOAM_SHAPE_MESH) {
+            if (!sh->grid || !sh->grid->values || sh->grid->nx < 1 || sh->grid->ny < 1 || sh->grid->nz < 1 ||
+                !(sh->grid->cell > 0.0f))
+                return loam_error_set(err, LOAM_ERR_INPUT, "body '%s' shape %d (mesh): no signed distance grid", name, s);
+            continue;
+        }
         int need_x = sh->type != LOAM_SHAPE_PLANE;
         int need_yz = sh->type == LOAM_SHAPE_BOX;
         int need_z = sh->type == LOAM_SHAPE_BOX || sh->type == LOAM_SHAPE_CAPSULE ||

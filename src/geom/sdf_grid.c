@@ -35,6 +35,7 @@ loam_status loam_sdf_grid_build(const loam_mesh* mesh, float cell, float margin,
     g->ny = (int)n[1];
     g->nz = (int)n[2];
     g->cell = cell;
+    g->margin = margin;
     g->origin = (loam_vec3){lo.x - margin, lo.y - margin, lo.z - margin};
     size_t total = (size_t)g->nx * (size_t)g->ny * (size_t)g->nz;
     g->values = loam_malloc(sizeof(float) * total);
@@ -82,6 +83,19 @@ float loam_sdf_grid_query(const loam_sdf_grid* g, loam_vec3 p, loam_vec3* gradie
     float x2 = v001 + f[0] * (v101 - v001), x3 = v011 + f[0] * (v111 - v011);
     float y0 = x0 + f[1] * (x1 - x0), y1 = x2 + f[1] * (x3 - x2);
     float value = y0 + f[2] * (y1 - y0);
+    if (outside2 > 0.0f) {
+        /* Every point of the mesh lies at least `margin` inside the grid's box on every axis, so the
+         * distance to it is at least the distance to the box plus the margin (also at corners). */
+        float out = sqrtf(outside2);
+        if (gradient) {
+            float top[3] = {g->origin.x + g->cell * (float)(g->nx - 1), g->origin.y + g->cell * (float)(g->ny - 1),
+                            g->origin.z + g->cell * (float)(g->nz - 1)};
+            float q[3] = {p.x, p.y, p.z}, lo[3] = {g->origin.x, g->origin.y, g->origin.z}, d[3];
+            for (int a = 0; a < 3; ++a) d[a] = q[a] < lo[a] ? q[a] - lo[a] : q[a] > top[a] ? q[a] - top[a] : 0.0f;
+            *gradient = (loam_vec3){d[0] / out, d[1] / out, d[2] / out};
+        }
+        return out + g->margin;
+    }
     if (gradient) {
         float gx0 = (v100 - v000) + f[1] * ((v110 - v010) - (v100 - v000));
         float gx1 = (v101 - v001) + f[1] * ((v111 - v011) - (v101 - v001));
@@ -90,7 +104,7 @@ float loam_sdf_grid_query(const loam_sdf_grid* g, loam_vec3 p, loam_vec3* gradie
         gradient->y = (gy0 + f[2] * (gy1 - gy0)) / g->cell;
         gradient->z = (y1 - y0) / g->cell;
     }
-    return value + sqrtf(outside2);
+    return value;
 }
 
 size_t loam_sdf_grid_memory(const loam_sdf_grid* g) {

@@ -5,10 +5,11 @@
 
 #include "core/vec.h"
 #include "loam/geom.h"
+#include "loam/sdf_grid.h"
 
 const char* loam_shape_type_name(loam_shape_type type) {
     static const char* names[LOAM_SHAPE_TYPE_COUNT] = {"plane", "box", "sphere", "capsule",
-                                                       "cylinder", "tube"};
+                                                       "cylinder", "tube", "mesh"};
     return (unsigned)type < LOAM_SHAPE_TYPE_COUNT ? names[type] : "unknown";
 }
 
@@ -87,10 +88,21 @@ float loam_shape_sdf(const loam_shape* s, loam_vec3 p, loam_vec3* normal) {
         return combine_2d(fabsf(rho - mid) - 0.5f * s->size.y, fabsf(p.z) - s->size.z,
                           v3_scale(er, side), ez, normal);
     }
-    default:
-        if (normal) *normal = v3(0.0f, 0.0f, 1.0f);
-        return INFINITY;
+    case LOAM_SHAPE_MESH: {
+        if (!s->grid) break;
+        loam_vec3 g;
+        float f = loam_sdf_grid_query(s->grid, p, normal ? &g : NULL);
+        if (normal) {
+            float len = v3_length(g);
+            *normal = len > 0.0f ? v3_scale(g, 1.0f / len) : v3(0.0f, 0.0f, 1.0f);
+        }
+        return f;
     }
+    default:
+        break;
+    }
+    if (normal) *normal = v3(0.0f, 0.0f, 1.0f);
+    return INFINITY;
 }
 
 void loam_shape_local_bounds(const loam_shape* s, loam_vec3* lo, loam_vec3* hi) {
@@ -105,6 +117,15 @@ void loam_shape_local_bounds(const loam_shape* s, loam_vec3* lo, loam_vec3* hi) 
         h = v3(r, r, s->size.z);
         break;
     }
+    case LOAM_SHAPE_MESH:
+        if (!s->grid) {
+            h = v3(0.0f, 0.0f, 0.0f);
+            break;
+        }
+        *lo = s->grid->origin;
+        *hi = v3_add(s->grid->origin, v3(s->grid->cell * (float)(s->grid->nx - 1), s->grid->cell * (float)(s->grid->ny - 1),
+                                         s->grid->cell * (float)(s->grid->nz - 1)));
+        return;
     default: /* planes: solid below z = 0, unbounded sideways */
         *lo = v3(-1e30f, -1e30f, -1e30f);
         *hi = v3(1e30f, 1e30f, 0.0f);

@@ -6,6 +6,7 @@
 
 #include "core/vec.h"
 #include "loam/io.h"
+#include "loam/sdf_grid.h"
 #include "scene/scene_internal.h"
 
 static void scene_defaults(loam_scene* s) {
@@ -60,6 +61,13 @@ void loam_scene_free(loam_scene* s) {
     free(s->bodies);
     s->xyz = s->vel = s->radius = NULL;
     s->bodies = NULL;
+    for (int k = 0; k < s->grid_count; ++k) {
+        loam_sdf_grid_free(s->grids[k]);
+        free(s->grids[k]);
+    }
+    free(s->grids);
+    s->grids = NULL;
+    s->grid_count = 0;
     s->particle_count = s->body_count = 0;
 }
 

@@ -36,20 +36,28 @@ static loam_status need(const snode* m, const char* key, double lo, double hi, f
 }
 
 /* Reads one shape entry; containers append several pieces. */
-static loam_status read_shape(const snode* m, float friction, loam_body_def* b, loam_error* err) {
-    static const char* const types[] = {"plane", "box", "sphere", "capsule", "cylinder", "tube", "open_box", NULL};
-    static const char* const keys[] = {"type", "position", "rpy_deg", "friction", "half_extents", "radius", "half_length",
-                                       "half_height", "inner_radius", "wall", "floor", "inner_half", NULL};
+static loam_status read_shape(const snode* m, float friction, loam_scene* scene, loam_body_def* b, loam_error* err) {
+    static const char* const types[] = {"plane", "box", "sphere", "capsule", "cylinder", "tube", "open_box", "mesh", NULL};
+    static const char* const keys[] = {"type",   "position",   "rpy_deg", "friction", "half_extents", "radius",
+                                       "half_length", "half_height", "inner_radius", "wall", "floor", "inner_half",
+                                       "file",   "cell",       "margin",  "scale",    NULL};
     TRY(snode_check_map(m, keys, err));
     snode n;
-    if (!snode_get(m, "type", &n)) return snode_error(m, err, "a shape needs 'type' (one of plane, box, sphere, capsule, cylinder, tube, open_box)");
+    if (!snode_get(m, "type", &n)) return snode_error(m, err, "a shape needs 'type' (one of plane, box, sphere, capsule, cylinder, tube, open_box, mesh)");
     int type;
     TRY(snode_enum(&n, types, &type, err));
     /* Size keys belong to their types: a radius on a box is a mistake, not something to ignore. */
-    static const char* const size_keys[] = {"half_extents", "radius", "half_length", "half_height", "inner_radius",
-                                            "wall", "floor", "inner_half", NULL};
-    static const char* const own[] = {"", "half_extents", "radius", "radius half_length", "radius half_height",
-                                      "inner_radius half_height wall floor", "inner_half wall"};
+    static const char* const size_keys[] = {"half_extents", "radius", "half_length", "half_height", "inner_radius", "wall",
+                                            "floor",        "inner_half", "file",     "cell",        "margin",       "scale",
+                                            NULL};
+    static const char* const own[] = {"",
+                                      "half_extents",
+                                      "radius",
+                                      "radius half_length",
+                                      "radius half_height",
+                                      "inner_radius half_height wall floor",
+                                      "inner_half wall",
+                                      "file cell margin scale"};
     for (int k = 0; size_keys[k]; ++k) {
         snode extra;
         if (!snode_get(m, size_keys[k], &extra)) continue;
@@ -99,6 +107,10 @@ static loam_status read_shape(const snode* m, float friction, loam_body_def* b, 
         count = loam_tube_pieces(r, h, wall, floor, friction, pieces);
         break;
     }
+    case 7:
+        s->type = LOAM_SHAPE_MESH;
+        TRY(scene_read_mesh(m, scene, &s->grid, err));
+        break;
     default: {
         loam_vec3 half;
         float wall = 0;
@@ -159,7 +171,7 @@ static loam_status read_motion(const snode* m, loam_body_def* b, loam_error* err
     return LOAM_OK;
 }
 
-static loam_status read_body(const snode* m, const loam_scene* s, int index, loam_body_def* b, loam_error* err) {
+static loam_status read_body(const snode* m, loam_scene* s, int index, loam_body_def* b, loam_error* err) {
     static const char* const keys[] = {"name", "position", "rpy_deg", "motion", "friction", "shapes", NULL};
     TRY(snode_check_map(m, keys, err));
     *b = loam_body_default_def();
@@ -180,7 +192,7 @@ static loam_status read_body(const snode* m, const loam_scene* s, int index, loa
         return snode_error(m, err, "a body needs 'shapes': a list of at least one shape");
     for (int k = 0; k < snode_seq_length(&n); ++k) {
         snode item = snode_seq_item(&n, k);
-        TRY(read_shape(&item, friction, b, err));
+        TRY(read_shape(&item, friction, s, b, err));
     }
     if (snode_get(m, "motion", &n)) TRY(read_motion(&n, b, err));
     if (loam_body_def_validate(b, err) != LOAM_OK) return snode_error(m, err, "%s", err->message);

@@ -1,0 +1,68 @@
+/* A `mesh` shape: the triangle mesh named by `file` (OBJ or STL, relative to the scene file's
+ * folder), scaled by `scale`, sampled into a signed distance grid of `cell` metres that reaches
+ * `margin` metres beyond it. Grids come from the disk cache when the same mesh was sampled before
+ * ($LOAM_CACHE_DIR, else $XDG_CACHE_HOME/loam, else ~/.cache/loam). The scene owns the grids. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loam/sdf_grid.h"
+#include "scene/scene_internal.h"
+
+static void cache_dir(char* out, size_t cap) {
+    const char *dir = getenv("LOAM_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (dir && *dir) snprintf(out, cap, "%s", dir);
+    else if (xdg && *xdg) snprintf(out, cap, "%s/loam", xdg);
+    else if (home && *home) snprintf(out, cap, "%s/.cache/loam", home);
+    else out[0] = 0;
+}
+
+/* The mesh path: as written when absolute, otherwise beside the scene file. */
+static void resolve(const char* scene_path, const char* file, char* out, size_t cap) {
+    const char* slash = strrchr(scene_path, '/');
+    if (file[0] == '/' || !slash) snprintf(out, cap, "%s", file);
+    else snprintf(out, cap, "%.*s/%s", (int)(slash - scene_path), scene_path, file);
+}
+
+static loam_status keep_grid(loam_scene* s, loam_sdf_grid* g, loam_error* err) {
+    loam_sdf_grid** more = realloc(s->grids, sizeof *more * (size_t)(s->grid_count + 1));
+    if (!more) return loam_error_set(err, LOAM_ERR_NOMEM, "out of memory for mesh grids");
+    s->grids = more;
+    s->grids[s->grid_count++] = g;
+    return LOAM_OK;
+}
+
+loam_status scene_read_mesh(const snode* m, loam_scene* s, const struct loam_sdf_grid** grid, loam_error* err) {
+    snode n;
+    if (!snode_get(m, "file", &n) || !snode_scalar(&n) || !*snode_scalar(&n))
+        return snode_error(m, err, "a mesh needs 'file': an OBJ or STL file, relative to the scene file");
+    float cell = 0.002f, margin = 0.02f, scale = 1.0f;
+    loam_status st = opt_float(m, "cell", 1e-6, 10.0, &cell, err);
+    if (st == LOAM_OK) st = opt_float(m, "margin", 1e-6, 100.0, &margin, err);
+    if (st == LOAM_OK) st = opt_float(m, "scale", 1e-9, 1e9, &scale, err);
+    if (st != LOAM_OK) return st;
+    if (margin < cell) return snode_error(m, err, "a mesh's margin (%g m) must be at least its cell (%g m)", margin, cell);
+    char path[2048], cache[1024];
+    resolve(s->path, snode_scalar(&n), path, sizeof path);
+    loam_mesh mesh;
+    loam_error inner;
+    if (loam_mesh_load(path, &mesh, &inner) != LOAM_OK) return snode_error(&n, err, "%s", inner.message);
+    for (int k = 0; k < 3 * mesh.vertex_count; ++k) mesh.vertices[k] *= scale;
+    loam_sdf_grid* g = calloc(1, sizeof *g);
+    cache_dir(cache, sizeof cache);
+    st = g ? loam_sdf_grid_build_cached(&mesh, cell, margin, cache[0] ? cache : NULL, g, NULL, &inner)
+           : loam_error_set(&inner, LOAM_ERR_NOMEM, "out of memory");
+    loam_mesh_free(&mesh);
+    if (st != LOAM_OK) {
+        free(g);
+        return snode_error(&n, err, "%s: %s", path, inner.message);
+    }
+    st = keep_grid(s, g, err);
+    if (st != LOAM_OK) {
+        loam_sdf_grid_free(g);
+        free(g);
+        return st;
+    }
+    *grid = g;
+    return LOAM_OK;
+}
