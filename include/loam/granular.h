@@ -114,6 +114,9 @@ loam_status loam_world_set_params(loam_world* world, const loam_granular_params*
 
 /* For COMMANDED bodies: the twist used from the next step on. */
 loam_status loam_world_command_body(loam_world* world, int body, loam_twist twist, loam_error* err);
+/* Place a commanded body (before a step): for tools whose pose comes from elsewhere, such as a link
+ * of a kinematic chain (loam/chain.h), set each step with the twist it moves with. */
+loam_status loam_world_place_body(loam_world* world, int body, loam_pose pose, loam_error* err);
 
 loam_particles loam_world_particles(loam_world* world);
 const loam_granular_params* loam_world_params(const loam_world* world);

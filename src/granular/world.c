@@ -254,6 +254,20 @@ loam_status loam_world_command_body(loam_world* w, int body, loam_twist twist, l
     return LOAM_OK;
 }
 
+loam_status loam_world_place_body(loam_world* w, int body, loam_pose pose, loam_error* err) {
+    if (!w || body < 0 || body >= w->body_count) return loam_error_set(err, LOAM_ERR_INPUT, "place_body: no body %d", body);
+    if (w->body_defs[body].motion != LOAM_MOTION_COMMANDED)
+        return loam_error_set(err, LOAM_ERR_INPUT, "place_body: body '%s' has %s motion, not commanded",
+                              w->body_defs[body].name, loam_motion_type_name(w->body_defs[body].motion));
+    float n = sqrtf(pose.q.w * pose.q.w + pose.q.x * pose.q.x + pose.q.y * pose.q.y + pose.q.z * pose.q.z);
+    if (!v3_is_finite(pose.p) || !(n > 0.5f && n < 2.0f))
+        return loam_error_set(err, LOAM_ERR_INPUT, "place_body: body '%s': pose is not finite or not a rotation",
+                              w->body_defs[body].name);
+    pose.q = quat_normalize(pose.q);
+    w->bodies[body].pose = pose;
+    return LOAM_OK;
+}
+
 loam_particles loam_world_particles(loam_world* w) {
     loam_particles p = {w->count, w->x, w->y, w->z, w->vx, w->vy, w->vz, w->radius, w->inv_mass, w->contact_total, w->id};
     return p;

@@ -8,6 +8,7 @@
 
 #include "core/vec.h"
 #include "loam/geom.h"
+#include "loam/granular.h"
 
 /* The joint's motion in its own frame. */
 static loam_pose joint_motion(const loam_link_def* l, float q) {
@@ -111,6 +112,16 @@ void loam_chain_advance(loam_chain* c, float dt) {
         c->q[i] = fminf(fmaxf(c->q[i] + c->qd[i] * dt, l->lower), l->upper);
     }
     forward(c);
+}
+
+loam_status loam_chain_drive(const loam_chain* c, struct loam_world* w, const int* body_of_link, loam_error* err) {
+    for (int i = 0; i < c->link_count; ++i) {
+        if (body_of_link[i] < 0) continue;
+        loam_status st = loam_world_place_body(w, body_of_link[i], c->pose[i], err);
+        if (st == LOAM_OK) st = loam_world_command_body(w, body_of_link[i], c->twist[i], err);
+        if (st != LOAM_OK) return st;
+    }
+    return LOAM_OK;
 }
 
 /* Modified (Craig) Denavit-Hartenberg: frame i from frame i-1 by Rot_x(alpha) Trans_x(a) Rot_z(theta)
