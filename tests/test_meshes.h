@@ -123,4 +123,41 @@ static inline loam_mesh gear_mesh(int teeth, float root, float tip, float half, 
     return m;
 }
 
+static inline int cmp64(const void* a, const void* b) {
+    uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Every directed edge once, and its reverse once: closed and consistently oriented. */
+static inline int closed_and_oriented(const loam_mesh* m) {
+    size_t n = 3 * (size_t)m->triangle_count;
+    uint64_t* e = malloc(sizeof *e * n);
+    for (int t = 0; t < m->triangle_count; ++t)
+        for (int c = 0; c < 3; ++c) {
+            uint64_t a = (uint32_t)m->triangles[3 * t + c], b = (uint32_t)m->triangles[3 * t + (c + 1) % 3];
+            e[3 * (size_t)t + c] = a << 32 | b;
+        }
+    qsort(e, n, sizeof *e, cmp64);
+    int ok = 1;
+    for (size_t k = 0; k < n && ok; ++k) {
+        if (k + 1 < n && e[k + 1] == e[k]) ok = 0; /* an edge used twice the same way */
+        uint64_t rev = (e[k] & 0xffffffffu) << 32 | e[k] >> 32;
+        ok = ok && bsearch(&rev, e, n, sizeof *e, cmp64) != NULL;
+    }
+    free(e);
+    return ok;
+}
+
+static inline double volume(const loam_mesh* m) {
+    double v = 0.0;
+    for (int t = 0; t < m->triangle_count; ++t) {
+        const float* a = &m->vertices[3 * m->triangles[3 * t]];
+        const float* b = &m->vertices[3 * m->triangles[3 * t + 1]];
+        const float* c = &m->vertices[3 * m->triangles[3 * t + 2]];
+        v += (a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) - a[1] * ((double)b[0] * c[2] - (double)b[2] * c[0]) +
+              a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0])) / 6.0;
+    }
+    return v;
+}
+
 #endif
