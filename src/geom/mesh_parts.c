@@ -116,9 +116,9 @@ loam_status loam_mesh_append(loam_mesh* to, const loam_mesh* part, loam_error* e
         loam_free(t);
         return loam_error_set(err, LOAM_ERR_NOMEM, "mesh: out of memory appending a part");
     }
-    memcpy(v, to->vertices, sizeof(float) * 3 * (size_t)to->vertex_count);
-    memcpy(v + 3 * (size_t)to->vertex_count, part->vertices, sizeof(float) * 3 * (size_t)part->vertex_count);
-    memcpy(t, to->triangles, sizeof(int32_t) * 3 * (size_t)to->triangle_count);
+    if (to->vertex_count) memcpy(v, to->vertices, sizeof(float) * 3 * (size_t)to->vertex_count);
+    if (part->vertex_count) memcpy(v + 3 * (size_t)to->vertex_count, part->vertices, sizeof(float) * 3 * (size_t)part->vertex_count);
+    if (to->triangle_count) memcpy(t, to->triangles, sizeof(int32_t) * 3 * (size_t)to->triangle_count);
     for (int k = 0; k < 3 * part->triangle_count; ++k) t[3 * (size_t)to->triangle_count + k] = part->triangles[k] + to->vertex_count;
     loam_free(to->vertices);
     loam_free(to->triangles);
