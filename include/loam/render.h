@@ -82,6 +82,19 @@ loam_render_shapes loam_render_shapes_default(void);
 loam_status loam_render(const loam_camera* cam, const loam_render_particles* particles,
                         const loam_render_shapes* shapes, loam_image* out, loam_error* err);
 
+/* Sensors for observations (sensors.c): cheap, particles only, serial (observation images are
+ * small; the bytes never depend on threads).
+ * Depth camera: for each pixel the view-axis depth (m) of the nearest particle surface on its ray,
+ * INFINITY where the ray meets none; `depth` holds cam->width * cam->height floats, rows top to
+ * bottom. Perspective or orthographic, as the camera says. */
+loam_status loam_depth_image(const loam_camera* cam, const loam_render_particles* particles, float* depth,
+                             loam_error* err);
+/* Height map seen from above: width x height cells over the box [x0, x1] x [y0, y1] (rows from +y
+ * at the top to -y at the bottom, columns from x0 to x1), each the highest particle surface above
+ * the cell's centre, or floor_z where there is none. */
+loam_status loam_height_map(const loam_render_particles* particles, float x0, float y0, float x1, float y1,
+                            float floor_z, int width, int height, float* out, loam_error* err);
+
 /* MP4 from a numbered PNG sequence by running the `ffmpeg` executable (H.264 when ffmpeg has
  * libx264, else MPEG-4 part 2; yuv420p; odd sizes padded to even). */
 typedef struct loam_video_params {
