@@ -1,6 +1,7 @@
 /* Mesh storage and the entry point that picks a reader by file extension (mesh_obj.c, mesh_stl.c). */
 #include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "geom/mesh_build.h"
@@ -102,6 +103,18 @@ loam_status loam_mesh_builder_finish(loam_mesh_builder* b, const char* name, loa
     memset(&b->mesh, 0, sizeof b->mesh);
     loam_mesh_builder_free(b);
     return LOAM_OK;
+}
+
+int loam_mesh_parse_float(const char* t, size_t n, float* out) {
+    char buf[64];
+    if (n == 0 || n >= sizeof buf) return 0;
+    memcpy(buf, t, n);
+    buf[n] = 0;
+    char* stop;
+    float v = strtof(buf, &stop);
+    if (stop != buf + n || !isfinite(v)) return 0;
+    *out = v;
+    return 1;
 }
 
 void loam_mesh_free(loam_mesh* mesh) {

@@ -22,5 +22,7 @@ int loam_mesh_add_triangle(loam_mesh_builder* b, int32_t a, int32_t c, int32_t d
 /* Hand the mesh over (trimmed to size), or report an empty one; the builder is left empty. */
 loam_status loam_mesh_builder_finish(loam_mesh_builder* b, const char* name, loam_mesh* out, loam_error* err);
 void loam_mesh_builder_free(loam_mesh_builder* b);
+/* A finite number filling the whole token t[0 .. n) (not NUL-terminated), for the text readers. */
+int loam_mesh_parse_float(const char* t, size_t n, float* out);
 
 #endif

@@ -15,6 +15,13 @@ static void corner(const loam_mesh* m, int t, int c, double out[3]) {
     out[2] = v[2];
 }
 
+/* The corners of the q-th triangle in leaf order. */
+static void leaf_triangle(const loam_bvh* b, int q, double a[3], double bb[3], double c[3]) {
+    corner(b->mesh, b->order[q], 0, a);
+    corner(b->mesh, b->order[q], 1, bb);
+    corner(b->mesh, b->order[q], 2, c);
+}
+
 static double centroid_axis(const loam_mesh* m, int t, int axis) {
     double s = 0.0;
     for (int c = 0; c < 3; ++c) s += m->vertices[3 * (size_t)m->triangles[3 * (size_t)t + c] + axis];
@@ -191,9 +198,7 @@ double loam_bvh_distance(const loam_bvh* b, const double p[3]) {
         if (nd->count) {
             for (int q = nd->first; q < nd->first + nd->count; ++q) {
                 double a[3], bb[3], c[3];
-                corner(b->mesh, b->order[q], 0, a);
-                corner(b->mesh, b->order[q], 1, bb);
-                corner(b->mesh, b->order[q], 2, c);
+                leaf_triangle(b, q, a, bb, c);
                 best = fmin(best, triangle_distance2(p, a, bb, c));
             }
             continue;
@@ -246,9 +251,7 @@ double loam_bvh_winding(const loam_bvh* b, const double p[3]) {
         if (nd->count) {
             for (int q = nd->first; q < nd->first + nd->count; ++q) {
                 double a[3], bb[3], c[3];
-                corner(b->mesh, b->order[q], 0, a);
-                corner(b->mesh, b->order[q], 1, bb);
-                corner(b->mesh, b->order[q], 2, c);
+                leaf_triangle(b, q, a, bb, c);
                 w += solid_angle(p, a, bb, c);
             }
             continue;

@@ -30,20 +30,6 @@ static const char* next_token(obj_line* l, size_t* n) {
 
 static int token_is(const char* t, size_t n, const char* word) { return n == strlen(word) && memcmp(t, word, n) == 0; }
 
-/* A finite float filling the whole token. */
-static int parse_float(const char* t, size_t n, float* out) {
-    char buf[64];
-    if (n == 0 || n >= sizeof buf) return 0;
-    memcpy(buf, t, n);
-    buf[n] = 0;
-    char* stop;
-    errno = 0;
-    float v = strtof(buf, &stop);
-    if (stop != buf + n || !isfinite(v)) return 0;
-    *out = v;
-    return 1;
-}
-
 /* A face corner `i`, `i/t`, `i//n` or `i/t/n`: the vertex index i (1-based, or negative counting
  * back from the last vertex read), checked against the vertices read so far. */
 static int parse_corner(const char* t, size_t n, int vertices, int32_t* out) {
@@ -95,7 +81,7 @@ loam_status loam_mesh_read_obj(const char* text, size_t length, const char* name
             for (size_t m; k < 7; ++k) {
                 const char* c = next_token(&l, &m);
                 if (m == 0) break;
-                if (!parse_float(c, m, &xyz[k]))
+                if (!loam_mesh_parse_float(c, m, &xyz[k]))
                     return fail(&b, err, LOAM_ERR_INPUT, "%s:%d: vertex coordinate '%.*s' is not a finite number", name,
                                 line_no, c, m);
             }

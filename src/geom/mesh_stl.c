@@ -70,17 +70,7 @@ static void skip_line(stl_text* s) {
     while (s->at < s->end && *s->at != '\n') ++s->at;
 }
 
-static int number(stl_text* s, float* out) {
-    char buf[64];
-    if (!next(s) || s->len >= sizeof buf) return 0;
-    memcpy(buf, s->tok, s->len);
-    buf[s->len] = 0;
-    char* stop;
-    float v = strtof(buf, &stop);
-    if (stop != buf + s->len || !isfinite(v)) return 0;
-    *out = v;
-    return 1;
-}
+static int number(stl_text* s, float* out) { return next(s) && loam_mesh_parse_float(s->tok, s->len, out); }
 
 static loam_status expected(loam_mesh_builder* b, const stl_text* s, const char* name, const char* what, loam_error* err) {
     loam_mesh_builder_free(b);

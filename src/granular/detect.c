@@ -201,29 +201,25 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
     *worst_overlap = worst;
 }
 
-/* Start each contact from the impulse it carried last step, if it existed (warm start). Returns 1
- * when i's contacts sit in the same slots with the same partners as last step (so last step's
- * colouring still holds). */
-static int warm_start(loam_world* w, int i) {
+/* Start each contact from the impulse it carried last step, if it existed (warm start), and keep
+ * its colour. Whether nothing changed is known already (unchanged(), during detection). */
+static void warm_start(loam_world* w, int i) {
     loam_contacts* c = &w->cur;
     const loam_contact_set* p = &w->prev;
     int use_prev = w->params.warm_start;
     int a = c->pair_start[i], na = c->pair_count[i];
     int b = p->pair_start[i], nb = p->pair_count[i];
-    int same = a == b && na == nb && c->body_start[i] == p->body_start[i] && c->body_count[i] == p->body_count[i];
     int m = 0;
     for (int k = 0; k < na; ++k) {
         float* lam = &c->pair_lambda[3 * (size_t)(a + k)];
         int32_t j = c->pair_j[a + k];
         while (m < nb && p->pair_j[b + m] < j) ++m;
         if (m < nb && p->pair_j[b + m] == j) {
-            same = same && m == k;
             c->pair_color[a + k] = p->pair_color[b + m];
             if (use_prev) memcpy(lam, &p->pair_lambda[3 * (size_t)(b + m)], 3 * sizeof(float));
             else lam[0] = lam[1] = lam[2] = 0.0f;
             continue;
         }
-        same = 0;
         c->pair_color[a + k] = LOAM_UNCOLORED;
         lam[0] = lam[1] = lam[2] = 0.0f;
         /* After a renumbering the pair may have been owned by j: its impulse on j is minus ours. */
@@ -242,14 +238,12 @@ static int warm_start(loam_world* w, int i) {
         float* lam = &c->body_lambda[3 * (size_t)(a + k)];
         lam[0] = lam[1] = lam[2] = 0.0f;
         c->body_color[a + k] = LOAM_UNCOLORED;
-        same = same && k < nb && p->body_shape[b + k] == c->body_shape[a + k];
         for (int q = 0; q < nb; ++q)
             if (p->body_shape[b + q] == c->body_shape[a + k]) {
                 c->body_color[a + k] = p->body_color[b + q];
                 if (use_prev) memcpy(lam, &p->body_lambda[3 * (size_t)(b + q)], 3 * sizeof(float));
             }
     }
-    return same;
 }
 
 static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_error* err) {
@@ -341,8 +335,8 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
         w->contacts_unchanged = 1;
     } else {
         if (w->coloring.lambda_in_rows) loam_granular_rows_to_slots(w);
-#pragma omp parallel for schedule(static) reduction(&& : same)
-        for (int i = 0; i < w->count; ++i) same = warm_start(w, i) && same;
+#pragma omp parallel for schedule(static)
+        for (int i = 0; i < w->count; ++i) warm_start(w, i);
         w->contacts_unchanged = same;
     }
     if (w->params.solver == LOAM_SOLVER_JACOBI) loam_contacts_incoming(w);
