@@ -30,6 +30,9 @@ loam_status loam_sdf_grid_build(const loam_mesh* mesh, float cell, float margin,
  * cache that cannot be written costs only the time to rebuild; *from_cache says which happened. */
 loam_status loam_sdf_grid_build_cached(const loam_mesh* mesh, float cell, float margin, const char* cache_dir,
                                        loam_sdf_grid* grid, int* from_cache, loam_error* err);
+/* The cache folder loam uses by default: $LOAM_CACHE_DIR, else $XDG_CACHE_HOME/loam, else
+ * ~/.cache/loam; an empty string when none of them is set (no caching). */
+void loam_sdf_cache_dir(char* out, size_t capacity);
 /* Signed distance at p by trilinear interpolation; its gradient (unnormalized, the interpolant's
  * exact derivative) in *gradient when non-null. Outside the grid: the distance to the grid's box
  * plus the margin, a lower bound of the true distance (so sphere tracing never steps through the

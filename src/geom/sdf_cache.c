@@ -3,6 +3,7 @@
  * version, the key, the grid's shape) and the samples as floats in the host's byte order; anything
  * that does not match is ignored and rewritten. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "loam/io.h"
@@ -97,4 +98,12 @@ loam_status loam_sdf_grid_build_cached(const loam_mesh* mesh, float cell, float 
     loam_status st = loam_sdf_grid_build(mesh, cell, margin, g, err);
     if (st == LOAM_OK && loam_make_dirs(cache_dir, NULL) == LOAM_OK) write_cached(path, key, margin, g);
     return st;
+}
+
+void loam_sdf_cache_dir(char* out, size_t cap) {
+    const char *dir = getenv("LOAM_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (dir && *dir) snprintf(out, cap, "%s", dir);
+    else if (xdg && *xdg) snprintf(out, cap, "%s/loam", xdg);
+    else if (home && *home) snprintf(out, cap, "%s/.cache/loam", home);
+    else if (cap > 0) out[0] = 0;
 }

@@ -9,14 +9,6 @@
 #include "loam/sdf_grid.h"
 #include "scene/scene_internal.h"
 
-static void cache_dir(char* out, size_t cap) {
-    const char *dir = getenv("LOAM_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (dir && *dir) snprintf(out, cap, "%s", dir);
-    else if (xdg && *xdg) snprintf(out, cap, "%s/loam", xdg);
-    else if (home && *home) snprintf(out, cap, "%s/.cache/loam", home);
-    else out[0] = 0;
-}
-
 /* The mesh path: as written when absolute, otherwise beside the scene file. */
 static void resolve(const char* scene_path, const char* file, char* out, size_t cap) {
     const char* slash = strrchr(scene_path, '/');
@@ -49,7 +41,7 @@ loam_status scene_read_mesh(const snode* m, loam_scene* s, const struct loam_sdf
     if (loam_mesh_load(path, &mesh, &inner) != LOAM_OK) return snode_error(&n, err, "%s", inner.message);
     for (int k = 0; k < 3 * mesh.vertex_count; ++k) mesh.vertices[k] *= scale;
     loam_sdf_grid* g = calloc(1, sizeof *g);
-    cache_dir(cache, sizeof cache);
+    loam_sdf_cache_dir(cache, sizeof cache);
     st = g ? loam_sdf_grid_build_cached(&mesh, cell, margin, cache[0] ? cache : NULL, g, NULL, &inner)
            : loam_error_set(&inner, LOAM_ERR_NOMEM, "out of memory");
     loam_mesh_free(&mesh);

@@ -1,0 +1,136 @@
+/* loam environments: the three benchmark tasks of paper 000 (section III) as reinforcement-learning
+ * environments in C, so the Python/Gymnasium layer is a thin view and a batch of environments steps in
+ * one call with threads.
+ *
+ *   Bulldozing  a tracked bulldozer with a curved blade on a bed of particles; action (forward speed,
+ *               yaw rate) in [-1, 1]^2; observations: 36x36 ego perspective depth image, 72x36 top-down
+ *               height image, (x, y, yaw); reward +100/n per particle in the goal box, -d/n per particle
+ *               outside it (d = its distance to the box), as GranularGym scores it.
+ *   GearTower   a tall cylinder of particles, periodic in z, stirred by k helical gears on the axis of
+ *               the tower; action: each gear's angular velocity in [-1, 1] (times max_gear_speed);
+ *               reset draws uniformly random speeds; the paper's scaling benchmark (Fig. 3 and 9).
+ *   Excavation  a 7-joint Franka Panda arm (links as capsules) with an excavator bucket at its flange
+ *               over a bed of particles and a bin; action: joint velocities in [-1, 1]^7 (times each
+ *               joint's speed limit); reward for material lifted in the bucket and delivered to the bin;
+ *               the force particles exert on the bucket is reported every step.
+ *
+ * Every environment: reset(seed) builds a fresh world from a bed settled once at creation (shifted and
+ * posed at random from the seed), so episodes with the same seed are identical. One action lasts
+ * steps_per_action physics steps. Observations live in buffers the environment owns (stable
+ * pointers: a host may wrap them without copying); they are refreshed by reset and step. */
+#ifndef LOAM_ENV_H
+#define LOAM_ENV_H
+#include "loam/granular.h"
+#include "loam/render.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum loam_env_kind {
+    LOAM_ENV_BULLDOZING = 0,
+    LOAM_ENV_GEAR_TOWER,
+    LOAM_ENV_EXCAVATION,
+    LOAM_ENV_KIND_COUNT
+} loam_env_kind;
+
+const char* loam_env_kind_name(loam_env_kind kind);
+/* "bulldozing", "gear_tower", "excavation" (also "geartower"); returns 0 and sets *kind, or -1. */
+int loam_env_kind_parse(const char* name, loam_env_kind* kind);
+
+/* Every parameter with its unit; defaults per kind from loam_env_default_config. */
+typedef struct loam_env_config {
+    loam_env_kind kind;
+    int particles;          /* number of particles; default 10,000 (GranularGym's), gear tower 20,000 */
+    float radius;           /* particle radius, m; bulldozing 0.02 (GranularGym's), gear tower 0.004,
+                               excavation 0.008 */
+    float density;          /* kg/m^3; default 2500 */
+    float friction;         /* particle-particle and particle-tool Coulomb coefficient; default 0.5 */
+    double dt;              /* physics time step, s; default 1e-3 (excavation 5e-4, as the paper) */
+    int sweeps;             /* contact sweeps per step; default 3 */
+    int steps_per_action;   /* physics steps per env step; default 100 (0.1 s at dt 1e-3; excavation
+                               100 at 5e-4 = 0.05 s) */
+    double episode_time;    /* simulated seconds per episode before truncation; default 60 (GranularGym's
+                               bulldozer), gear tower 10, excavation 20 */
+    int gears;              /* gear tower: number of gears, 1 .. 16; default 4 */
+    float max_gear_speed;   /* gear tower: rad/s at action 1; default 10 */
+    float max_speed;        /* bulldozing: forward speed at action 1, m/s; default 0.5 */
+    float max_yaw_rate;     /* bulldozing: yaw rate at action 1, rad/s; default 1.0 */
+    int threads;            /* threads of this environment's world, 0 = all cores; default 0 (a batch
+                               step runs each world on one thread, environments in parallel) */
+    int hash_table_size;    /* spatial hash buckets, 0 = 2 N; default 0 */
+    int observe;            /* compute observations on every step, 0/1; default 1 (0: physics only) */
+    int settle_steps;       /* physics steps that settle the bed at creation; default kind-specific */
+    uint64_t seed;          /* seed of the bed built at creation (reset's seed moves things around);
+                               default 1 */
+} loam_env_config;
+
+loam_env_config loam_env_default_config(loam_env_kind kind);
+loam_status loam_env_config_validate(const loam_env_config* config, loam_error* err);
+
+typedef struct loam_env loam_env;
+
+/* Builds and settles the bed (seconds for 10k particles; the settled bed is reused by every reset). */
+loam_env* loam_env_create(const loam_env_config* config, loam_error* err);
+void loam_env_destroy(loam_env* env);
+const loam_env_config* loam_env_get_config(const loam_env* env);
+
+/* Actions: action_dim floats, each in [-1, 1]; values outside are clipped (Gymnasium's convention for
+ * Box actions), NaN or infinite values are errors. */
+int loam_env_action_dim(const loam_env* env);
+
+/* Observations: named float arrays of at most 3 dimensions (images are height x width, rows top to
+ * bottom), each with the bounds of its Box space. */
+#define LOAM_ENV_MAX_OBS 4
+typedef struct loam_env_obs_spec {
+    const char* name;   /* "depth", "height", "pose", "joints", "gears", "profile" */
+    int rank;
+    int shape[3];
+    float low, high;    /* bounds of every element */
+} loam_env_obs_spec;
+int loam_env_obs_count(const loam_env* env);
+loam_env_obs_spec loam_env_obs_spec_get(const loam_env* env, int index);
+/* The environment's buffer for observation `index` (spec's element count floats), valid until
+ * loam_env_destroy; its contents change on reset and step. */
+float* loam_env_obs_buffer(loam_env* env, int index);
+
+typedef struct loam_env_step_info {
+    double reward;
+    int terminated;         /* the task ended (bulldozing/excavation: every particle delivered) */
+    int truncated;          /* the time budget is spent */
+    double sim_time;        /* simulated seconds since reset */
+    double realtime_factor; /* simulated seconds of this step over its wall seconds */
+    double physics_seconds; /* wall time of this step's physics, s */
+    double sensor_seconds;  /* wall time of this step's observations, s */
+    double tool_force[3];   /* force the particles exerted on the controlled tool (blade, bucket, the
+                               gears together), averaged over the step's physics steps, N */
+    double progress;        /* bulldozing: fraction of particles in the goal box; excavation: fraction
+                               in the bin; gear tower: fraction that crossed the periodic boundary
+                               during the step */
+    int contacts;           /* particle contacts in the last physics step */
+} loam_env_step_info;
+
+/* Start an episode. Deterministic in (config, seed). */
+loam_status loam_env_reset(loam_env* env, uint64_t seed, loam_error* err);
+/* One action; info may be NULL. A diverging world returns LOAM_ERR_DIVERGED naming step and particle;
+ * the episode must then be reset. Stepping before the first reset is an error. */
+loam_status loam_env_step(loam_env* env, const float* action, loam_env_step_info* info, loam_error* err);
+/* Step `count` environments with actions[i * action_dim ...], in parallel over environments (each
+ * world on one thread). infos and errs hold count entries (errs may be NULL). Returns the first
+ * failure's status; the other environments still step. */
+loam_status loam_env_step_batch(loam_env* const* envs, int count, const float* actions, loam_env_step_info* infos,
+                                loam_error* errs);
+
+/* The world of the current episode (NULL before the first reset): particles, bodies, parameters. */
+loam_world* loam_env_world(loam_env* env);
+/* An RGB picture of the scene from the environment's default viewpoint into `out` (allocated by the
+ * caller with any size up to LOAM_IMAGE_MAX_SIDE). */
+loam_status loam_env_render(loam_env* env, loam_image* out, loam_error* err);
+/* A scripted policy for demos and `loam run` of an environment scene: a deterministic action for
+ * the current state (bulldozing: sweep the pile towards the goal; excavation: a dig-lift-dump cycle;
+ * gear tower: keep the reset speeds). Writes action_dim values. */
+void loam_env_scripted_action(const loam_env* env, float* action);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

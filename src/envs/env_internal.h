@@ -1,0 +1,88 @@
+/* What the three environments share (env.c) and what each supplies (its task: bulldozing.c,
+ * gear_tower.c, excavation.c). A task builds its fixed assets once (meshes, grids, the settled bed),
+ * populates a fresh world at every reset, drives its tools before every physics step, and scores. */
+#ifndef LOAM_ENVS_ENV_INTERNAL_H
+#define LOAM_ENVS_ENV_INTERNAL_H
+
+#include "core/rng.h"
+#include "loam/chain.h"
+#include "loam/env.h"
+#include "loam/sdf_grid.h"
+
+#define ENV_MAX_ACTION 16
+#define ENV_MAX_GRIDS 4
+
+typedef struct env_task {
+    /* Once, at creation: assets, observation specs (env->spec, env->obs_count), env->action_dim,
+     * and the bed (env_bed_settle fills env->bed_xyz / bed_radius). */
+    loam_status (*build)(loam_env* env, loam_error* err);
+    /* At reset: add particles and bodies to env->world (just created from env->params) and set the
+     * task's episode state, drawing what is random from rng. */
+    loam_status (*populate)(loam_env* env, loam_rng* rng, loam_error* err);
+    /* Before each physics step: command the tools from env->action (clipped to [-1, 1]). */
+    loam_status (*drive)(loam_env* env, loam_error* err);
+    /* After each physics step (may be NULL): advance chains, count crossings... */
+    void (*after_step)(loam_env* env);
+    /* Fill the observation buffers from the world. */
+    loam_status (*observe)(loam_env* env, loam_error* err);
+    /* Reward of the action just taken; sets info->progress and info->terminated. */
+    double (*score)(loam_env* env, loam_env_step_info* info);
+    void (*scripted)(const loam_env* env, float* action);
+    /* The render viewpoint. */
+    loam_camera (*camera)(const loam_env* env);
+    void (*destroy)(loam_env* env); /* frees env->task_data's insides (may be NULL) */
+} env_task;
+
+struct loam_env {
+    loam_env_config cfg;
+    const env_task* task;
+    void* task_data;
+    loam_granular_params params;
+    loam_world* world;          /* the current episode's, NULL before the first reset */
+    int action_dim;
+    float action[ENV_MAX_ACTION]; /* the current action, clipped */
+    int obs_count;
+    loam_env_obs_spec spec[LOAM_ENV_MAX_OBS];
+    float* obs[LOAM_ENV_MAX_OBS];
+    /* The settled bed, by particle id (reset copies it into each new world). */
+    int bed_count;
+    float* bed_xyz;
+    float* bed_radius;
+    /* Grids the task's bodies point to (owned). */
+    int grid_count;
+    loam_sdf_grid grids[ENV_MAX_GRIDS];
+    double episode_time;        /* simulated seconds since reset */
+    int64_t physics_steps;      /* of this episode */
+    double force_sum[3];        /* tool force summed over this action's physics steps */
+    int force_samples;
+};
+
+/* Shared helpers (env.c). */
+loam_status env_alloc_obs(loam_env* env, loam_error* err);
+void env_add_obs(loam_env* env, const char* name, int rank, int d0, int d1, int d2, float low, float high);
+/* A grid sampled from a mesh (through the disk cache); returns its index or -1 with err set. */
+int env_add_grid(loam_env* env, const loam_mesh* mesh, float cell, float margin, loam_error* err);
+/* Particles of the settled bed into env->world, each moved by (dx, dy). */
+loam_status env_add_bed(loam_env* env, float dx, float dy, loam_error* err);
+/* A jittered cubic lattice of n spheres of radius r filling the box [lo, hi] from the bottom up,
+ * skipping points where keep() says no (keep may be NULL). xyz holds 3n floats. Returns the number
+ * placed (< n when the box is full). */
+int env_lattice(loam_vec3 lo, loam_vec3 hi, float r, int n, uint64_t seed,
+                int (*keep)(const void* ctx, loam_vec3 p), const void* ctx, float* xyz);
+/* Settle particles xyz (n, radius r) in a world the task has given its container bodies (via
+ * add_bodies), for cfg.settle_steps steps, and keep the result as the bed. */
+loam_status env_bed_settle(loam_env* env, const float* xyz, int n, float r,
+                           loam_status (*add_bodies)(loam_env* env, loam_world* w, loam_error* err), loam_error* err);
+/* The world particles as render input (all one colour, height-coloured for pictures). */
+loam_render_particles env_render_particles(loam_env* env);
+/* Accumulate the force on body b this physics step (the info's tool_force). */
+void env_sample_force(loam_env* env, int body);
+float env_clampf(float v, float lo, float hi);
+/* Yaw angle of a pose's x axis about world z. */
+float env_yaw(loam_quat q);
+
+extern const env_task env_bulldozing_task;
+extern const env_task env_gear_tower_task;
+extern const env_task env_excavation_task;
+
+#endif
