@@ -81,6 +81,7 @@ int loam_env_action_dim(const loam_env* env);
 /* Observations: named float arrays of at most 3 dimensions (images are height x width, rows top to
  * bottom), each with the bounds of its Box space. */
 #define LOAM_ENV_MAX_OBS 4
+#define LOAM_ENV_MAX_ACTION 16 /* the largest action_dim of any environment */
 typedef struct loam_env_obs_spec {
     const char* name;   /* "depth", "height", "pose", "joints", "gears", "profile" */
     int rank;

@@ -4,7 +4,7 @@
 #ifndef LOAM_SCENE_H
 #define LOAM_SCENE_H
 
-#include "loam/granular.h"
+#include "loam/env.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +45,11 @@ typedef struct loam_scene {
                                      keep the scene until every world made from it is destroyed */
     loam_scene_output output;
     loam_scene_camera camera;
+    /* An `environment:` section instead of particles and bodies: `loam run` builds that environment
+     * (loam/env.h) and drives it with its scripted policy, a new action every steps_per_action steps. */
+    int has_environment;
+    loam_env_config environment;
+    uint64_t environment_reset_seed; /* seed of the episode's reset; default 0 */
 } loam_scene;
 
 /* Read a scene file. overrides: "dotted.key=value" strings, applied before reading; an override
@@ -56,7 +61,8 @@ loam_status loam_scene_load_buffer(const char* text, size_t length, const char* 
                                    int override_count, loam_scene* scene, loam_error* err);
 void loam_scene_free(loam_scene* scene);
 
-/* A world holding the scene's particles and bodies. */
+/* A world holding the scene's particles and bodies (an error for an environment scene: build it with
+ * loam_env_create(&scene->environment) and loam_env_reset). */
 loam_world* loam_scene_create_world(const loam_scene* scene, loam_error* err);
 
 #ifdef __cplusplus

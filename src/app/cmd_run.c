@@ -116,10 +116,12 @@ static cJSON* vec_json(loam_vec3 v) {
 }
 
 typedef struct body_peak { double peak_force; double mean_force_x; } body_peak;
+/* An environment run's score: the reward summed over its physics steps, the final progress. */
+typedef struct env_totals { double reward, progress; } env_totals;
 
 static loam_status write_summary(const char* dir, const loam_scene* s, loam_world* w, long long steps_done,
-                                 long long steps, double wall, int frames, const body_peak* peaks, loam_status status,
-                                 const loam_error* run_err, loam_error* err) {
+                                 long long steps, double wall, int frames, const body_peak* peaks, const env_totals* env,
+                                 loam_status status, const loam_error* run_err, loam_error* err) {
     cJSON* root = cJSON_CreateObject();
     if (!root) return loam_error_set(err, LOAM_ERR_NOMEM, "out of memory for summary.json");
     const loam_granular_params* p = loam_world_params(w);
@@ -159,6 +161,13 @@ static loam_status write_summary(const char* dir, const loam_scene* s, loam_worl
     cJSON_AddStringToObject(solver, "method", p->solver == LOAM_SOLVER_JACOBI ? "jacobi" : "gauss_seidel");
     cJSON_AddNumberToObject(solver, "push_sweeps", p->push_sweeps);
     cJSON_AddNumberToObject(solver, "skin", float_json(p->skin));
+    if (env) {
+        cJSON* e = cJSON_AddObjectToObject(root, "environment");
+        cJSON_AddStringToObject(e, "kind", loam_env_kind_name(s->environment.kind));
+        cJSON_AddNumberToObject(e, "steps_per_action", s->environment.steps_per_action);
+        cJSON_AddNumberToObject(e, "reward_per_physics_step_sum", env->reward);
+        cJSON_AddNumberToObject(e, "final_progress", env->progress);
+    }
     cJSON* bodies = cJSON_AddArrayToObject(root, "body_results");
     for (int b = 0; b < loam_world_body_count(w); ++b) {
         const loam_body_state* st = loam_world_body_state(w, b);
@@ -199,9 +208,28 @@ int loam_cmd_run(int argc, char** argv) {
     snprintf(dir, sizeof dir, "%s", o.out ? o.out : "out");
     if (!o.out) snprintf(dir, sizeof dir, "out/%s", scene.name);
 
-    loam_world* w = loam_scene_create_world(&scene, &err);
+    /* An environment scene: the environment builds the world and its scripted policy drives it, a
+     * new action every steps_per_action steps (observations are not needed here). */
+    loam_env* env = NULL;
+    int action_period = 1;
+    float action[LOAM_ENV_MAX_ACTION];
+    env_totals totals = {0.0, 0.0};
+    loam_world* w = NULL;
+    if (scene.has_environment) {
+        loam_env_config c = scene.environment;
+        action_period = c.steps_per_action;
+        c.steps_per_action = 1;
+        c.observe = 0;
+        if (!o.quiet) fprintf(stderr, "loam: %s: building the %s environment (settling its bed)\n", scene.name,
+                              loam_env_kind_name(c.kind));
+        env = loam_env_create(&c, &err);
+        if (env && loam_env_reset(env, scene.environment_reset_seed, &err) == LOAM_OK) w = loam_env_world(env);
+    } else {
+        w = loam_scene_create_world(&scene, &err);
+    }
     if (!w) {
         fprintf(stderr, "loam: %s: %s\n", o.scene, err.message);
+        loam_env_destroy(env);
         loam_scene_free(&scene);
         return (int)err.status;
     }
@@ -209,9 +237,9 @@ int loam_cmd_run(int argc, char** argv) {
     loam_status st = run_output_open(&out, &scene, w, dir, &err);
     if (!o.quiet && st == LOAM_OK)
         fprintf(stderr, "loam: %s: %d particles, %d bodies, %lld steps of %g s on %d threads -> %s/\n", scene.name,
-                scene.particle_count, scene.body_count, steps, scene.params.dt, loam_get_threads(), dir);
+                loam_world_particles(w).count, loam_world_body_count(w), steps, scene.params.dt, loam_get_threads(), dir);
     int frames = scene.output.frames;
-    body_peak* peaks = calloc((size_t)scene.body_count + 1, sizeof *peaks);
+    body_peak* peaks = calloc((size_t)loam_world_body_count(w) + 1, sizeof *peaks);
     loam_progress bar;
     loam_progress_start(&bar, steps, !o.quiet);
     double t0 = loam_now();
@@ -231,7 +259,15 @@ int loam_cmd_run(int argc, char** argv) {
             continue;
         }
         if (done >= steps) break;
-        run_st = loam_world_step(w, &run_err);
+        if (env) {
+            if (done % action_period == 0) loam_env_scripted_action(env, action);
+            loam_env_step_info info;
+            run_st = loam_env_step(env, action, &info, &run_err);
+            totals.reward += info.reward;
+            totals.progress = info.progress;
+        } else {
+            run_st = loam_world_step(w, &run_err);
+        }
         if (run_st != LOAM_OK) break;
         ++done;
         if (!warned && loam_world_last_stats(w).dropped_neighbors > 0) {
@@ -261,7 +297,8 @@ int loam_cmd_run(int argc, char** argv) {
         fprintf(stderr, "loam: %s\n", err.message);
         code = (int)st;
     } else {
-        loam_status sst = write_summary(dir, &scene, w, done, steps, wall, out.frames_written, peaks, run_st, &run_err, &err);
+        loam_status sst = write_summary(dir, &scene, w, done, steps, wall, out.frames_written, peaks,
+                                        env ? &totals : NULL, run_st, &run_err, &err);
         if (run_st != LOAM_OK) {
             fprintf(stderr, "loam: %s: %s\n", o.scene, run_err.message);
             code = (int)run_st;
@@ -271,11 +308,12 @@ int loam_cmd_run(int argc, char** argv) {
         } else if (!o.quiet) {
             fprintf(stderr, "loam: done: %lld steps in %.2f s (realtime factor %.3g, %.3g particle-steps/s); see %s/summary.json\n",
                     done, wall, wall > 0 ? loam_world_time(w) / wall : 0.0,
-                    wall > 0 ? (double)scene.particle_count * (double)done / wall : 0.0, dir);
+                    wall > 0 ? (double)loam_world_particles(w).count * (double)done / wall : 0.0, dir);
         }
     }
     free(peaks);
-    loam_world_destroy(w);
+    if (env) loam_env_destroy(env); /* it owns w */
+    else loam_world_destroy(w);
     loam_scene_free(&scene);
     return code;
 }

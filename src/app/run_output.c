@@ -15,11 +15,11 @@ static void auto_camera(loam_camera* cam, const loam_scene* s, const loam_world*
         lo = v3_min(lo, v3(p.x[i], p.y[i], p.z[i]));
         hi = v3_max(hi, v3(p.x[i], p.y[i], p.z[i]));
     }
-    for (int b = 0; b < s->body_count; ++b)
-        for (int k = 0; k < s->bodies[b].shape_count; ++k) {
-            const loam_shape* sh = &s->bodies[b].shapes[k];
+    for (int b = 0; b < loam_world_body_count(w); ++b)
+        for (int k = 0; k < loam_world_body_def(w, b)->shape_count; ++k) {
+            const loam_shape* sh = &loam_world_body_def(w, b)->shapes[k];
             if (sh->type == LOAM_SHAPE_PLANE) continue;
-            loam_vec3 c = loam_pose_apply(loam_pose_mul(s->bodies[b].pose, sh->local), v3(0, 0, 0));
+            loam_vec3 c = loam_pose_apply(loam_pose_mul(loam_world_body_state(w, b)->pose, sh->local), v3(0, 0, 0));
             lo = v3_min(lo, c);
             hi = v3_max(hi, c);
         }
@@ -61,7 +61,8 @@ loam_status run_output_open(run_output* o, const loam_scene* s, const loam_world
     auto_camera(&o->camera, s, w);
     int n = loam_world_particles((loam_world*)w).count;
     int shapes = 0;
-    for (int b = 0; b < s->body_count; ++b) shapes += s->bodies[b].shape_count;
+    int bodies = loam_world_body_count(w);
+    for (int b = 0; b < bodies; ++b) shapes += loam_world_body_def(w, b)->shape_count;
     o->shape_count = shapes;
     o->shapes = calloc((size_t)shapes + 1, sizeof *o->shapes);
     o->shape_poses = calloc((size_t)shapes + 1, sizeof *o->shape_poses);
@@ -70,10 +71,11 @@ loam_status run_output_open(run_output* o, const loam_scene* s, const loam_world
     if (!o->shapes || !o->shape_poses || !o->shape_rgb || !o->speed)
         return loam_error_set(err, LOAM_ERR_NOMEM, "out of memory for output");
     /* Fixed bodies grey, moving ones orange: the eye finds the tool. */
-    for (int b = 0, k = 0; b < s->body_count; ++b)
-        for (int q = 0; q < s->bodies[b].shape_count; ++q, ++k) {
-            o->shapes[k] = s->bodies[b].shapes[q];
-            int moving = s->bodies[b].motion != LOAM_MOTION_FIXED;
+    for (int b = 0, k = 0; b < bodies; ++b)
+        for (int q = 0; q < loam_world_body_def(w, b)->shape_count; ++q, ++k) {
+            const loam_body_def* d = loam_world_body_def(w, b);
+            o->shapes[k] = d->shapes[q];
+            int moving = d->motion != LOAM_MOTION_FIXED;
             uint8_t rgb[3] = {moving ? 230 : 170, moving ? 120 : 175, moving ? 40 : 185};
             memcpy(&o->shape_rgb[3 * k], rgb, 3);
         }

@@ -1,7 +1,7 @@
 /* Bulldozing (paper 000, III-A; GranularGym's BulldozerEnvironment): move a pile into the goal box
  * with a tracked bulldozer. The arena is GranularGym's: x in [-4, 4], y in [-2, 2] m, walls 0.5 m
  * high; the goal box x in [1, 3], y in [-1, 1]. The pile is settled once in a 1.6 x 2.0 m pen at
- * x = -2 (the pen is gone in episodes, so its edges slump at first, like GranularGym's column). */
+ * x = -2, then without the pen (its edges slump to the angle of repose), so episodes start at rest. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,7 +66,7 @@ static loam_status build(loam_env* env, loam_error* err) {
     loam_vec3 lo = {PEN_X - PEN_HALF_X, -PEN_HALF_Y, 0.0f}, hi = {PEN_X + PEN_HALF_X, PEN_HALF_Y, 50.0f};
     int placed = env_lattice(lo, hi, r, n, env->cfg.seed, NULL, NULL, xyz);
     if (placed < n) st = loam_error_set(err, LOAM_ERR_INPUT, "bulldozing: %d particles of radius %g m do not fit", n, r);
-    else st = env_bed_settle(env, xyz, n, r, add_arena_and_pen, err);
+    else st = env_bed_settle(env, xyz, n, r, add_arena_and_pen, add_arena, err);
     loam_free(xyz);
     return st;
 }

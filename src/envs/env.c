@@ -182,8 +182,8 @@ static loam_status add_particles(loam_world* w, int n, const float* xyz, const f
     return loam_world_add_particles(w, n, xyz, NULL, radius, density, err);
 }
 
-loam_status env_bed_settle(loam_env* env, const float* xyz, int n, float r,
-                           loam_status (*add_bodies)(loam_env* env, loam_world* w, loam_error* err), loam_error* err) {
+loam_status env_bed_settle(loam_env* env, const float* xyz, int n, float r, env_add_bodies_fn confined,
+                           env_add_bodies_fn released, loam_error* err) {
     env->bed_count = n;
     env->bed_xyz = loam_malloc(sizeof(float) * 3 * (size_t)n);
     env->bed_radius = loam_malloc(sizeof(float) * (size_t)n);
@@ -197,8 +197,27 @@ loam_status env_bed_settle(loam_env* env, const float* xyz, int n, float r,
     loam_world* w = loam_world_create(&p, err);
     if (!w) return err ? err->status : LOAM_ERR_NOMEM;
     loam_status st = add_particles(w, n, xyz, env->bed_radius, env->cfg.density, err);
-    if (st == LOAM_OK) st = add_bodies(env, w, err);
+    if (st == LOAM_OK) st = confined(env, w, err);
     for (int s = 0; st == LOAM_OK && s < env->cfg.settle_steps; ++s) st = loam_world_step(w, err);
+    if (st == LOAM_OK && released) {
+        /* Let the bed slump without its pen now, so episodes start from rest. */
+        loam_world* free_bed = loam_world_create(&p, err);
+        if (!free_bed) st = err ? err->status : LOAM_ERR_NOMEM;
+        loam_particles pp = loam_world_particles(w);
+        float* at = st == LOAM_OK ? loam_malloc(sizeof(float) * 3 * (size_t)n) : NULL;
+        if (st == LOAM_OK && !at) st = loam_error_set(err, LOAM_ERR_NOMEM, "environment: out of memory for the bed");
+        for (int k = 0; at && k < n; ++k) {
+            at[3 * pp.id[k]] = pp.x[k];
+            at[3 * pp.id[k] + 1] = pp.y[k];
+            at[3 * pp.id[k] + 2] = pp.z[k];
+        }
+        if (st == LOAM_OK) st = add_particles(free_bed, n, at, env->bed_radius, env->cfg.density, err);
+        if (st == LOAM_OK) st = released(env, free_bed, err);
+        for (int s = 0; st == LOAM_OK && s < env->cfg.settle_steps; ++s) st = loam_world_step(free_bed, err);
+        loam_free(at);
+        loam_world_destroy(w);
+        w = free_bed;
+    }
     if (st == LOAM_OK) {
         loam_particles pp = loam_world_particles(w);
         for (int k = 0; k < pp.count; ++k) {
@@ -313,6 +332,7 @@ loam_status loam_env_reset(loam_env* env, uint64_t seed, loam_error* err) {
     memset(env->action, 0, sizeof env->action);
     env->episode_time = 0.0;
     env->physics_steps = 0;
+    env->broken = 0;
     loam_status st = env->task->populate(env, &rng, err);
     if (st == LOAM_OK && env->cfg.observe) st = env->task->observe(env, err);
     if (st != LOAM_OK) {
@@ -327,9 +347,9 @@ static loam_status step_one(loam_env* env, const float* action, loam_env_step_in
     if (!info) info = &local;
     memset(info, 0, sizeof *info);
     if (!env) return loam_error_set(err, LOAM_ERR_INPUT, "environment step: null environment");
-    if (!env->world)
-        return loam_error_set(err, LOAM_ERR_INPUT, "environment %s: step before reset (or after a failed step)",
-                              loam_env_kind_name(env->cfg.kind));
+    if (!env->world || env->broken)
+        return loam_error_set(err, LOAM_ERR_INPUT, "environment %s: step %s; reset first", loam_env_kind_name(env->cfg.kind),
+                              env->world ? "after a failed step" : "before reset");
     if (!action) return loam_error_set(err, LOAM_ERR_INPUT, "environment step: null action");
     for (int i = 0; i < env->action_dim; ++i) {
         if (!isfinite(action[i]))
@@ -351,9 +371,8 @@ static loam_status step_one(loam_env* env, const float* action, loam_env_step_in
     }
     double t1 = now_seconds();
     if (st != LOAM_OK) {
-        /* The world is left before its failed step; the episode cannot go on. */
-        loam_world_destroy(env->world);
-        env->world = NULL;
+        /* The world is left as it was before its failed step, to look at; the episode cannot go on. */
+        env->broken = 1;
         return st;
     }
     env->episode_time = (double)env->physics_steps * env->cfg.dt;

@@ -9,7 +9,7 @@
 #include "loam/env.h"
 #include "loam/sdf_grid.h"
 
-#define ENV_MAX_ACTION 16
+#define ENV_MAX_ACTION LOAM_ENV_MAX_ACTION
 #define ENV_MAX_GRIDS 4
 
 typedef struct env_task {
@@ -39,6 +39,7 @@ struct loam_env {
     void* task_data;
     loam_granular_params params;
     loam_world* world;          /* the current episode's, NULL before the first reset */
+    int broken;                 /* a step failed: the world is kept for inspection, steps need a reset */
     int action_dim;
     float action[ENV_MAX_ACTION]; /* the current action, clipped */
     int obs_count;
@@ -69,10 +70,12 @@ loam_status env_add_bed(loam_env* env, float dx, float dy, loam_error* err);
  * placed (< n when the box is full). */
 int env_lattice(loam_vec3 lo, loam_vec3 hi, float r, int n, uint64_t seed,
                 int (*keep)(const void* ctx, loam_vec3 p), const void* ctx, float* xyz);
-/* Settle particles xyz (n, radius r) in a world the task has given its container bodies (via
- * add_bodies), for cfg.settle_steps steps, and keep the result as the bed. */
-loam_status env_bed_settle(loam_env* env, const float* xyz, int n, float r,
-                           loam_status (*add_bodies)(loam_env* env, loam_world* w, loam_error* err), loam_error* err);
+/* Settle particles xyz (n, radius r) for cfg.settle_steps steps in a world with the task's container
+ * bodies (`confined`), then, when `released` is not NULL, as many again with only those bodies (a
+ * pen taken away), and keep the result as the bed. */
+typedef loam_status (*env_add_bodies_fn)(loam_env* env, loam_world* w, loam_error* err);
+loam_status env_bed_settle(loam_env* env, const float* xyz, int n, float r, env_add_bodies_fn confined,
+                           env_add_bodies_fn released, loam_error* err);
 /* The world particles as render input (all one colour, height-coloured for pictures). */
 loam_render_particles env_render_particles(loam_env* env);
 /* Accumulate the force on body b this physics step (the info's tool_force). */

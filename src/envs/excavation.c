@@ -105,7 +105,7 @@ static loam_status build(loam_env* env, loam_error* err) {
     if (placed < n)
         st = loam_error_set(err, LOAM_ERR_INPUT, "excavation: %d particles of radius %g m do not fit the pen (at most %d)", n,
                             r, placed);
-    else st = env_bed_settle(env, xyz, n, r, add_pen_and_bin, err);
+    else st = env_bed_settle(env, xyz, n, r, add_pen_and_bin, NULL, err);
     loam_free(xyz);
     if (st != LOAM_OK) return st;
     /* The bed's top: the 99th percentile of particle tops, so one perched particle does not count. */

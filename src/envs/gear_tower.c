@@ -104,7 +104,7 @@ static loam_status build(loam_env* env, loam_error* err) {
     if (placed < n)
         st = loam_error_set(err, LOAM_ERR_INTERNAL, "gear tower: only %d of %d particles fit in a tower %g m tall", placed, n,
                             g->height);
-    else st = env_bed_settle(env, xyz, n, r, add_tower_and_gears, err);
+    else st = env_bed_settle(env, xyz, n, r, add_tower_and_gears, NULL, err);
     loam_free(xyz);
     return st;
 }

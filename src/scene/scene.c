@@ -72,6 +72,10 @@ void loam_scene_free(loam_scene* s) {
 }
 
 loam_world* loam_scene_create_world(const loam_scene* s, loam_error* err) {
+    if (s->has_environment) {
+        loam_error_set(err, LOAM_ERR_INPUT, "%s: an environment scene makes its world with loam_env_create", s->path);
+        return NULL;
+    }
     loam_world* w = loam_world_create(&s->params, err);
     if (!w) return NULL;
     if (loam_world_add_particles(w, s->particle_count, s->xyz, s->vel, s->radius, s->density, err) != LOAM_OK) {

@@ -134,9 +134,55 @@ static loam_status read_camera(const snode* root, loam_scene* s, loam_error* err
     return LOAM_OK;
 }
 
+/* An environment scene: every field of loam_env_config, with its kind's defaults. The world is the
+ * environment's, so the sections that describe a world by hand are errors beside it. */
+static loam_status read_environment(const snode* root, loam_scene* s, loam_error* err) {
+    static const char* const keys[] = {"kind", "particles", "radius", "density", "friction", "dt", "sweeps",
+                                       "steps_per_action", "episode_time", "gears", "max_gear_speed", "max_speed",
+                                       "max_yaw_rate", "hash_table_size", "settle_steps", "seed", "reset_seed", NULL};
+    static const char* const kinds[] = {"bulldozing", "gear_tower", "excavation", NULL};
+    static const char* const hand_made[] = {"particles", "bodies", "solver", "material", "periodic", NULL};
+    snode m, n;
+    if (!snode_get(root, "environment", &m)) return LOAM_OK;
+    TRY(snode_check_map(&m, keys, err));
+    for (int k = 0; hand_made[k]; ++k)
+        if (snode_get(root, hand_made[k], &n))
+            return snode_error(&n, err, "'%s' cannot be combined with 'environment' (the environment builds its world)",
+                               hand_made[k]);
+    if (snode_get(root, "sim", &n) && snode_get(&n, "dt", &n))
+        return snode_error(&n, err, "with 'environment', set the step as environment.dt");
+    if (!snode_get(&m, "kind", &n)) return snode_error(&m, err, "an environment needs 'kind' (bulldozing, gear_tower or excavation)");
+    int kind = 0;
+    TRY(opt_enum(&m, "kind", kinds, &kind, err));
+    loam_env_config* c = &s->environment;
+    *c = loam_env_default_config((loam_env_kind)kind);
+    int seed = (int)c->seed, reset_seed = 0;
+    TRY(opt_int(&m, "particles", 1, 20000000, &c->particles, err));
+    TRY(opt_float(&m, "radius", 1e-4, 0.1, &c->radius, err));
+    TRY(opt_float(&m, "density", 1e-3, 1e6, &c->density, err));
+    TRY(opt_float(&m, "friction", 0.0, 10.0, &c->friction, err));
+    TRY(opt_double(&m, "dt", 1e-7, 0.01, &c->dt, err));
+    TRY(opt_int(&m, "sweeps", 1, 1000, &c->sweeps, err));
+    TRY(opt_int(&m, "steps_per_action", 1, 100000, &c->steps_per_action, err));
+    TRY(opt_double(&m, "episode_time", 1e-6, 1e6, &c->episode_time, err));
+    TRY(opt_int(&m, "gears", 1, 16, &c->gears, err));
+    TRY(opt_float(&m, "max_gear_speed", 0.0, 1000.0, &c->max_gear_speed, err));
+    TRY(opt_float(&m, "max_speed", 0.0, 10.0, &c->max_speed, err));
+    TRY(opt_float(&m, "max_yaw_rate", 0.0, 20.0, &c->max_yaw_rate, err));
+    TRY(opt_int(&m, "hash_table_size", 0, 1 << 30, &c->hash_table_size, err));
+    TRY(opt_int(&m, "settle_steps", 0, 1000000, &c->settle_steps, err));
+    TRY(opt_int(&m, "seed", 0, 2147483647, &seed, err));
+    TRY(opt_int(&m, "reset_seed", 0, 2147483647, &reset_seed, err));
+    c->seed = (uint64_t)seed;
+    s->environment_reset_seed = (uint64_t)reset_seed;
+    s->params.dt = c->dt;
+    s->has_environment = 1;
+    return loam_env_config_validate(c, err);
+}
+
 loam_status scene_read(scene_doc* d, loam_scene* s, loam_error* err) {
     static const char* const keys[] = {"loam", "name", "sim", "solver", "material", "periodic", "particles", "bodies",
-                                       "output", "camera", NULL};
+                                       "output", "camera", "environment", NULL};
     snode root = doc_root(d);
     TRY(snode_check_map(&root, keys, err));
     snode version;
@@ -153,5 +199,6 @@ loam_status scene_read(scene_doc* d, loam_scene* s, loam_error* err) {
     TRY(read_camera(&root, s, err));
     TRY(scene_read_particles(&root, s, err));
     TRY(scene_read_bodies(&root, s, err));
+    TRY(read_environment(&root, s, err));
     return LOAM_OK;
 }
