@@ -143,3 +143,20 @@ for _name, (_res, _args) in _PROTOTYPES.items():
 def has(name):
     """Whether the loaded library exports `name` (the environment module may be absent from old builds)."""
     return name in _PROTOTYPES and name not in missing
+
+
+def _check_layouts():
+    """Refuse a library whose structs differ from the mirrors: C would read and write the wrong bytes."""
+    if "loam_abi_sizeof" in missing:
+        raise ImportError(f"loam: {path} has no loam_abi_sizeof: it is older than this package; rebuild it")
+    bad = T.layout_mismatches()
+    if bad:
+        desc = ", ".join(f"{n} (Python {a} bytes, C {b})" for n, a, b in bad)
+        raise ImportError(
+            f"loam: the structs of {path} differ from this package's mirrors: {desc}. The library and the "
+            "package come from different versions of loam: rebuild/reinstall both from one checkout"
+        )
+
+
+_check_layouts()
+

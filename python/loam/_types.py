@@ -24,6 +24,7 @@ BODY_MAX_SHAPES = 16
 BODY_MAX_WAYPOINTS = 64
 ENV_MAX_OBS = 4
 IMAGE_MAX_SIDE = 16384
+ENV_MAX_ACTION = 16
 
 
 class Error(C.Structure):
@@ -186,27 +187,6 @@ class SceneCamera(C.Structure):
     ]
 
 
-class Scene(C.Structure):
-    _fields_ = [
-        ("name", C.c_char * NAME_MAX),
-        ("path", C.c_char * 1024),
-        ("params", GranularParams),
-        ("duration", C.c_double),
-        ("threads", C.c_int),
-        ("density", C.c_float),
-        ("particle_count", C.c_int),
-        ("xyz", C.POINTER(C.c_float)),
-        ("vel", C.POINTER(C.c_float)),
-        ("radius", C.POINTER(C.c_float)),
-        ("body_count", C.c_int),
-        ("bodies", C.POINTER(BodyDef)),
-        ("grid_count", C.c_int),
-        ("grids", C.POINTER(C.POINTER(SdfGrid))),
-        ("output", SceneOutput),
-        ("camera", SceneCamera),
-    ]
-
-
 class Image(C.Structure):
     _fields_ = [
         ("width", C.c_int),
@@ -276,6 +256,30 @@ class EnvStepInfo(C.Structure):
     ]
 
 
+class Scene(C.Structure):
+    _fields_ = [
+        ("name", C.c_char * NAME_MAX),
+        ("path", C.c_char * 1024),
+        ("params", GranularParams),
+        ("duration", C.c_double),
+        ("threads", C.c_int),
+        ("density", C.c_float),
+        ("particle_count", C.c_int),
+        ("xyz", C.POINTER(C.c_float)),
+        ("vel", C.POINTER(C.c_float)),
+        ("radius", C.POINTER(C.c_float)),
+        ("body_count", C.c_int),
+        ("bodies", C.POINTER(BodyDef)),
+        ("grid_count", C.c_int),
+        ("grids", C.POINTER(C.POINTER(SdfGrid))),
+        ("output", SceneOutput),
+        ("camera", SceneCamera),
+        ("has_environment", C.c_int),
+        ("environment", EnvConfig),
+        ("environment_reset_seed", C.c_uint64),
+    ]
+
+
 # C type name -> mirror, for the ABI test.
 MIRRORS = {
     "loam_error": Error,
@@ -301,3 +305,26 @@ MIRRORS = {
     "loam_env_obs_spec": EnvObsSpec,
     "loam_env_step_info": EnvStepInfo,
 }
+
+
+_C_SIZES = {}
+
+
+def c_size(c_name):
+    """sizeof of loam's C struct `c_name`, as the loaded library was compiled (0 if it does not list it)."""
+    if c_name not in _C_SIZES:
+        from ._lib import lib
+
+        _C_SIZES[c_name] = int(lib.loam_abi_sizeof(c_name.encode()))
+    return _C_SIZES[c_name]
+
+
+def layout_mismatches():
+    """Mirrors whose size differs from the loaded library's struct: [(c_name, python size, C size)]."""
+    return [(n, C.sizeof(m), c_size(n)) for n, m in MIRRORS.items() if C.sizeof(m) != c_size(n)]
+
+
+def new(struct, c_name):
+    """A zeroed instance of `struct` for C to write into, backed by at least as many bytes as C's own
+    struct has, so C can never write past the Python-side allocation."""
+    return struct.from_buffer(bytearray(max(C.sizeof(struct), c_size(c_name))))

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _convert as cv
 from . import _types as T
-from ._handle import Handle, Owned, new_registry, view
+from ._handle import Handle, Owned, live_views, new_registry, view
 from ._lib import has, lib
 from .errors import ClosedError, InputError, LoamError, check, from_status
 from .world import World
@@ -120,7 +120,7 @@ class Env(Owned):
         self.kind = parse_kind(kind)
         self.kind_name = lib.loam_env_kind_name(self.kind).decode()
         cfg = _config(self.kind, config)
-        err = T.Error()
+        err = T.new(T.Error, "loam_error")
         ptr = lib.loam_env_create(C.byref(cfg), C.byref(err))
         if not ptr:
             check(err.status or T.ERR_INTERNAL, err)
@@ -136,8 +136,9 @@ class Env(Owned):
         for i, s in enumerate(self.obs_specs):
             addr = C.cast(lib.loam_env_obs_buffer(ptr, i), C.c_void_p).value
             self._buffers[s.name] = view(addr, s.shape, np.float32, self._h, True, self._views)
-        self._info = T.EnvStepInfo()
+        self._info = T.new(T.EnvStepInfo, "loam_env_step_info")
         self._episode = 0  # counts resets; a borrowed World is valid for one episode
+        self._world_views = new_registry()  # views of the episode's world: reset refuses while any lives
         self._needs_reset = True
         self.last_seed = None
 
@@ -166,7 +167,13 @@ class Env(Owned):
         """Start an episode, deterministic in (config, seed); seed in [0, 2^64)."""
         ptr = self.ptr
         s = _seed(seed)
-        err = T.Error()
+        n = live_views(self._world_views)
+        if n:
+            raise InputError(
+                f"reset: {n} numpy view(s) of the episode's world are alive, and reset frees that world; "
+                "delete them (or keep copies) first"
+            )
+        err = T.new(T.Error, "loam_error")
         self._episode += 1  # the previous episode's world is gone from here on
         check(lib.loam_env_reset(ptr, s, C.byref(err)), err)
         self._needs_reset = False
@@ -176,7 +183,7 @@ class Env(Owned):
         """One action (action_dim values in [-1, 1]); returns (reward, terminated, truncated, info)."""
         ptr = self.ptr
         a = as_action(action, self.action_dim)
-        err = T.Error()
+        err = T.new(T.Error, "loam_error")
         st = lib.loam_env_step(ptr, a.ctypes.data_as(C.POINTER(C.c_float)), C.byref(self._info), C.byref(err))
         if st != T.OK:
             if st == T.ERR_DIVERGED:
@@ -190,8 +197,8 @@ class Env(Owned):
         ptr = self.ptr
         w = cv.integer(width, "width", 1, T.IMAGE_MAX_SIDE)
         h = cv.integer(height, "height", 1, T.IMAGE_MAX_SIDE)
-        img = T.Image()
-        err = T.Error()
+        img = T.new(T.Image, "loam_image")
+        err = T.new(T.Error, "loam_error")
         check(lib.loam_image_alloc(C.byref(img), w, h, C.byref(err)), err)
         try:
             check(lib.loam_env_render(ptr, C.byref(img), C.byref(err)), err)
@@ -216,7 +223,7 @@ class Env(Owned):
             raise InputError("the environment has no world before its first reset")
         episode = self._episode
         return World._borrow(wptr, self._h, lambda: self._h is not None and self._episode == episode,
-                             f"{self.kind_name} episode world")
+                             f"{self.kind_name} episode world", self._world_views)
 
     def close(self):
         self._h = None

@@ -199,8 +199,8 @@ class Mesh(Owned):
     _what = "mesh"
 
     def __init__(self, path):
-        m = T.Mesh()
-        err = T.Error()
+        m = T.new(T.Mesh, "loam_mesh")
+        err = T.new(T.Error, "loam_error")
         check(lib.loam_mesh_load(cv.path(path, "mesh path"), C.byref(m), C.byref(err)), err)
         self._h = Handle(m, _free_mesh)
         self._views = new_registry()
@@ -209,8 +209,8 @@ class Mesh(Owned):
     def from_obj(cls, text, name="<obj>"):
         self = cls.__new__(cls)
         data = cv.text(text, "obj text")
-        m = T.Mesh()
-        err = T.Error()
+        m = T.new(T.Mesh, "loam_mesh")
+        err = T.new(T.Error, "loam_error")
         check(lib.loam_mesh_read_obj(data, len(data), cv.text(name, "name"), C.byref(m), C.byref(err)), err)
         self._h = Handle(m, _free_mesh)
         self._views = new_registry()
@@ -250,8 +250,8 @@ class SdfGrid(Owned):
             mh = mesh._handle()
         else:
             raise InputError(f"sdf_grid: mesh must be a loam.Mesh, not {type(mesh).__name__}")
-        g = T.SdfGrid()
-        err = T.Error()
+        g = T.new(T.SdfGrid, "loam_sdf_grid")
+        err = T.new(T.Error, "loam_error")
         cell = cv.real(cell, "sdf_grid.cell")
         margin = cv.real(margin, "sdf_grid.margin")
         if cache_dir is None:

@@ -43,11 +43,20 @@ def _spaces(core):
     return obs, act
 
 
-def _reset_info(core):
-    info = {k: 0.0 for k in INFO_KEYS}
+TIMING_KEYS = ("realtime_factor", "physics_seconds", "sensor_seconds")
+
+
+def _reset_info(core, timing=True):
+    info = {k: 0.0 for k in INFO_KEYS if timing or k not in TIMING_KEYS}
     info["tool_force"] = np.zeros(3)
     info["contacts"] = 0
     info["episode_seed"] = int(core.last_seed)
+    return info
+
+
+def _strip_timing(info):
+    for k in TIMING_KEYS:
+        info.pop(k, None)
     return info
 
 
@@ -58,12 +67,19 @@ def _check_render_mode(render_mode, metadata):
 
 class LoamEnv(gym.Env):
     """A loam environment as a gymnasium.Env: Dict observations (one Box per loam observation), Box
-    actions in [-1, 1]^action_dim (float32; values outside are clipped, NaN raises InputError)."""
+    actions in [-1, 1]^action_dim (float32; values outside are clipped, NaN raises InputError).
+
+    info holds sim_time (s), realtime_factor, physics_seconds and sensor_seconds (wall-clock timings of
+    the step), tool_force (N, 3), progress, contacts and episode_seed. The timings differ from run to
+    run by nature; timing_info=False leaves them out, so that info too is a pure function of seed and
+    actions (what gymnasium's check_env demands of it)."""
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
 
-    def __init__(self, kind="bulldozing", render_mode=None, render_width=480, render_height=360, **config):
+    def __init__(self, kind="bulldozing", render_mode=None, render_width=480, render_height=360, timing_info=True,
+                 **config):
         _check_render_mode(render_mode, self.metadata)
+        self.timing_info = bool(timing_info)
         self.core = Env(kind, **config)
         self.render_mode = render_mode
         self.render_width, self.render_height = int(render_width), int(render_height)
@@ -87,11 +103,13 @@ class LoamEnv(gym.Env):
         if seed is None:
             seed = int(self.np_random.integers(0, _SEED_HIGH))
         self.core.reset(seed)
-        return self.core.observation(), _reset_info(self.core)
+        return self.core.observation(), _reset_info(self.core, self.timing_info)
 
     def step(self, action):
         reward, terminated, truncated, info = self.core.step(action)
         info["episode_seed"] = int(self.core.last_seed)
+        if not self.timing_info:
+            _strip_timing(info)
         return self.core.observation(), reward, terminated, truncated, info
 
     def render(self):

@@ -49,8 +49,8 @@ class Scene(Owned):
     def __init__(self, path, overrides=None):
         ov = _overrides(overrides)
         arr = (C.c_char_p * max(1, len(ov)))(*ov)
-        s = T.Scene()
-        err = T.Error()
+        s = T.new(T.Scene, "loam_scene")
+        err = T.new(T.Error, "loam_error")
         st = lib.loam_scene_load(cv.path(path, "scene path"), arr, len(ov), C.byref(s), C.byref(err))
         check(st, err)
         self._h = Handle(s, _free_scene)
@@ -68,8 +68,8 @@ class Scene(Owned):
         data = cv.text(text, "scene text")
         ov = _overrides(overrides)
         arr = (C.c_char_p * max(1, len(ov)))(*ov)
-        s = T.Scene()
-        err = T.Error()
+        s = T.new(T.Scene, "loam_scene")
+        err = T.new(T.Error, "loam_error")
         st = lib.loam_scene_load_buffer(data, len(data), cv.text(name, "name"), arr, len(ov), C.byref(s), C.byref(err))
         check(st, err)
         self._h = Handle(s, _free_scene)
@@ -123,10 +123,44 @@ class Scene(Owned):
         s = self._s
         return [s.bodies[i].name.decode("utf-8", "replace") for i in range(s.body_count)]
 
+    @property
+    def has_environment(self):
+        """Whether the scene is an `environment:` section (then create_env, not create_world)."""
+        return bool(self._s.has_environment)
+
+    @property
+    def environment_config(self):
+        """The environment's kind and configuration as keywords: loam.Env(**scene.environment_config) or
+        gymnasium.make(id, **...) without `kind`. None for a particle scene."""
+        from . import _convert as cv2
+        from .env import CONFIG_DOC, KINDS
+
+        s = self._s
+        if not s.has_environment:
+            return None
+        d = cv2.struct_to_dict(s.environment, CONFIG_DOC)
+        d["kind"] = KINDS[s.environment.kind]
+        return d
+
+    @property
+    def environment_reset_seed(self):
+        return int(self._s.environment_reset_seed)
+
+    def create_env(self):
+        """The scene's environment (loam.Env), reset with the scene's seed."""
+        from .env import Env
+
+        cfg = self.environment_config
+        if cfg is None:
+            raise InputError(f"scene '{self.name}' has no environment section: use create_world()")
+        env = Env(**cfg)
+        env.reset(self.environment_reset_seed)
+        return env
+
     def create_world(self):
         """A World holding the scene's particles and bodies (the scene's mesh grids stay alive with it)."""
         h = self._handle()
-        err = T.Error()
+        err = T.new(T.Error, "loam_error")
         ptr = lib.loam_scene_create_world(C.byref(h.obj), C.byref(err))
         if not ptr:
             check(err.status or T.ERR_INTERNAL, err)

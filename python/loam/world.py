@@ -147,7 +147,7 @@ class World(Owned):
 
     def __init__(self, params=None, **overrides):
         p = make_params(params, **overrides)
-        err = T.Error()
+        err = T.new(T.Error, "loam_error")
         ptr = lib.loam_world_create(C.byref(p), C.byref(err))
         if not ptr:
             check(err.status or T.ERR_INTERNAL, err)
@@ -156,11 +156,12 @@ class World(Owned):
         self._valid = None
 
     @classmethod
-    def _borrow(cls, ptr, owner, valid, what):
-        """A world owned by something else (an environment's episode); `valid()` says whether it still exists."""
+    def _borrow(cls, ptr, owner, valid, what, registry):
+        """A world owned by something else (an environment's episode); `valid()` says whether it still
+        exists; its views register in the owner's `registry`."""
         self = cls.__new__(cls)
         self._h = Handle(ptr, _no_destroy, keep=[owner])
-        self._views = new_registry()
+        self._views = registry
         self._valid = valid
         self._what = what
         return self
@@ -198,7 +199,7 @@ class World(Owned):
         dens = cv.real(density, "density")
         self._refuse_if_views("add_particles")
         first = self.particle_count
-        err = T.Error()
+        err = T.new(T.Error, "loam_error")
         fp = C.POINTER(C.c_float)
         st = lib.loam_world_add_particles(ptr, n, xyz.ctypes.data_as(fp), None if vel is None else vel.ctypes.data_as(fp),
                                           r.ctypes.data_as(fp), dens, C.byref(err))
@@ -212,7 +213,7 @@ class World(Owned):
             raise InputError(f"add_body: expected a loam.Body, not {type(body).__name__}")
         d = body._to_c()
         self._refuse_if_views("add_body")
-        err = T.Error()
+        err = T.new(T.Error, "loam_error")
         idx = lib.loam_world_add_body(ptr, C.byref(d), C.byref(err))
         if idx < 0:
             check(err.status or T.ERR_INPUT, err)
@@ -227,7 +228,7 @@ class World(Owned):
         as it was before the failing step."""
         ptr = self._ptr()
         steps = cv.integer(steps, "steps", 0)
-        err = T.Error()
+        err = T.new(T.Error, "loam_error")
         for _ in range(steps):
             st = lib.loam_world_step(ptr, C.byref(err))
             if st != T.OK:
@@ -237,7 +238,7 @@ class World(Owned):
         """Change parameters between steps (validated as at creation)."""
         ptr = self._ptr()
         p = make_params(params if params is not None else self.params, **overrides)
-        err = T.Error()
+        err = T.new(T.Error, "loam_error")
         check(lib.loam_world_set_params(ptr, C.byref(p), C.byref(err)), err)
 
     def command_body(self, body, velocity=(0, 0, 0), angular_velocity=(0, 0, 0)):
@@ -245,7 +246,7 @@ class World(Owned):
         ptr = self._ptr()
         b = self._body_index(body)
         tw = T.Twist(cv.vec3(velocity, "velocity"), cv.vec3(angular_velocity, "angular_velocity"))
-        err = T.Error()
+        err = T.new(T.Error, "loam_error")
         check(lib.loam_world_command_body(ptr, b, tw, C.byref(err)), err)
 
     def place_body(self, body, position, quat=None, rpy_deg=None):
@@ -254,7 +255,7 @@ class World(Owned):
 
         ptr = self._ptr()
         b = self._body_index(body)
-        err = T.Error()
+        err = T.new(T.Error, "loam_error")
         check(lib.loam_world_place_body(ptr, b, pose(position, quat, rpy_deg), C.byref(err)), err)
 
     def _body_index(self, body):

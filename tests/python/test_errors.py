@@ -214,3 +214,126 @@ def test_use_after_close_raises(repo):
                 call()
         obj.close()
 
+
+
+# ---- environments ------------------------------------------------------------------------------
+
+SMALL_ENV = {"particles": 500, "settle_steps": 10, "steps_per_action": 5}
+
+
+def _env():
+    gym = pytest.importorskip("gymnasium")
+    if not loam.HAS_ENVIRONMENTS:
+        pytest.skip("libloam without environments")
+    return gym.make("loam/Bulldozing-v0", **SMALL_ENV)
+
+
+BAD_ACTIONS = [
+    ([0.0], "shape"),
+    ([0.0, 0.0, 0.0], "shape"),
+    ([[0.0, 0.0]], "shape"),
+    (0.5, "shape"),
+    ([np.nan, 0.0], "finite"),
+    ([0.0, np.inf], "finite"),
+    ([0.0, -np.inf], "finite"),
+    (["a", "b"], "dtype"),
+    (np.array([1 + 1j, 0]), "dtype"),
+    ([None, 0.0], "dtype"),
+    ([[0.0], [0.0, 1.0]], "not an array"),
+    ("forward", "dtype"),
+]
+
+
+@pytest.mark.parametrize("action,match", BAD_ACTIONS)
+def test_bad_actions(action, match):
+    env = _env()
+    env.reset(seed=0)
+    with pytest.raises(loam.InputError, match=match):
+        env.step(action)
+    env.step(np.zeros(2, np.float32))  # the environment is still usable
+    env.close()
+
+
+def test_out_of_range_actions_are_clipped():
+    env = _env()
+    results = []
+    for a in ([5.0, -7.0], [1.0, -1.0], np.array([1e300, -1e300])):
+        obs, _ = env.reset(seed=4)
+        obs, r, *_ = env.step(a)
+        results.append((obs["pose"].copy(), r))
+    for pose, r in results[1:]:
+        np.testing.assert_array_equal(pose, results[0][0])
+        assert r == results[0][1]
+    # integer and float64 actions are accepted and converted
+    env.reset(seed=4)
+    env.step(np.array([1, 0], np.int64))
+    env.close()
+
+
+def test_bad_env_config():
+    gym = pytest.importorskip("gymnasium")
+    if not loam.HAS_ENVIRONMENTS:
+        pytest.skip("libloam without environments")
+    cases = [({"particles": -5}, "particles"), ({"particles": "many"}, "not an integer"),
+             ({"sweeps": 0}, "sweeps"), ({"dt": -1.0}, "dt"), ({"dt": np.nan}, "dt"),
+             ({"no_such_option": 1}, "unknown parameter 'no_such_option'"), ({"gears": 99}, "gears"),
+             ({"observe": 2}, "observe"), ({"seed": -1}, "seed"), ({"radius": 0.0}, "radius"),
+             ({"steps_per_action": 2**40}, "out of range")]
+    for kwargs, match in cases:
+        with pytest.raises(loam.InputError, match=match):
+            gym.make("loam/Bulldozing-v0", **kwargs)
+    with pytest.raises(loam.InputError, match="not one of"):
+        loam.Env("digging")
+    with pytest.raises(loam.InputError):
+        loam.Env(7)
+    with pytest.raises(loam.InputError, match="render_mode"):
+        loam.LoamEnv("bulldozing", render_mode="ansi", **SMALL_ENV)
+
+
+def test_env_misuse():
+    env = _env()
+    core = env.unwrapped.core
+    with pytest.raises(loam.InputError, match="before reset"):
+        core.step([0.0, 0.0])  # the C check: stepping before the first reset
+    with pytest.raises(loam.InputError, match="before its first reset"):
+        core.world
+    with pytest.raises(loam.InputError, match="seed"):
+        core.reset(-1)
+    with pytest.raises(loam.InputError, match="seed"):
+        core.reset(2**64)
+    with pytest.raises(loam.InputError, match="seed"):
+        core.reset("x")
+    env.reset(seed=0)
+    with pytest.raises(loam.InputError, match="width"):
+        core.render(0, 10)
+    with pytest.raises(loam.InputError, match="height"):
+        core.render(10, 10**6)
+    bufs = env.unwrapped.obs_buffers
+    env.close()
+    for call in (lambda: env.step(np.zeros(2, np.float32)), lambda: env.reset(seed=1), lambda: core.render(8, 8),
+                 lambda: env.unwrapped.obs_buffers, lambda: core.world, lambda: core.scripted_action(),
+                 lambda: core.config):
+        with pytest.raises(loam.ClosedError):
+            call()
+    assert bufs["pose"].shape == (3,)  # the buffers stay readable: their memory lives while they do
+    env.close()  # twice is fine
+
+
+def test_diverged_world_raises_and_needs_a_reset():
+    gym = pytest.importorskip("gymnasium")
+    if not loam.HAS_ENVIRONMENTS:
+        pytest.skip("libloam without environments")
+    env = gym.make("loam/GearTower-v0", particles=300, settle_steps=0, steps_per_action=5)
+    env.reset(seed=0)
+    world = env.unwrapped.world
+    p = world.particles
+    p.vz[0] = np.nan  # corrupt the state through the zero-copy view
+    del p
+    with pytest.raises(loam.DivergedError) as e:
+        env.step(np.zeros(4, np.float32))
+    assert e.value.status == 3 and "particle" in str(e.value)
+    with pytest.raises(loam.InputError, match="reset"):
+        env.step(np.zeros(4, np.float32))
+    env.reset(seed=0)
+    env.step(np.zeros(4, np.float32))
+    env.close()

@@ -226,3 +226,20 @@ def test_threads_do_not_change_results():
     loam.set_threads(0)
     np.testing.assert_array_equal(out[0][0], out[1][0])
     np.testing.assert_array_equal(out[0][1], out[1][1])
+
+
+def test_environment_scene(repo):
+    if not loam.HAS_ENVIRONMENTS:
+        pytest.skip("libloam without environments")
+    path = os.path.join(repo, "scenes", "gear_tower.yaml")
+    if not os.path.exists(path):
+        pytest.skip("no environment scene in this checkout")
+    scene = loam.Scene.load(path, overrides={"environment.particles": 400, "environment.settle_steps": 10})
+    assert scene.has_environment and scene.environment_config["kind"] == "gear_tower"
+    assert scene.environment_config["particles"] == 400
+    with pytest.raises(loam.InputError):
+        scene.create_world()
+    env = scene.create_env()
+    reward, *_ = env.step(np.zeros(env.action_dim))
+    assert np.isfinite(reward)
+    assert not loam.Scene.load(os.path.join(repo, "scenes", "plough.yaml")).has_environment
