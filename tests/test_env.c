@@ -73,6 +73,9 @@ static void test_bulldozing(void) {
     CHECK(loam_env_action_dim(a) == 2, "action dim");
     CHECK(same_obs(a, b), "same seed, same first observation");
     CHECK(!same_obs(a, c), "another seed, another start");
+    loam_env* twin = loam_env_clone(c, &err);
+    CHECK(twin && loam_env_reset(twin, 5, &err) == LOAM_OK && same_obs(a, twin), "a clone reset with seed 5 is a");
+    loam_env_destroy(twin);
 
     loam_env_step_info info;
     float nan_action[2] = {NAN, 0.0f};
@@ -160,7 +163,11 @@ static void test_excavation(void) {
 
 static void test_gear_tower(void) {
     loam_error err;
-    loam_env* e = make(LOAM_ENV_GEAR_TOWER, 4);
+    loam_env* first = make(LOAM_ENV_GEAR_TOWER, 4);
+    if (!first) return;
+    loam_env* e = loam_env_clone(first, &err); /* the clone owns its own buffers: */
+    loam_env_destroy(first);                   /* it must outlive its source */
+    CHECK(e && loam_env_reset(e, 4, &err) == LOAM_OK, "clone: %s", err.message);
     if (!e) return;
     static const int shapes[][3] = {{4, 1, 1}, {32, 1, 1}};
     check_shapes_and_bounds(e, shapes, 2);

@@ -71,6 +71,9 @@ typedef struct loam_env loam_env;
 
 /* Builds and settles the bed (seconds for 10k particles; the settled bed is reused by every reset). */
 loam_env* loam_env_create(const loam_env_config* config, loam_error* err);
+/* A new environment like `env` (same config, settled bed and grids) without building or settling
+ * anything: how a vector environment makes its B copies. It starts without a world (reset it). */
+loam_env* loam_env_clone(const loam_env* env, loam_error* err);
 void loam_env_destroy(loam_env* env);
 const loam_env_config* loam_env_get_config(const loam_env* env);
 

@@ -184,4 +184,5 @@ static loam_camera camera(const loam_env* env) {
     return c;
 }
 
-const env_task env_bulldozing_task = {build, populate, drive, after_step, observe, score, scripted, camera, NULL};
+const env_task env_bulldozing_task = {build,  populate, drive,  after_step,        observe, score,
+                                       scripted, camera, NULL, sizeof(bulldozing), NULL};

@@ -301,6 +301,55 @@ loam_env* loam_env_create(const loam_env_config* config, loam_error* err) {
     return env;
 }
 
+loam_env* loam_env_clone(const loam_env* src, loam_error* err) {
+    if (!src) {
+        loam_error_set(err, LOAM_ERR_INPUT, "environment clone: null environment");
+        return NULL;
+    }
+    loam_env* env = loam_calloc(1, sizeof *env);
+    if (!env) {
+        loam_error_set(err, LOAM_ERR_NOMEM, "environment clone: out of memory");
+        return NULL;
+    }
+    /* Copy the scalars, then give every owned buffer its own copy; never share. */
+    *env = *src;
+    env->world = NULL;
+    env->broken = 0;
+    env->task_data = NULL;
+    env->bed_xyz = env->bed_radius = NULL;
+    for (int i = 0; i < env->obs_count; ++i) env->obs[i] = NULL;
+    for (int i = 0; i < env->grid_count; ++i) env->grids[i].values = NULL;
+    int ok = 1;
+    env->task_data = loam_malloc(src->task->data_size);
+    if (env->task_data) {
+        memcpy(env->task_data, src->task_data, src->task->data_size);
+        /* At once, so the copy never holds src's buffers when it is destroyed. */
+        if (env->task->clone && env->task->clone(env, src, err) != LOAM_OK) ok = 0;
+    } else {
+        ok = 0;
+    }
+    size_t n = (size_t)src->bed_count;
+    env->bed_xyz = loam_malloc(sizeof(float) * 3 * (n ? n : 1));
+    env->bed_radius = loam_malloc(sizeof(float) * (n ? n : 1));
+    ok = ok && env->bed_xyz && env->bed_radius;
+    if (ok && n) {
+        memcpy(env->bed_xyz, src->bed_xyz, sizeof(float) * 3 * n);
+        memcpy(env->bed_radius, src->bed_radius, sizeof(float) * n);
+    }
+    for (int i = 0; ok && i < env->grid_count; ++i) {
+        size_t bytes = sizeof(float) * (size_t)src->grids[i].nx * (size_t)src->grids[i].ny * (size_t)src->grids[i].nz;
+        env->grids[i].values = loam_malloc(bytes);
+        if (env->grids[i].values) memcpy(env->grids[i].values, src->grids[i].values, bytes);
+        else ok = 0;
+    }
+    loam_status st = ok ? env_alloc_obs(env, err) : loam_error_set(err, LOAM_ERR_NOMEM, "environment clone: out of memory");
+    if (st != LOAM_OK) {
+        loam_env_destroy(env);
+        return NULL;
+    }
+    return env;
+}
+
 const loam_env_config* loam_env_get_config(const loam_env* env) { return env ? &env->cfg : NULL; }
 int loam_env_action_dim(const loam_env* env) { return env ? env->action_dim : 0; }
 int loam_env_obs_count(const loam_env* env) { return env ? env->obs_count : 0; }

@@ -31,6 +31,9 @@ typedef struct env_task {
     /* The render viewpoint. */
     loam_camera (*camera)(const loam_env* env);
     void (*destroy)(loam_env* env); /* frees env->task_data's insides (may be NULL) */
+    size_t data_size;               /* bytes of env->task_data */
+    /* After env->task_data was copied from src's: give the copy its own buffers (may be NULL). */
+    loam_status (*clone)(loam_env* env, const loam_env* src, loam_error* err);
 } env_task;
 
 struct loam_env {

@@ -247,4 +247,5 @@ static loam_camera camera(const loam_env* env) {
     return c;
 }
 
-const env_task env_excavation_task = {build, populate, drive, after_step, observe, score, scripted, camera, NULL};
+const env_task env_excavation_task = {build,  populate, drive,  after_step,        observe, score,
+                                       scripted, camera, NULL, sizeof(excavation), NULL};

@@ -216,4 +216,12 @@ static void destroy(loam_env* env) {
     if (g) loam_free(g->prev_z);
 }
 
-const env_task env_gear_tower_task = {build, populate, drive, after_step, observe, score, scripted, camera, destroy};
+static loam_status clone(loam_env* env, const loam_env* src, loam_error* err) {
+    (void)src;
+    gear_tower* g = env->task_data;
+    g->prev_z = loam_malloc(sizeof(float) * (size_t)(env->bed_count ? env->bed_count : 1));
+    return g->prev_z ? LOAM_OK : loam_error_set(err, LOAM_ERR_NOMEM, "gear tower: out of memory");
+}
+
+const env_task env_gear_tower_task = {build,    populate, drive,   after_step,         observe, score,
+                                      scripted, camera,   destroy, sizeof(gear_tower), clone};

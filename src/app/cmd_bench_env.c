@@ -1,0 +1,184 @@
+/* `loam bench env`: environment steps per second for one environment or a batch stepped together,
+ * with the split between physics and observations (cameras, height maps); and the gear tower's
+ * realtime factor for the paper's scaling plots (Fig. 3: hash table size; Fig. 9: particles, bodies). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "app/commands.h"
+#include "loam/env.h"
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void usage(FILE* f) {
+    fprintf(f,
+            "usage: loam bench env [options]\n"
+            "  Builds an environment (settling its bed once), resets it, then times A actions (after W\n"
+            "  warm-up actions) with the scripted policy. With --batch B, B copies step together in one\n"
+            "  call, the copies in parallel (each world on one thread).\n"
+            "options (each takes a value unless noted):\n"
+            "  --kind K               bulldozing (default), gear_tower or excavation\n"
+            "  --particles N          particles (default: the kind's, 10000 / 20000 / 10000)\n"
+            "  --batch B              environments stepped together (default 1)\n"
+            "  --actions A            timed actions (default 10)\n"
+            "  --warmup W             untimed actions first (default 2)\n"
+            "  --steps-per-action S   physics steps per action (default: the kind's, 100)\n"
+            "  --gears G              gear tower: gears (default 4)\n"
+            "  --hash-table-size H    spatial hash buckets, 0 = 2 N (default 0)\n"
+            "  --sweeps K             contact sweeps per step (default 3)\n"
+            "  --dt DT                physics step, s (default: the kind's)\n"
+            "  --observe 0|1          compute observations (default 1)\n"
+            "  --threads T            threads, 0 = all cores (default 0)\n"
+            "  --seed S               reset seed (default 0)\n"
+            "  --json                 also print one JSON object as the last line (no value)\n");
+}
+
+static int bad(const char* opt, const char* val, const char* expect) {
+    fprintf(stderr, "loam bench env: %s %s: expected %s\n", opt, val ? val : "(missing)", expect);
+    return 2;
+}
+
+static int read_int(const char* opt, const char* val, long lo, long hi, int* out) {
+    char* end;
+    long v = val ? strtol(val, &end, 10) : 0;
+    if (!val || *end || end == val || v < lo || v > hi) {
+        char expect[96];
+        snprintf(expect, sizeof expect, "an integer in [%ld, %ld]", lo, hi);
+        return bad(opt, val, expect);
+    }
+    *out = (int)v;
+    return 0;
+}
+
+int loam_bench_env(int argc, char** argv) {
+    loam_env_kind kind = LOAM_ENV_BULLDOZING;
+    int particles = -1, batch = 1, actions = 10, warmup = 2, spa = -1, gears = -1, hash = 0, sweeps = -1, observe = 1;
+    int threads = 0, seed = 0, json = 0;
+    double dt = -1.0;
+    for (int a = 0; a < argc; ++a) {
+        const char* opt = argv[a];
+        if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(opt, "--json")) {
+            json = 1;
+            continue;
+        }
+        const char* val = a + 1 < argc ? argv[++a] : NULL;
+        int rc = 0;
+        if (!strcmp(opt, "--kind")) {
+            if (loam_env_kind_parse(val, &kind) != 0) rc = bad(opt, val, "bulldozing, gear_tower or excavation");
+        } else if (!strcmp(opt, "--particles")) rc = read_int(opt, val, 1, 20000000, &particles);
+        else if (!strcmp(opt, "--batch")) rc = read_int(opt, val, 1, 4096, &batch);
+        else if (!strcmp(opt, "--actions")) rc = read_int(opt, val, 1, 1000000, &actions);
+        else if (!strcmp(opt, "--warmup")) rc = read_int(opt, val, 0, 1000000, &warmup);
+        else if (!strcmp(opt, "--steps-per-action")) rc = read_int(opt, val, 1, 100000, &spa);
+        else if (!strcmp(opt, "--gears")) rc = read_int(opt, val, 1, 16, &gears);
+        else if (!strcmp(opt, "--hash-table-size")) rc = read_int(opt, val, 0, 1 << 30, &hash);
+        else if (!strcmp(opt, "--sweeps")) rc = read_int(opt, val, 1, 1000, &sweeps);
+        else if (!strcmp(opt, "--observe")) rc = read_int(opt, val, 0, 1, &observe);
+        else if (!strcmp(opt, "--threads")) rc = read_int(opt, val, 0, 4096, &threads);
+        else if (!strcmp(opt, "--seed")) rc = read_int(opt, val, 0, 2147483647, &seed);
+        else if (!strcmp(opt, "--dt")) {
+            char* end;
+            dt = val ? strtod(val, &end) : -1.0;
+            if (!val || *end || !(dt > 0.0 && dt <= 0.01)) rc = bad(opt, val, "a step in (0, 0.01] s");
+        } else {
+            fprintf(stderr, "loam bench env: unknown option '%s' (see loam bench env --help)\n", opt);
+            return 2;
+        }
+        if (rc) return rc;
+    }
+    loam_set_threads(threads);
+    loam_env_config c = loam_env_default_config(kind);
+    if (particles > 0) c.particles = particles;
+    if (spa > 0) c.steps_per_action = spa;
+    if (gears > 0) c.gears = gears;
+    if (sweeps > 0) c.sweeps = sweeps;
+    if (dt > 0.0) c.dt = dt;
+    c.hash_table_size = hash;
+    c.observe = observe;
+    c.episode_time = 1e6; /* no truncation inside the timing */
+
+    loam_error err;
+    double t0 = now_s();
+    loam_env** envs = calloc((size_t)batch, sizeof *envs);
+    float* act = calloc((size_t)batch * LOAM_ENV_MAX_ACTION, sizeof(float));
+    loam_env_step_info* infos = calloc((size_t)batch, sizeof *infos);
+    loam_error* errs = calloc((size_t)batch, sizeof *errs);
+    int status = 0;
+    if (!envs || !act || !infos || !errs) {
+        fprintf(stderr, "loam bench env: out of memory\n");
+        status = 5;
+        goto done;
+    }
+    envs[0] = loam_env_create(&c, &err);
+    for (int b = 1; envs[0] && b < batch; ++b)
+        if (!(envs[b] = loam_env_clone(envs[0], &err))) break;
+    for (int b = 0; b < batch; ++b)
+        if (!envs[b] || loam_env_reset(envs[b], (uint64_t)seed + (uint64_t)b, &err) != LOAM_OK) {
+            fprintf(stderr, "loam bench env: %s\n", err.message);
+            status = (int)err.status;
+            goto done;
+        }
+    double build_s = now_s() - t0;
+    int dim = loam_env_action_dim(envs[0]);
+    double physics = 0.0, sensors = 0.0, contacts = 0.0, wall = 0.0, reward = 0.0;
+    for (int k = 0; k < warmup + actions; ++k) {
+        for (int b = 0; b < batch; ++b) loam_env_scripted_action(envs[b], act + (size_t)b * (size_t)dim);
+        double s0 = now_s();
+        loam_status st = batch == 1 ? loam_env_step(envs[0], act, &infos[0], &errs[0])
+                                    : loam_env_step_batch(envs, batch, act, infos, errs);
+        double s1 = now_s();
+        if (st != LOAM_OK) {
+            for (int b = 0; b < batch; ++b)
+                if (errs[b].status != LOAM_OK) fprintf(stderr, "loam bench env: env %d: %s\n", b, errs[b].message);
+            status = (int)st;
+            goto done;
+        }
+        if (k < warmup) continue;
+        wall += s1 - s0;
+        for (int b = 0; b < batch; ++b) {
+            physics += infos[b].physics_seconds;
+            sensors += infos[b].sensor_seconds;
+            contacts += infos[b].contacts;
+            reward += infos[b].reward;
+        }
+    }
+    int n = loam_world_particles(loam_env_world(envs[0])).count;
+    double env_steps = (double)actions * batch, sim = env_steps * c.steps_per_action * c.dt;
+    double rtf = sim / wall, sps = env_steps / wall, share = sensors / (physics + sensors);
+    double pps = (double)n * c.steps_per_action * env_steps / wall, cpp = contacts / env_steps / n;
+    printf("loam bench env: %s, %d particles, batch %d, %d threads, dt %g s, %d sweeps, %d steps per action\n",
+           loam_env_kind_name(kind), n, batch, loam_get_threads(), c.dt, c.sweeps, c.steps_per_action);
+    if (kind == LOAM_ENV_GEAR_TOWER) printf("  gears                   %d\n", c.gears);
+    printf("  build (settle) + reset   %.2f s\n", build_s);
+    printf("  env steps per second     %.3g (summed over the batch)\n", sps);
+    printf("  realtime factor          %.3g (simulated seconds of all environments per wall second)\n", rtf);
+    printf("  particle-steps per s     %.3g\n", pps);
+    printf("  observations' share      %.1f%% of per-environment time (physics %.3g s, observations %.3g s)\n",
+           100.0 * share, physics, sensors);
+    printf("  contacts per particle    %.2f\n", cpp);
+    if (json)
+        printf("{\"kind\": \"%s\", \"particles\": %d, \"batch\": %d, \"threads\": %d, \"gears\": %d, \"hash_table_size\": %d, "
+               "\"dt\": %g, \"sweeps\": %d, \"steps_per_action\": %d, \"observe\": %d, \"actions\": %d, "
+               "\"env_steps_per_s\": %.6g, \"realtime_factor\": %.6g, \"particle_steps_per_s\": %.6g, "
+               "\"observation_share\": %.6g, \"physics_s\": %.6g, \"observation_s\": %.6g, \"contacts_per_particle\": %.6g, "
+               "\"build_s\": %.6g, \"mean_reward\": %.6g}\n",
+               loam_env_kind_name(kind), n, batch, loam_get_threads(), c.gears, hash, c.dt, c.sweeps, c.steps_per_action,
+               observe, actions, sps, rtf, pps, share, physics, sensors, cpp, build_s, reward / env_steps);
+done:
+    for (int b = 0; envs && b < batch; ++b) loam_env_destroy(envs[b]);
+    free(envs);
+    free(act);
+    free(infos);
+    free(errs);
+    return status;
+}
