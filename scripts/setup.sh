@@ -16,3 +16,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+# Python: what the package (python/), its tests and examples need, from PyPI; skipped when it all
+# imports already. PyTorch (for examples/train_bulldozing_sb3.py) is deliberately not installed.
+if ! python3 -c "import numpy, gymnasium, pytest, matplotlib, ray, setuptools" >/dev/null 2>&1; then
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-pip >/dev/null
+  fi
+  echo "setup: installing Python packages (numpy gymnasium pytest matplotlib ray)"
+  pip_flags=(-q --root-user-action=ignore)
+  # a Debian-managed Python refuses pip (PEP 668) unless told to
+  python3 -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))' &&
+    pip_flags+=(--break-system-packages)
+  python3 -m pip install "${pip_flags[@]}" numpy gymnasium pytest matplotlib ray setuptools
+fi
