@@ -121,8 +121,10 @@ def struct_to_dict(struct, names=None):
         if names is not None and key not in names:
             continue
         v = getattr(struct, key)
-        if isinstance(v, T.Vec3):
-            v = (v.x, v.y, v.z)
+        if ctype is T.C.c_float:
+            v = float(str(np.float32(v)))  # the shortest decimal that is this float32: 0.02, not 0.0199999995
+        elif isinstance(v, T.Vec3):
+            v = tuple(float(str(np.float32(c))) for c in (v.x, v.y, v.z))
         elif isinstance(v, bytes):
             v = v.decode("utf-8", "replace")
         out[key] = v
