@@ -11,7 +11,7 @@
     env = gym.make("loam/Bulldozing-v0", particles=2000)        # registered on `import loam`
 
 Errors from loam raise loam.LoamError subclasses carrying loam's message (docs/python.md)."""
-from . import _types
+from . import _types  # noqa: F401  (loam._types: the ctypes mirrors, for C extensions)
 from ._lib import has as _has
 from ._lib import lib as _lib
 from ._lib import path as library_path
@@ -81,3 +81,7 @@ __all__ = [
     "LoamError", "InternalError", "InputError", "DivergedError", "LoamIOError", "NoMemoryError", "ClosedError",
     "version", "set_threads", "get_threads", "library_path", "HAS_ENVIRONMENTS",
 ]
+if HAS_ENVIRONMENTS:
+    __all__ += ["Env", "CONFIG_DOC", "default_config", "step_batch"]
+    if _gymnasium is not None:
+        __all__ += ["LoamEnv", "LoamVectorEnv", "ENV_IDS", "register"]

@@ -135,7 +135,10 @@ class LoamVectorEnv(VectorEnv):
     environment that ended is reset by the following step(), whose action for it is ignored and which
     returns its first observation with reward 0), or SAME_STEP (reset at once; the last observation and
     info are in infos["final_obs"] and infos["final_info"]). Seeds: reset(seed=s) gives environment i
-    the seed s + i; autoresets draw seeds from self.np_random."""
+    the seed s + i; autoresets draw seeds from self.np_random.
+
+    When a world fails (DivergedError), step() raises that environment's error with `.env_index`
+    set; the others have stepped, and the next step() starts the failed one anew."""
 
     metadata = {"render_modes": ["rgb_array"], "autoreset_mode": AutoresetMode.NEXT_STEP}
 

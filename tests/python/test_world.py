@@ -60,6 +60,16 @@ def test_views_share_memory_with_loam():
         assert a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
         assert not a.flags.owndata
     assert p.x.flags.writeable and not p.radius.flags.writeable and not p.id.flags.writeable
+    import ctypes
+
+    from loam._lib import lib
+
+    c = lib.loam_world_particles(w.address)  # the pointers loam hands out: the views start there
+    for name in ("x", "y", "z", "vx", "vy", "vz", "radius", "inv_mass", "id"):
+        assert getattr(p, name).__array_interface__["data"][0] == ctypes.cast(getattr(c, name), ctypes.c_void_p).value
+    states = w.bodies
+    assert states.__array_interface__["data"][0] == ctypes.cast(lib.loam_world_body_state(w.address, 0),
+                                                                ctypes.c_void_p).value
     w.step(30)  # reorders in place: the views stay valid and see the renumbering
     assert sorted(p.id.tolist()) == list(range(p.count))
     assert p.id.tolist() != list(range(p.count))  # particles were added in reverse z order: slots moved
