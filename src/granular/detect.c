@@ -12,8 +12,10 @@
 
 enum { LOAM_MAX_NEIGHBORS = 512 };
 
-/* Neighbours of i within r_i + r_j + margin, sorted by index, each once; returns their count.
- * pos holds (x, y, z, r) per particle so a candidate costs one cache line, not four. */
+/* Neighbours j > i of i within r_i + r_j + margin, sorted by index, each once; returns their count.
+ * Only the partners above i are wanted (the lower index owns a pair), so the others are skipped
+ * before their distance is computed. pos holds (x, y, z, r) per particle so a candidate costs one
+ * cache line, not four. */
 static int find_neighbors(const loam_world* w, const float* pos, int i, float margin, int32_t* out, int* dropped) {
     int32_t buckets[27];
     const float* pi = &pos[4 * i];
@@ -21,7 +23,7 @@ static int find_neighbors(const loam_world* w, const float* pos, int i, float ma
     int count = 0;
     for (int k = 0; k < nb; ++k) {
         for (int32_t j = w->hash.head[buckets[k]]; j >= 0; j = w->hash.next[j]) {
-            if (j == i) continue;
+            if (j <= i) continue;
             const float* pj = &pos[4 * j];
             float d[3];
             loam_pair_offset(w, pos, i < j ? i : j, i < j ? j : i, d);
@@ -95,15 +97,12 @@ static void list_block(loam_world* w, const float* pos, int b, float reach, int*
     int cap = nl->block_capacity, base = b * cap, used = 0;
     int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
-        int n = find_neighbors(w, pos, i, reach, nbr, dropped);
-        /* Keep the partners above i: each pair is detected once, by its owner. */
-        int first = 0;
-        while (first < n && nbr[first] < i) ++first;
+        int n = find_neighbors(w, pos, i, reach, nbr, dropped); /* each pair once, by its owner */
         nl->start[i] = base + used;
-        nl->count[i] = n - first;
-        for (int k = first; k < n; ++k)
-            if (used + k - first < cap) nl->j[base + used + k - first] = nbr[k];
-        used += n - first;
+        nl->count[i] = n;
+        for (int k = 0; k < n; ++k)
+            if (used + k < cap) nl->j[base + used + k] = nbr[k];
+        used += n;
     }
     *need = used;
 }
@@ -249,10 +248,12 @@ static void warm_start(loam_world* w, int i) {
 static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_error* err) {
     loam_neighbor_list* nl = &w->neighbors;
     int blocks = loam_block_count(w->count);
-    /* While particles move fast the list is rebuilt every step anyway: a skin would only make it
-     * (and the peak memory) larger. */
-    float base = w->params.margin * w->max_radius;
-    float skin = w->pair_margin > base ? 0.0f : w->params.skin * w->max_radius;
+    /* The skin is the list's life: at least params.skin radii, and while material moves, enough for
+     * a few steps at the fastest particle's speed (pair_margin is twice that speed's step), capped
+     * at the margin's cap so a free fall does not balloon the list. Moving beds (a bulldozer
+     * pushing a pile) then rebuild every few steps instead of every step. */
+    float skin = fminf(fmaxf(w->params.skin * w->max_radius, 2.0f * w->pair_margin), LOAM_MAX_MARGIN * w->max_radius);
+    if (w->params.skin == 0.0f) skin = 0.0f; /* the paper's per-step hash query, on request */
     float reach = fminf(w->pair_margin + skin, w->reach_cap);
     loam_hash_set_cell(&w->hash, 2.0f * w->max_radius + reach, w->params.periodic_axis, w->params.periodic_lo,
                        w->params.periodic_hi);
