@@ -115,6 +115,7 @@ _PROTOTYPES = {
     "loam_env_default_config": (T.EnvConfig, [c_int]),
     "loam_env_config_validate": (c_int, [P(T.EnvConfig), ERR]),
     "loam_env_create": (ENV, [P(T.EnvConfig), ERR]),
+    "loam_env_clone": (ENV, [ENV, ERR]),
     "loam_env_destroy": (None, [ENV]),
     "loam_env_get_config": (P(T.EnvConfig), [ENV]),
     "loam_env_action_dim": (c_int, [ENV]),

@@ -115,13 +115,17 @@ class Env(Owned):
 
     _what = "environment"
 
-    def __init__(self, kind="bulldozing", **config):
+    def __init__(self, kind="bulldozing", _source=None, **config):
         _require_env_api()
-        self.kind = parse_kind(kind)
-        self.kind_name = lib.loam_env_kind_name(self.kind).decode()
-        cfg = _config(self.kind, config)
         err = T.new(T.Error, "loam_error")
-        ptr = lib.loam_env_create(C.byref(cfg), C.byref(err))
+        if _source is not None:  # clone(): the source's config, bed and grids, nothing rebuilt
+            self.kind, self.kind_name = _source.kind, _source.kind_name
+            ptr = lib.loam_env_clone(_source.ptr, C.byref(err))
+        else:
+            self.kind = parse_kind(kind)
+            self.kind_name = lib.loam_env_kind_name(self.kind).decode()
+            cfg = _config(self.kind, config)
+            ptr = lib.loam_env_create(C.byref(cfg), C.byref(err))
         if not ptr:
             check(err.status or T.ERR_INTERNAL, err)
         self._h = Handle(ptr, lib.loam_env_destroy)
@@ -141,6 +145,11 @@ class Env(Owned):
         self._world_views = new_registry()  # views of the episode's world: reset refuses while any lives
         self._needs_reset = True
         self.last_seed = None
+
+    def clone(self):
+        """A new, independent environment like this one (same config, settled bed and grids) made
+        without building or settling anything (loam_env_clone); reset it before stepping."""
+        return Env(_source=self)
 
     @property
     def ptr(self):

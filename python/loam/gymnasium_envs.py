@@ -153,8 +153,10 @@ class LoamVectorEnv(VectorEnv):
         self.num_envs = int(num_envs)
         self.envs = []
         try:
-            for _ in range(self.num_envs):
-                self.envs.append(Env(kind, **config))
+            # One bed is built and settled; the others are copies of it (loam_env_clone).
+            self.envs.append(Env(kind, **config))
+            for _ in range(self.num_envs - 1):
+                self.envs.append(self.envs[0].clone())
         except BaseException:
             for e in self.envs:
                 e.close()

@@ -168,3 +168,16 @@ def test_truncation_by_episode_time():
     flags = [env.step(np.zeros(4, np.float32))[3] for _ in range(3)]
     assert flags == [False, False, True]
     env.close()
+
+
+def test_clone_is_independent_and_equal_after_the_same_reset():
+    a = loam.env.Env("gear_tower", particles=400, settle_steps=20, steps_per_action=5)
+    b = a.clone()
+    a.reset(seed=9)
+    b.reset(seed=9)
+    for k, v in a.observation().items():
+        np.testing.assert_array_equal(v, b.observation()[k])
+    a.close()  # the clone owns its own bed, grids and buffers
+    b.step(np.zeros(b.action_dim, np.float32))
+    assert all(np.isfinite(v).all() for v in b.observation().values())
+    b.close()
