@@ -253,3 +253,29 @@ def test_environment_scene(repo):
     reward, *_ = env.step(np.zeros(env.action_dim))
     assert np.isfinite(reward)
     assert not loam.Scene.load(os.path.join(repo, "scenes", "plough.yaml")).has_environment
+
+
+def test_closing_frees_loam_memory(repo):
+    from loam._lib import lib
+
+    gc.collect()
+    before = lib.loam_bytes_in_use()
+    for _ in range(3):
+        w = _bed()
+        w.step(5)
+        p = w.particles
+        w.close()
+        assert lib.loam_bytes_in_use() > before  # a view is alive: the world's memory is still there
+        del p
+        gc.collect()
+        s = loam.Scene.load(os.path.join(repo, "scenes", "plough.yaml"))
+        w = s.create_world()
+        del s, w
+        gc.collect()
+        if loam.HAS_ENVIRONMENTS:
+            e = loam.Env("gear_tower", particles=300, settle_steps=5)
+            e.reset(1)
+            e.step([0, 0, 0, 0])
+            e.close()
+        gc.collect()
+    assert lib.loam_bytes_in_use() == before
