@@ -55,6 +55,7 @@ def main():
     ap.add_argument("--out", default="docs/img")
     ap.add_argument("--threads", type=int, default=0, help="0 = all cores")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--replot", action="store_true", help="redraw from OUT/scaling.jsonl without measuring")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     import matplotlib
@@ -69,25 +70,37 @@ def main():
         gear_counts, hash_ns, factors = [1, 2, 4, 8, 16], [10000, 40000], [0.125, 0.25, 0.5, 1, 2, 4, 8, 16]
     rows = []
     machine = f"{cpu_name()}, {os.cpu_count()} cores"
-    by_size = [gear_point(a.loam, n, 4, a.threads, 3) for n in sizes]
-    by_gears = [gear_point(a.loam, 20000 if not a.quick else 4000, k, a.threads, 3) for k in gear_counts]
-    by_table = {n: [hash_point(a.loam, n, max(1, int(f * n)), a.threads, 100 if not a.quick else 30) for f in factors]
-                for n in hash_ns}
-    for r in by_size + by_gears:
-        rows.append(dict(r, figure="gear_tower"))
-    for n, pts in by_table.items():
-        for r in pts:
-            rows.append(dict(r, figure="hash_table"))
-    with open(os.path.join(a.out, "scaling.jsonl"), "w") as f:
+    jsonl = os.path.join(a.out, "scaling.jsonl")
+    if a.replot:  # the figures from the last run's JSON lines, nothing re-measured
+        with open(jsonl) as f:
+            rows = [json.loads(line) for line in f]
+        by_size = [r for r in rows if r.get("figure") == "gear_tower_particles"]
+        by_gears = [r for r in rows if r.get("figure") == "gear_tower_gears"]
+        by_table = {}
         for r in rows:
-            f.write(json.dumps(r) + "\n")
+            if r.get("figure") == "hash_table":
+                by_table.setdefault(r["particles"], []).append(r)
+        sizes, gear_counts = [r["particles"] for r in by_size], [r["gears"] for r in by_gears]
+    else:
+        by_size = [gear_point(a.loam, n, 4, a.threads, 3) for n in sizes]
+        by_gears = [gear_point(a.loam, 20000 if not a.quick else 4000, k, a.threads, 3) for k in gear_counts]
+        by_table = {n: [hash_point(a.loam, n, max(1, int(f * n)), a.threads, 100 if not a.quick else 30)
+                        for f in factors] for n in hash_ns}
+        rows = [dict(r, figure="gear_tower_particles") for r in by_size]
+        rows += [dict(r, figure="gear_tower_gears") for r in by_gears]
+        rows += [dict(r, figure="hash_table") for pts in by_table.values() for r in pts]
+        with open(jsonl, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+    threads = by_size[0]["threads"]
+    machine += f", {threads} thread{'s' if threads != 1 else ''}"
 
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))
     ax[0].plot(gear_counts, [r["realtime_factor"] for r in by_gears], "o-")
     ax[0].set_xlabel("number of gears (rigid bodies)")
     ax[0].set_ylabel("speed over realtime")
     ax[0].set_title(f"gear tower, {by_gears[0]['particles']} particles")
-    ax[1].semilogx(sizes, [r["realtime_factor"] for r in by_size], "o-")
+    ax[1].loglog(sizes, [r["realtime_factor"] for r in by_size], "o-")
     ax[1].set_xlabel("number of particles")
     ax[1].set_title("gear tower, 4 gears")
     for x in ax:
