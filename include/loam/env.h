@@ -131,8 +131,9 @@ loam_world* loam_env_world(loam_env* env);
 loam_status loam_env_render(loam_env* env, loam_image* out, loam_error* err);
 /* A scripted policy for demos and `loam run` of an environment scene: a deterministic action for
  * the current state (bulldozing: sweep the pile towards the goal; excavation: a dig-lift-dump cycle;
- * gear tower: keep the reset speeds). Writes action_dim values. */
-void loam_env_scripted_action(const loam_env* env, float* action);
+ * gear tower: keep the reset speeds). Writes action_dim values. Not const: excavation's cycle keeps
+ * its current waypoint in the environment. */
+void loam_env_scripted_action(loam_env* env, float* action);
 
 #ifdef __cplusplus
 }

@@ -151,7 +151,7 @@ static double score(loam_env* env, loam_env_step_info* info) {
 }
 
 /* Drive round behind the material still outside the goal, then push it towards the goal. */
-static void scripted(const loam_env* env, float* action) {
+static void scripted(loam_env* env, float* action) {
     const bulldozing* b = env->task_data;
     loam_particles p = loam_world_particles(env->world);
     double cx = 0.0, cy = 0.0;

@@ -530,7 +530,7 @@ loam_status loam_env_render(loam_env* env, loam_image* out, loam_error* err) {
     return st;
 }
 
-void loam_env_scripted_action(const loam_env* env, float* action) {
+void loam_env_scripted_action(loam_env* env, float* action) {
     if (!env || !action) return;
     for (int i = 0; i < env->action_dim; ++i) action[i] = 0.0f;
     if (env->world) env->task->scripted(env, action);

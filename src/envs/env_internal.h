@@ -27,7 +27,7 @@ typedef struct env_task {
     loam_status (*observe)(loam_env* env, loam_error* err);
     /* Reward of the action just taken; sets info->progress and info->terminated. */
     double (*score)(loam_env* env, loam_env_step_info* info);
-    void (*scripted)(const loam_env* env, float* action);
+    void (*scripted)(loam_env* env, float* action); /* may advance the policy's own state */
     /* The render viewpoint. */
     loam_camera (*camera)(const loam_env* env);
     void (*destroy)(loam_env* env); /* frees env->task_data's insides (may be NULL) */

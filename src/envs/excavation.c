@@ -226,7 +226,7 @@ static double score(loam_env* env, loam_env_step_info* info) {
 }
 
 /* Drive the joints towards the next pose of the dig-lift-dump cycle; on arrival, the next. */
-static void scripted(const loam_env* env, float* action) {
+static void scripted(loam_env* env, float* action) {
     excavation* x = env->task_data;
     const float* target = CYCLE[x->waypoint];
     float worst = 0.0f;

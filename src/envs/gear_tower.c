@@ -196,7 +196,7 @@ static double score(loam_env* env, loam_env_step_info* info) {
     return info->progress;
 }
 
-static void scripted(const loam_env* env, float* action) {
+static void scripted(loam_env* env, float* action) {
     const gear_tower* g = env->task_data;
     memcpy(action, g->speed, sizeof(float) * (size_t)env->cfg.gears);
 }
