@@ -1,13 +1,16 @@
 """Train PPO (stable-baselines3) on loam/Bulldozing-v0 and plot the episode return as it rises.
 
     pip install stable-baselines3 matplotlib      # brings PyTorch
-    python3 examples/train_bulldozing_sb3.py --timesteps 40000 --out out/bulldozing_ppo.png
+    python3 examples/train_bulldozing_sb3.py --out out/bulldozing_ppo.png
 
 The environments are loam's vector environment (one C call steps all of them, in parallel), seen by
 stable-baselines3 through a small VecEnv adapter below. Small beds and short episodes keep a run to
-minutes on a laptop: --particles, --episode-time and --steps-per-action set the task's size. The curve
-(mean return of the episodes finished so far, against environment steps) is written as a PNG, the
-points as CSV beside it. Not part of CI (it needs PyTorch)."""
+minutes: --particles, --episode-time and --steps-per-action set the task's size. The curve (each
+finished episode's return, and their running mean, against environment steps) is written as a PNG,
+the points as CSV beside it. With the defaults (80,000 steps of 8 environments of 500 particles, 6 s
+episodes) the mean return rose from about -362 to -332 in 8 minutes on 2 cores (docs/img/
+bulldozing_ppo.png); driving straight ahead scores far better still, so longer runs keep rising.
+Not part of CI (it needs PyTorch)."""
 import argparse
 import csv
 import os
@@ -79,11 +82,12 @@ def make_sb3_vec_env(num_envs, config):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--timesteps", type=int, default=40000, help="environment steps in all (default %(default)s)")
+    ap.add_argument("--timesteps", type=int, default=80000, help="environment steps in all (default %(default)s)")
     ap.add_argument("--envs", type=int, default=8, help="environments stepped together (default %(default)s)")
-    ap.add_argument("--particles", type=int, default=1000, help="particles per bed (default %(default)s)")
-    ap.add_argument("--episode-time", type=float, default=8.0, help="simulated s per episode (default %(default)s)")
+    ap.add_argument("--particles", type=int, default=500, help="particles per bed (default %(default)s)")
+    ap.add_argument("--episode-time", type=float, default=6.0, help="simulated s per episode (default %(default)s)")
     ap.add_argument("--steps-per-action", type=int, default=50, help="physics steps per action (default %(default)s)")
+    ap.add_argument("--learning-rate", type=float, default=3e-4, help="PPO's (default %(default)s)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="out/bulldozing_ppo.png", help="the curve's PNG (default %(default)s)")
     args = ap.parse_args(argv)
@@ -94,11 +98,14 @@ def main(argv=None):
     import matplotlib.pyplot as plt
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.vec_env import VecMonitor
+    from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
 
     config = {"particles": args.particles, "episode_time": args.episode_time, "steps_per_action": args.steps_per_action}
-    env = VecMonitor(make_sb3_vec_env(args.envs, config))
-    env.seed(args.seed)
+    raw = make_sb3_vec_env(args.envs, config)
+    raw.seed(args.seed)
+    # returns are recorded before normalization (VecMonitor inside); the policy sees normalized
+    # observations (depths of up to 10 m next to a yaw in radians) and rewards
+    env = VecNormalize(VecMonitor(raw), norm_obs=True, norm_reward=True, gamma=0.99)
 
     curve = []  # (timesteps, episode return)
 
@@ -109,9 +116,9 @@ def main(argv=None):
                     curve.append((self.num_timesteps, info["episode"]["r"]))
             return True
 
-    steps_per_episode = int(round(args.episode_time / (1e-3 * args.steps_per_action)))
-    model = PPO("MultiInputPolicy", env, n_steps=max(16, steps_per_episode // 2), batch_size=64, learning_rate=3e-4,
-                gamma=0.99, seed=args.seed, verbose=0)
+    # short rollouts and a brisk learning rate: many small updates in a short run
+    model = PPO("MultiInputPolicy", env, n_steps=32, batch_size=128, n_epochs=10, learning_rate=args.learning_rate,
+                gamma=0.99, policy_kwargs={"log_std_init": -0.5}, seed=args.seed, verbose=0)
     t0 = time.time()
     model.learn(total_timesteps=args.timesteps, callback=Record())
     wall = time.time() - t0
