@@ -16,8 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/cli_args.h"
 #include "app/column_scene.h"
 #include "app/commands.h"
+#include "core/sort.h"
 #include "loam/granular.h"
 
 #define BENCH_PREFIX "loam bench granular"
@@ -88,52 +90,6 @@ static void usage(FILE* f) {
 }
 
 /* Argument parsing: every failure names the option and the value and returns exit status 2. */
-static int bad_value(const char* opt, const char* val, const char* expect) {
-    fprintf(stderr, BENCH_PREFIX ": option %s: bad value '%s' (expected %s)\n", opt, val, expect);
-    return LOAM_ERR_INPUT;
-}
-
-static int parse_long(const char* opt, const char* val, long lo, long hi, long* out) {
-    char* end;
-    errno = 0;
-    long v = strtol(val, &end, 10);
-    if (errno || end == val || *end != '\0' || v < lo || v > hi) {
-        char expect[96];
-        snprintf(expect, sizeof expect, "an integer in [%ld, %ld]", lo, hi);
-        return bad_value(opt, val, expect);
-    }
-    *out = v;
-    return 0;
-}
-
-static int parse_int(const char* opt, const char* val, int lo, int hi, int* out) {
-    long v;
-    int rc = parse_long(opt, val, lo, hi, &v);
-    if (rc == 0) *out = (int)v;
-    return rc;
-}
-
-/* lo_open: the value must be > lo rather than >= lo. */
-static int parse_double(const char* opt, const char* val, double lo, int lo_open, double hi, double* out) {
-    char* end;
-    errno = 0;
-    double v = strtod(val, &end);
-    if (errno || end == val || *end != '\0' || !isfinite(v) || (lo_open ? v <= lo : v < lo) || v > hi) {
-        char expect[96];
-        snprintf(expect, sizeof expect, "a number in %c%g, %g]", lo_open ? '(' : '[', lo, hi);
-        return bad_value(opt, val, expect);
-    }
-    *out = v;
-    return 0;
-}
-
-static int parse_float(const char* opt, const char* val, double lo, int lo_open, double hi, float* out) {
-    double v;
-    int rc = parse_double(opt, val, lo, lo_open, hi, &v);
-    if (rc == 0) *out = (float)v;
-    return rc;
-}
-
 static int parse_options(int argc, char** argv, bench_options* o) {
     for (int a = 0; a < argc; ++a) {
         const char* arg = argv[a];
@@ -152,7 +108,7 @@ static int parse_options(int argc, char** argv, bench_options* o) {
             return -1; /* not an error: print help and exit 0 */
         }
         if (strcmp(name, "--json") == 0 || strcmp(name, "--quiet") == 0) {
-            if (val) return bad_value(name, val, "no value");
+            if (val) return cli_bad_value(BENCH_PREFIX, name, val, "no value");
             if (name[2] == 'j') o->json = 1;
             else o->quiet = 1;
             continue;
@@ -179,43 +135,43 @@ static int parse_options(int argc, char** argv, bench_options* o) {
         int rc = 0;
         loam_granular_params* p = &o->params;
         column_spec* s = &o->scene;
-        if (!strcmp(name, "--particles")) rc = parse_int(name, val, 1, 1 << 27, &s->particles);
-        else if (!strcmp(name, "--steps")) rc = parse_int(name, val, 1, INT_MAX, &o->steps);
-        else if (!strcmp(name, "--settle")) rc = parse_int(name, val, 0, INT_MAX, &o->settle);
-        else if (!strcmp(name, "--threads")) rc = parse_int(name, val, 0, 4096, &o->threads);
+        if (!strcmp(name, "--particles")) rc = cli_parse_int(BENCH_PREFIX, name, val, 1, 1 << 27, &s->particles);
+        else if (!strcmp(name, "--steps")) rc = cli_parse_int(BENCH_PREFIX, name, val, 1, INT_MAX, &o->steps);
+        else if (!strcmp(name, "--settle")) rc = cli_parse_int(BENCH_PREFIX, name, val, 0, INT_MAX, &o->settle);
+        else if (!strcmp(name, "--threads")) rc = cli_parse_int(BENCH_PREFIX, name, val, 0, 4096, &o->threads);
         else if (!strcmp(name, "--container")) {
             if (!strcmp(val, "cylinder")) s->container = COLUMN_CYLINDER;
             else if (!strcmp(val, "box")) s->container = COLUMN_BOX;
-            else rc = bad_value(name, val, "cylinder or box");
-        } else if (!strcmp(name, "--dt")) rc = parse_double(name, val, 0.0, 1, 1.0, &p->dt);
-        else if (!strcmp(name, "--sweeps")) rc = parse_int(name, val, 1, 100000, &p->sweeps);
+            else rc = cli_bad_value(BENCH_PREFIX, name, val, "cylinder or box");
+        } else if (!strcmp(name, "--dt")) rc = cli_parse_double(BENCH_PREFIX, name, val, 0.0, 1, 1.0, &p->dt);
+        else if (!strcmp(name, "--sweeps")) rc = cli_parse_int(BENCH_PREFIX, name, val, 1, 100000, &p->sweeps);
         else if (!strcmp(name, "--solver")) {
             if (!strcmp(val, "gs")) p->solver = LOAM_SOLVER_GAUSS_SEIDEL;
             else if (!strcmp(val, "jacobi")) p->solver = LOAM_SOLVER_JACOBI;
-            else rc = bad_value(name, val, "gs or jacobi");
-        } else if (!strcmp(name, "--push-sweeps")) rc = parse_int(name, val, 0, 100000, &p->push_sweeps);
-        else if (!strcmp(name, "--skin")) rc = parse_float(name, val, 0.0, 0, 2.0, &p->skin);
-        else if (!strcmp(name, "--reorder-interval")) rc = parse_int(name, val, 0, INT_MAX, &p->reorder_interval);
-        else if (!strcmp(name, "--baumgarte")) rc = parse_float(name, val, 0.0, 0, 1.0, &p->baumgarte);
-        else if (!strcmp(name, "--relaxation")) rc = parse_float(name, val, 0.0, 1, 2.0, &p->relaxation);
-        else if (!strcmp(name, "--friction")) rc = parse_float(name, val, 0.0, 0, 1e3, &p->friction);
-        else if (!strcmp(name, "--settle-friction")) rc = parse_float(name, val, 0.0, 0, 1e3, &o->settle_friction);
+            else rc = cli_bad_value(BENCH_PREFIX, name, val, "gs or jacobi");
+        } else if (!strcmp(name, "--push-sweeps")) rc = cli_parse_int(BENCH_PREFIX, name, val, 0, 100000, &p->push_sweeps);
+        else if (!strcmp(name, "--skin")) rc = cli_parse_float(BENCH_PREFIX, name, val, 0.0, 0, 2.0, &p->skin);
+        else if (!strcmp(name, "--reorder-interval")) rc = cli_parse_int(BENCH_PREFIX, name, val, 0, INT_MAX, &p->reorder_interval);
+        else if (!strcmp(name, "--baumgarte")) rc = cli_parse_float(BENCH_PREFIX, name, val, 0.0, 0, 1.0, &p->baumgarte);
+        else if (!strcmp(name, "--relaxation")) rc = cli_parse_float(BENCH_PREFIX, name, val, 0.0, 1, 2.0, &p->relaxation);
+        else if (!strcmp(name, "--friction")) rc = cli_parse_float(BENCH_PREFIX, name, val, 0.0, 0, 1e3, &p->friction);
+        else if (!strcmp(name, "--settle-friction")) rc = cli_parse_float(BENCH_PREFIX, name, val, 0.0, 0, 1e3, &o->settle_friction);
         else if (!strcmp(name, "--wall-friction")) {
-            rc = parse_float(name, val, 0.0, 0, 1e3, &s->wall_friction);
+            rc = cli_parse_float(BENCH_PREFIX, name, val, 0.0, 0, 1e3, &s->wall_friction);
             o->wall_friction_set = 1;
-        } else if (!strcmp(name, "--margin")) rc = parse_float(name, val, 0.0, 0, 1.0, &p->margin);
-        else if (!strcmp(name, "--warm-start")) rc = parse_int(name, val, 0, 1, &p->warm_start);
-        else if (!strcmp(name, "--hash-table-size")) rc = parse_int(name, val, 0, INT_MAX, &p->hash_table_size);
-        else if (!strcmp(name, "--damping")) rc = parse_float(name, val, 0.0, 0, 1e6, &p->damping);
-        else if (!strcmp(name, "--tolerance")) rc = parse_float(name, val, 0.0, 0, 1e6, &p->tolerance);
-        else if (!strcmp(name, "--radius")) rc = parse_float(name, val, 0.0, 1, 10.0, &s->radius);
-        else if (!strcmp(name, "--density")) rc = parse_float(name, val, 0.0, 1, 1e6, &s->density);
-        else if (!strcmp(name, "--nx")) rc = parse_int(name, val, 1, 1 << 20, &s->nx);
-        else if (!strcmp(name, "--ny")) rc = parse_int(name, val, 1, 1 << 20, &s->ny);
-        else if (!strcmp(name, "--column-radius")) rc = parse_float(name, val, 0.0, 1, 1e3, &s->column_radius);
+        } else if (!strcmp(name, "--margin")) rc = cli_parse_float(BENCH_PREFIX, name, val, 0.0, 0, 1.0, &p->margin);
+        else if (!strcmp(name, "--warm-start")) rc = cli_parse_int(BENCH_PREFIX, name, val, 0, 1, &p->warm_start);
+        else if (!strcmp(name, "--hash-table-size")) rc = cli_parse_int(BENCH_PREFIX, name, val, 0, INT_MAX, &p->hash_table_size);
+        else if (!strcmp(name, "--damping")) rc = cli_parse_float(BENCH_PREFIX, name, val, 0.0, 0, 1e6, &p->damping);
+        else if (!strcmp(name, "--tolerance")) rc = cli_parse_float(BENCH_PREFIX, name, val, 0.0, 0, 1e6, &p->tolerance);
+        else if (!strcmp(name, "--radius")) rc = cli_parse_float(BENCH_PREFIX, name, val, 0.0, 1, 10.0, &s->radius);
+        else if (!strcmp(name, "--density")) rc = cli_parse_float(BENCH_PREFIX, name, val, 0.0, 1, 1e6, &s->density);
+        else if (!strcmp(name, "--nx")) rc = cli_parse_int(BENCH_PREFIX, name, val, 1, 1 << 20, &s->nx);
+        else if (!strcmp(name, "--ny")) rc = cli_parse_int(BENCH_PREFIX, name, val, 1, 1 << 20, &s->ny);
+        else if (!strcmp(name, "--column-radius")) rc = cli_parse_float(BENCH_PREFIX, name, val, 0.0, 1, 1e3, &s->column_radius);
         else if (!strcmp(name, "--seed")) {
             long v;
-            rc = parse_long(name, val, 0, LONG_MAX, &v);
+            rc = cli_parse_long(BENCH_PREFIX, name, val, 0, LONG_MAX, &v);
             if (rc == 0) s->seed = (uint64_t)v;
         }
         if (rc) return rc;
@@ -231,11 +187,6 @@ typedef struct bed_stats {
     double touching;     /* 2 * (pairs with centre gap < 0.01 r) / N: coordination like LIGGGHTS's
                             contact/atom, which counts overlapping pairs only */
 } bed_stats;
-
-static int cmp_float(const void* a, const void* b) {
-    float x = *(const float*)a, y = *(const float*)b;
-    return (x > y) - (x < y);
-}
 
 /* Counting-sort cell list on a uniform grid; O(N). Returns 0 when out of memory. */
 static int measure_bed(loam_world* w, bed_stats* out) {
@@ -258,8 +209,7 @@ static int measure_bed(loam_world* w, bed_stats* out) {
         tops[i] = p.z[i] + p.radius[i];
         if (tops[i] > out->top) out->top = tops[i];
     }
-    qsort(tops, (size_t)n, sizeof(float), cmp_float);
-    out->top_p99 = tops[(size_t)((double)(n - 1) * 0.99)];
+    out->top_p99 = loam_quantile_in_place(tops, n, 0.99);
     free(tops);
 
     const float tol = 0.01f;

@@ -5,16 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "app/cli_args.h"
 #include "app/commands.h"
+#include "app/progress.h"
 #include "loam/env.h"
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void usage(FILE* f) {
     fprintf(f,
@@ -39,22 +34,7 @@ static void usage(FILE* f) {
             "  --json                 also print one JSON object as the last line (no value)\n");
 }
 
-static int bad(const char* opt, const char* val, const char* expect) {
-    fprintf(stderr, "loam bench env: %s %s: expected %s\n", opt, val ? val : "(missing)", expect);
-    return 2;
-}
-
-static int read_int(const char* opt, const char* val, long lo, long hi, int* out) {
-    char* end;
-    long v = val ? strtol(val, &end, 10) : 0;
-    if (!val || *end || end == val || v < lo || v > hi) {
-        char expect[96];
-        snprintf(expect, sizeof expect, "an integer in [%ld, %ld]", lo, hi);
-        return bad(opt, val, expect);
-    }
-    *out = (int)v;
-    return 0;
-}
+#define WHO "loam bench env"
 
 int loam_bench_env(int argc, char** argv) {
     loam_env_kind kind = LOAM_ENV_BULLDOZING;
@@ -74,24 +54,22 @@ int loam_bench_env(int argc, char** argv) {
         const char* val = a + 1 < argc ? argv[++a] : NULL;
         int rc = 0;
         if (!strcmp(opt, "--kind")) {
-            if (loam_env_kind_parse(val, &kind) != 0) rc = bad(opt, val, "bulldozing, gear_tower or excavation");
-        } else if (!strcmp(opt, "--particles")) rc = read_int(opt, val, 1, 20000000, &particles);
-        else if (!strcmp(opt, "--batch")) rc = read_int(opt, val, 1, 4096, &batch);
-        else if (!strcmp(opt, "--actions")) rc = read_int(opt, val, 1, 1000000, &actions);
-        else if (!strcmp(opt, "--warmup")) rc = read_int(opt, val, 0, 1000000, &warmup);
-        else if (!strcmp(opt, "--steps-per-action")) rc = read_int(opt, val, 1, 100000, &spa);
-        else if (!strcmp(opt, "--gears")) rc = read_int(opt, val, 1, 16, &gears);
-        else if (!strcmp(opt, "--hash-table-size")) rc = read_int(opt, val, 0, 1 << 30, &hash);
-        else if (!strcmp(opt, "--sweeps")) rc = read_int(opt, val, 1, 1000, &sweeps);
-        else if (!strcmp(opt, "--observe")) rc = read_int(opt, val, 0, 1, &observe);
-        else if (!strcmp(opt, "--threads")) rc = read_int(opt, val, 0, 4096, &threads);
-        else if (!strcmp(opt, "--seed")) rc = read_int(opt, val, 0, 2147483647, &seed);
-        else if (!strcmp(opt, "--dt")) {
-            char* end;
-            dt = val ? strtod(val, &end) : -1.0;
-            if (!val || *end || !(dt > 0.0 && dt <= 0.01)) rc = bad(opt, val, "a step in (0, 0.01] s");
-        } else {
-            fprintf(stderr, "loam bench env: unknown option '%s' (see loam bench env --help)\n", opt);
+            if (loam_env_kind_parse(val, &kind) != 0)
+                rc = cli_bad_value(WHO, opt, val, "bulldozing, gear_tower or excavation");
+        } else if (!strcmp(opt, "--particles")) rc = cli_parse_int(WHO, opt, val, 1, 20000000, &particles);
+        else if (!strcmp(opt, "--batch")) rc = cli_parse_int(WHO, opt, val, 1, 4096, &batch);
+        else if (!strcmp(opt, "--actions")) rc = cli_parse_int(WHO, opt, val, 1, 1000000, &actions);
+        else if (!strcmp(opt, "--warmup")) rc = cli_parse_int(WHO, opt, val, 0, 1000000, &warmup);
+        else if (!strcmp(opt, "--steps-per-action")) rc = cli_parse_int(WHO, opt, val, 1, 100000, &spa);
+        else if (!strcmp(opt, "--gears")) rc = cli_parse_int(WHO, opt, val, 1, 16, &gears);
+        else if (!strcmp(opt, "--hash-table-size")) rc = cli_parse_int(WHO, opt, val, 0, 1 << 30, &hash);
+        else if (!strcmp(opt, "--sweeps")) rc = cli_parse_int(WHO, opt, val, 1, 1000, &sweeps);
+        else if (!strcmp(opt, "--observe")) rc = cli_parse_int(WHO, opt, val, 0, 1, &observe);
+        else if (!strcmp(opt, "--threads")) rc = cli_parse_int(WHO, opt, val, 0, 4096, &threads);
+        else if (!strcmp(opt, "--seed")) rc = cli_parse_int(WHO, opt, val, 0, 2147483647, &seed);
+        else if (!strcmp(opt, "--dt")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 0.01, &dt);
+        else {
+            fprintf(stderr, WHO ": unknown option '%s' (see loam bench env --help)\n", opt);
             return 2;
         }
         if (rc) return rc;
@@ -108,14 +86,14 @@ int loam_bench_env(int argc, char** argv) {
     c.episode_time = 1e6; /* no truncation inside the timing */
 
     loam_error err;
-    double t0 = now_s();
+    double t0 = loam_now();
     loam_env** envs = calloc((size_t)batch, sizeof *envs);
     float* act = calloc((size_t)batch * LOAM_ENV_MAX_ACTION, sizeof(float));
     loam_env_step_info* infos = calloc((size_t)batch, sizeof *infos);
     loam_error* errs = calloc((size_t)batch, sizeof *errs);
     int status = 0;
     if (!envs || !act || !infos || !errs) {
-        fprintf(stderr, "loam bench env: out of memory\n");
+        fprintf(stderr, WHO ": out of memory\n");
         status = 5;
         goto done;
     }
@@ -124,22 +102,22 @@ int loam_bench_env(int argc, char** argv) {
         if (!(envs[b] = loam_env_clone(envs[0], &err))) break;
     for (int b = 0; b < batch; ++b)
         if (!envs[b] || loam_env_reset(envs[b], (uint64_t)seed + (uint64_t)b, &err) != LOAM_OK) {
-            fprintf(stderr, "loam bench env: %s\n", err.message);
+            fprintf(stderr, WHO ": %s\n", err.message);
             status = (int)err.status;
             goto done;
         }
-    double build_s = now_s() - t0;
+    double build_s = loam_now() - t0;
     int dim = loam_env_action_dim(envs[0]);
     double physics = 0.0, sensors = 0.0, contacts = 0.0, wall = 0.0, reward = 0.0;
     for (int k = 0; k < warmup + actions; ++k) {
         for (int b = 0; b < batch; ++b) loam_env_scripted_action(envs[b], act + (size_t)b * (size_t)dim);
-        double s0 = now_s();
+        double s0 = loam_now();
         loam_status st = batch == 1 ? loam_env_step(envs[0], act, &infos[0], &errs[0])
                                     : loam_env_step_batch(envs, batch, act, infos, errs);
-        double s1 = now_s();
+        double s1 = loam_now();
         if (st != LOAM_OK) {
             for (int b = 0; b < batch; ++b)
-                if (errs[b].status != LOAM_OK) fprintf(stderr, "loam bench env: env %d: %s\n", b, errs[b].message);
+                if (errs[b].status != LOAM_OK) fprintf(stderr, WHO ": env %d: %s\n", b, errs[b].message);
             status = (int)st;
             goto done;
         }

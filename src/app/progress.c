@@ -1,14 +1,10 @@
 #include "app/progress.h"
+#include "core/clock.h"
 
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 
-double loam_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+double loam_now(void) { return loam_clock_seconds(); }
 
 void loam_progress_start(loam_progress* p, int64_t total, int enabled) {
     p->total = total > 0 ? total : 1;

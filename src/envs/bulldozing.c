@@ -177,11 +177,7 @@ static void scripted(loam_env* env, float* action) {
 
 static loam_camera camera(const loam_env* env) {
     (void)env;
-    loam_camera c = loam_camera_default();
-    c.eye = (loam_vec3){0.0f, -7.5f, 5.5f};
-    c.target = (loam_vec3){0.0f, 0.0f, 0.0f};
-    c.fov_deg = 45.0f;
-    return c;
+    return env_view((loam_vec3){0.0f, -7.5f, 5.5f}, (loam_vec3){0.0f, 0.0f, 0.0f}, 45.0f);
 }
 
 const env_task env_bulldozing_task = {build,  populate, drive,  after_step,        observe, score,

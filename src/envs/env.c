@@ -3,12 +3,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
+#include "core/clock.h"
 #include "envs/env_internal.h"
 
 static const env_task* task_of(loam_env_kind kind) {
@@ -168,10 +164,9 @@ int env_lattice(loam_vec3 lo, loam_vec3 hi, float r, int n, uint64_t seed,
                 loam_vec3 p = {lo.x + r + (float)i * sp + shift, lo.y + r + (float)j * sp + shift, lo.z + r + (float)k * sp};
                 if (p.x > hi.x - r || p.y > hi.y - r) continue;
                 if (keep && !keep(ctx, p)) continue;
-                int id = placed;
-                xyz[3 * placed] = p.x + jit * (2.0f * jitter01(seed, id, 0) - 1.0f);
-                xyz[3 * placed + 1] = p.y + jit * (2.0f * jitter01(seed, id, 1) - 1.0f);
-                xyz[3 * placed + 2] = p.z + jit * (2.0f * jitter01(seed, id, 2) - 1.0f);
+                xyz[3 * placed] = p.x + jit * (2.0f * jitter01(seed, placed, 0) - 1.0f);
+                xyz[3 * placed + 1] = p.y + jit * (2.0f * jitter01(seed, placed, 1) - 1.0f);
+                xyz[3 * placed + 2] = p.z + jit * (2.0f * jitter01(seed, placed, 2) - 1.0f);
                 ++placed;
             }
     return placed;
@@ -243,6 +238,14 @@ loam_status env_add_bed(loam_env* env, float dx, float dy, loam_error* err) {
     loam_status st = add_particles(env->world, n, xyz, env->bed_radius, env->cfg.density, err);
     loam_free(xyz);
     return st;
+}
+
+loam_camera env_view(loam_vec3 eye, loam_vec3 target, float fov_deg) {
+    loam_camera c = loam_camera_default();
+    c.eye = eye;
+    c.target = target;
+    c.fov_deg = fov_deg;
+    return c;
 }
 
 void env_sample_force(loam_env* env, int body) {
@@ -366,12 +369,6 @@ float* loam_env_obs_buffer(loam_env* env, int index) {
 
 loam_world* loam_env_world(loam_env* env) { return env ? env->world : NULL; }
 
-static double now_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 loam_status loam_env_reset(loam_env* env, uint64_t seed, loam_error* err) {
     if (!env) return loam_error_set(err, LOAM_ERR_INPUT, "environment reset: null environment");
     loam_world_destroy(env->world);
@@ -408,7 +405,7 @@ static loam_status step_one(loam_env* env, const float* action, loam_env_step_in
     }
     memset(env->force_sum, 0, sizeof env->force_sum);
     env->force_samples = 0;
-    double t0 = now_seconds();
+    double t0 = loam_clock_seconds();
     loam_status st = LOAM_OK;
     for (int s = 0; s < env->cfg.steps_per_action && st == LOAM_OK; ++s) {
         st = env->task->drive(env, err);
@@ -418,7 +415,7 @@ static loam_status step_one(loam_env* env, const float* action, loam_env_step_in
         env->force_samples++;
         env->physics_steps++;
     }
-    double t1 = now_seconds();
+    double t1 = loam_clock_seconds();
     if (st != LOAM_OK) {
         /* The world is left as it was before its failed step, to look at; the episode cannot go on. */
         env->broken = 1;
@@ -426,7 +423,7 @@ static loam_status step_one(loam_env* env, const float* action, loam_env_step_in
     }
     env->episode_time = (double)env->physics_steps * env->cfg.dt;
     if (env->cfg.observe) st = env->task->observe(env, err);
-    double t2 = now_seconds();
+    double t2 = loam_clock_seconds();
     info->sim_time = env->episode_time;
     info->physics_seconds = t1 - t0;
     info->sensor_seconds = t2 - t1;

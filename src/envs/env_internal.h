@@ -81,6 +81,8 @@ loam_status env_bed_settle(loam_env* env, const float* xyz, int n, float r, env_
                            env_add_bodies_fn released, loam_error* err);
 /* The world particles as render input (all one colour, height-coloured for pictures). */
 loam_render_particles env_render_particles(loam_env* env);
+/* A perspective view for render(): the default camera moved to eye, looking at target. */
+loam_camera env_view(loam_vec3 eye, loam_vec3 target, float fov_deg);
 /* Accumulate the force on body b this physics step (the info's tool_force). */
 void env_sample_force(loam_env* env, int body);
 float env_clampf(float v, float lo, float hi);

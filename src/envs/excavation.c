@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/sort.h"
 #include "envs/env_internal.h"
 #include "loam/mesh_gen.h"
 
@@ -109,14 +110,11 @@ static loam_status build(loam_env* env, loam_error* err) {
     loam_free(xyz);
     if (st != LOAM_OK) return st;
     /* The bed's top: the 99th percentile of particle tops, so one perched particle does not count. */
-    int above = 0;
-    float top = 0.0f;
-    for (int pass = 0; pass < 40; ++pass, above = 0) {
-        float cand = 0.005f * (float)(pass + 1);
-        for (int i = 0; i < n; ++i) above += env->bed_xyz[3 * i + 2] + r > cand;
-        if (above > n / 100) top = cand;
-    }
-    x->bed_top = top;
+    float* tops = loam_malloc(sizeof(float) * (size_t)n);
+    if (!tops) return loam_error_set(err, LOAM_ERR_NOMEM, "excavation: out of memory for %d particles", n);
+    for (int i = 0; i < n; ++i) tops[i] = env->bed_xyz[3 * i + 2] + r;
+    x->bed_top = loam_quantile_in_place(tops, n, 0.99);
+    loam_free(tops);
     return LOAM_OK;
 }
 
@@ -240,11 +238,7 @@ static void scripted(loam_env* env, float* action) {
 
 static loam_camera camera(const loam_env* env) {
     (void)env;
-    loam_camera c = loam_camera_default();
-    c.eye = (loam_vec3){1.6f, -1.3f, 1.1f};
-    c.target = (loam_vec3){0.35f, 0.1f, 0.2f};
-    c.fov_deg = 40.0f;
-    return c;
+    return env_view((loam_vec3){1.6f, -1.3f, 1.1f}, (loam_vec3){0.35f, 0.1f, 0.2f}, 40.0f);
 }
 
 const env_task env_excavation_task = {build,  populate, drive,  after_step,        observe, score,

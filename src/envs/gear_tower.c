@@ -202,13 +202,8 @@ static void scripted(loam_env* env, float* action) {
 }
 
 static loam_camera camera(const loam_env* env) {
-    const gear_tower* g = env->task_data;
-    loam_camera c = loam_camera_default();
-    float h = g->height;
-    c.target = (loam_vec3){0.0f, 0.0f, 0.5f * h};
-    c.eye = (loam_vec3){0.4f * h + 0.2f, -1.3f * h - 0.3f, 0.65f * h};
-    c.fov_deg = 45.0f;
-    return c;
+    float h = ((const gear_tower*)env->task_data)->height;
+    return env_view((loam_vec3){0.4f * h + 0.2f, -1.3f * h - 0.3f, 0.65f * h}, (loam_vec3){0.0f, 0.0f, 0.5f * h}, 45.0f);
 }
 
 static void destroy(loam_env* env) {

@@ -6,17 +6,11 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/vec.h"
 #include "granular/solve_common.h"
 #include "granular/world_internal.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-static double now(void) { return omp_get_wtime(); }
-#else
-#include <time.h>
-static double now(void) { return (double)clock() / CLOCKS_PER_SEC; }
-#endif
 
 loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     if (w->ready) return LOAM_OK;
@@ -264,7 +258,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     /* Last step's contacts become the warm-start source. */
     loam_contacts_swap(w);
 
-    double t0 = now();
+    double t0 = loam_clock_seconds();
     body_step_twists(w, w->time, w->params.dt);
     place_shapes(w);
     choose_margins(w);
@@ -280,7 +274,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     if (st != LOAM_OK) return st;
     w->stats.list_rebuilt = w->neighbors.builds != w->stats.list_builds;
     w->stats.list_builds = w->neighbors.builds;
-    double t1 = now();
+    double t1 = loam_clock_seconds();
     if (w->params.solver == LOAM_SOLVER_GAUSS_SEIDEL) {
         if (!loam_coloring_reserve(&w->coloring, w->stats.contacts + w->stats.body_contacts))
             return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
@@ -290,9 +284,9 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
         if (w->stats.recolored) loam_granular_color(w, colored_last_step);
         w->coloring.colored_step = w->step;
     }
-    double t2 = now();
+    double t2 = loam_clock_seconds();
     loam_granular_solve(w, !w->stats.recolored);
-    double t3 = now();
+    double t3 = loam_clock_seconds();
 
     int bad = find_diverged(w, dt);
     if (bad >= 0) {
@@ -304,7 +298,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
                               w->params.bound);
     }
     loam_granular_push(w);
-    double t4 = now();
+    double t4 = loam_clock_seconds();
     integrate_positions(w, dt);
     store_velocities(w);
     body_wrenches(w, dt);
@@ -312,7 +306,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     w->stats.time_color = t2 - t1;
     w->stats.time_solve = t3 - t2;
     w->stats.time_push = t4 - t3;
-    w->stats.time_finish = now() - t4;
+    w->stats.time_finish = loam_clock_seconds() - t4;
     w->step += 1;
     w->time = w->params.dt * (double)w->step;
     advance_bodies(w, w->time, dt);

@@ -1,0 +1,55 @@
+/* Shared option-value parsers of the `loam` subcommands (cli_args.h). */
+#include "app/cli_args.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "loam/core.h"
+
+int cli_bad_value(const char* who, const char* opt, const char* val, const char* expect) {
+    if (val) fprintf(stderr, "%s: option %s: bad value '%s' (expected %s)\n", who, opt, val, expect);
+    else fprintf(stderr, "%s: option %s: missing value (expected %s)\n", who, opt, expect);
+    return LOAM_ERR_INPUT;
+}
+
+int cli_parse_long(const char* who, const char* opt, const char* val, long lo, long hi, long* out) {
+    char* end = NULL;
+    errno = 0;
+    long v = val ? strtol(val, &end, 10) : 0;
+    if (!val || errno || end == val || *end != '\0' || v < lo || v > hi) {
+        char expect[96];
+        snprintf(expect, sizeof expect, "an integer in [%ld, %ld]", lo, hi);
+        return cli_bad_value(who, opt, val, expect);
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_parse_int(const char* who, const char* opt, const char* val, int lo, int hi, int* out) {
+    long v;
+    int rc = cli_parse_long(who, opt, val, lo, hi, &v);
+    if (rc == 0) *out = (int)v;
+    return rc;
+}
+
+int cli_parse_double(const char* who, const char* opt, const char* val, double lo, int lo_open, double hi, double* out) {
+    char* end = NULL;
+    errno = 0;
+    double v = val ? strtod(val, &end) : 0.0;
+    if (!val || errno || end == val || *end != '\0' || !isfinite(v) || (lo_open ? v <= lo : v < lo) || v > hi) {
+        char expect[96];
+        snprintf(expect, sizeof expect, "a number in %c%g, %g]", lo_open ? '(' : '[', lo, hi);
+        return cli_bad_value(who, opt, val, expect);
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_parse_float(const char* who, const char* opt, const char* val, double lo, int lo_open, double hi, float* out) {
+    double v;
+    int rc = cli_parse_double(who, opt, val, lo, lo_open, hi, &v);
+    if (rc == 0) *out = (float)v;
+    return rc;
+}
