@@ -197,8 +197,7 @@ class LoamVectorEnv(VectorEnv):
             if len(seeds) != self.num_envs:
                 raise InputError(f"seed: {len(seeds)} seeds for {self.num_envs} environments")
         if seed is not None:
-            first = seeds[0] if seeds[0] is not None else None
-            super().reset(seed=first)
+            super().reset(seed=seeds[0])
         mask = np.ones(self.num_envs, bool)
         if options is not None and "reset_mask" in options:
             mask = np.asarray(options["reset_mask"])
@@ -235,7 +234,7 @@ class LoamVectorEnv(VectorEnv):
             infos = self._add_info(infos, _reset_info(envs[i]), i)
         if stepping:
             sub = [envs[i] for i in stepping]
-            r, te, tr, cinfos = step_batch(sub, actions[stepping], None, None)
+            r, te, tr, cinfos = step_batch(sub, actions[stepping], self._infos_c, self._errors_c)
             for k, i in enumerate(stepping):
                 rewards[i], term[i], trunc[i] = r[k], te[k], tr[k]
                 info = info_dict(cinfos[k])

@@ -32,8 +32,7 @@ def test_spaces_step_and_info(env_id):
     env = gym.make(env_id, **SMALL)
     core = env.unwrapped.core
     assert env.action_space == gym.spaces.Box(-1.0, 1.0, (core.action_dim,), np.float32)
-    assert list(env.observation_space.spaces) == sorted(s.name for s in core.obs_specs) or \
-        set(env.observation_space.spaces) == {s.name for s in core.obs_specs}
+    assert set(env.observation_space.spaces) == {s.name for s in core.obs_specs}
     for s in core.obs_specs:
         box = env.observation_space[s.name]
         assert box.shape == s.shape and box.dtype == np.float32
@@ -70,6 +69,7 @@ def test_seeding_is_deterministic_and_none_draws_from_np_random():
     runs = []
     for _ in range(2):
         obs, _ = env.reset(seed=11)
+        first = obs
         for _ in range(3):
             obs, r, *_ = env.step(a)
         runs.append((obs, r))
@@ -77,7 +77,7 @@ def test_seeding_is_deterministic_and_none_draws_from_np_random():
         np.testing.assert_array_equal(runs[0][0][k], runs[1][0][k])
     assert runs[0][1] == runs[1][1]
     o1, _ = env.reset(seed=12)
-    assert any(not np.array_equal(o1[k], runs[0][0][k]) for k in o1) or True  # a different start
+    assert not np.array_equal(o1["pose"], first["pose"])  # another seed, another start pose
     # seed=None: drawn from np_random, which reset(seed=s) seeded: the same sequence again
     env.reset(seed=3)
     env.reset()
