@@ -208,6 +208,17 @@ static void check_hash(const cloud* c, const pair_list* want, int table_size, fl
     CHECK(!bad_chain, "%s (table %d): the chains hold %ld entries for %d particles, or a particle twice", c->name,
           table_size, total, c->n);
 
+    /* The compact runs hold each bucket's chain, ascending, and nothing else. */
+    int bad_run = h.bucket_start[0] != 0 || h.bucket_start[h.table_size] != c->n;
+    for (int b = 0; b < h.table_size && !bad_run; ++b) {
+        int chain = 0;
+        for (int32_t j = h.head[b]; j >= 0; j = h.next[j]) ++chain;
+        bad_run |= h.bucket_start[b + 1] - h.bucket_start[b] != chain;
+        for (int k = h.bucket_start[b]; k < h.bucket_start[b + 1] && !bad_run; ++k)
+            bad_run |= h.bucket_of[h.items[k]] != b || (k > h.bucket_start[b] && h.items[k] <= h.items[k - 1]);
+    }
+    CHECK(!bad_run, "%s (table %d): the compact runs differ from the chains", c->name, table_size);
+
     /* The pairs found through the 27 buckets around each particle, from both ends: the engine needs
      * i to find j and j to find i (the lower index owns the pair, the higher resolves it). */
     pair_list got = {0, 0, NULL};

@@ -1,6 +1,7 @@
 #include "collide/spatial_hash.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "loam/core.h"
 
@@ -12,19 +13,25 @@ int loam_hash_init(loam_spatial_hash* h, int table_size, int capacity) {
     h->mod_magic = UINT64_MAX / (uint64_t)h->table_size + 1;
     h->head = loam_malloc(sizeof(int32_t) * (size_t)(table_size > 0 ? table_size : 1));
     h->next = loam_malloc(sizeof(int32_t) * (size_t)(capacity > 0 ? capacity : 1));
+    h->bucket_of = loam_malloc(sizeof(int32_t) * (size_t)(capacity > 0 ? capacity : 1));
+    h->items = loam_malloc(sizeof(int32_t) * (size_t)(capacity > 0 ? capacity : 1));
+    h->bucket_start = loam_calloc((size_t)h->table_size + 1, sizeof(int32_t));
     h->periodic_axis = -1;
     h->periodic_cells = 0;
     for (int a = 0; a < 3; ++a) {
         h->inv_cell[a] = 1.0f;
         h->origin[a] = 0.0f;
     }
-    return h->head && h->next;
+    return h->head && h->next && h->bucket_of && h->items && h->bucket_start;
 }
 
 void loam_hash_free(loam_spatial_hash* h) {
     loam_free(h->head);
     loam_free(h->next);
-    h->head = h->next = 0;
+    loam_free(h->bucket_of);
+    loam_free(h->items);
+    loam_free(h->bucket_start);
+    h->head = h->next = h->bucket_of = h->items = h->bucket_start = 0;
 }
 
 void loam_hash_set_cell(loam_spatial_hash* h, float cell, int axis, float lo, float hi) {
@@ -77,6 +84,7 @@ void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y
 #pragma omp for schedule(static)
         for (int i = 0; i < n; ++i) {
             int32_t b = bucket_of(h, cell_coord(h, 0, x[i]), cell_coord(h, 1, y[i]), cell_coord(h, 2, z[i]));
+            h->bucket_of[i] = b;
             /* Algorithm 2: push i onto the bucket's chain with one CAS; retry if another thread won. */
             int32_t old = __atomic_load_n(&head[b], __ATOMIC_RELAXED);
             do {
@@ -84,6 +92,16 @@ void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y
             } while (!__atomic_compare_exchange_n(&head[b], &old, i, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
         }
     }
+    /* Counting sort by bucket, serial and in index order (so each run is ascending whatever the
+     * thread count): three passes over n and one over the table, small beside the queries. */
+    int32_t* start = h->bucket_start;
+    memset(start, 0, sizeof(int32_t) * ((size_t)h->table_size + 1));
+    for (int i = 0; i < n; ++i) start[h->bucket_of[i] + 1]++;
+    for (int b = 0; b < h->table_size; ++b) start[b + 1] += start[b];
+    for (int i = 0; i < n; ++i) h->items[start[h->bucket_of[i]]++] = i;
+    /* The scatter advanced each start to the next bucket's: shift back. */
+    for (int b = h->table_size; b > 0; --b) start[b] = start[b - 1];
+    start[0] = 0;
 }
 
 /* Two cells may share a bucket (always, with a tiny table): each bucket is listed once, or its

@@ -21,6 +21,13 @@ typedef struct loam_spatial_hash {
     uint64_t mod_magic;       /* 2^64 / table_size rounded up: v % table_size without a division */
     int32_t* head;            /* table_size; -1 = empty */
     int32_t* next;            /* capacity; -1 = end of chain */
+    /* The same table compacted after each build (a counting sort by bucket): bucket b's particles
+     * are items[bucket_start[b] .. bucket_start[b + 1]), ascending. Queries then read contiguous
+     * runs instead of chasing the chain (a dependent load per candidate, most of a neighbour-list
+     * build in perf). */
+    int32_t* bucket_of;       /* capacity: each particle's bucket */
+    int32_t* bucket_start;    /* table_size + 1 */
+    int32_t* items;           /* capacity */
     float inv_cell[3];        /* 1 / cell size per axis */
     float origin[3];          /* cell coordinates count from here */
     int periodic_axis;        /* -1 or the wrapped axis */
@@ -35,7 +42,7 @@ void loam_hash_free(loam_spatial_hash* h);
 void loam_hash_set_cell(loam_spatial_hash* h, float cell, int periodic_axis, float periodic_lo,
                         float periodic_hi);
 
-/* Rebuild from n positions (SoA), in parallel. */
+/* Rebuild from n positions (SoA): the chains in parallel (Algorithm 2), then the compact runs. */
 void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y, const float* z);
 
 /* The distinct buckets of the 27 cells around p, written to buckets; returns their count. */

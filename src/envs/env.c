@@ -294,6 +294,10 @@ loam_env* loam_env_create(const loam_env_config* config, loam_error* err) {
     p.sweeps = config->sweeps;
     p.friction = config->friction;
     p.hash_table_size = config->hash_table_size;
+    /* Tools keep material moving, so the neighbour list is rebuilt often: a skin of one radius
+     * (not the world default 0.3) makes it last ~3x longer for ~15% more candidates per step
+     * (Bulldozing, 1 thread: 4.6 vs 5.5 ms per step). */
+    p.skin = 1.0f;
     env->params = p;
     loam_status st = env->task->build(env, err);
     if (st == LOAM_OK) st = env_alloc_obs(env, err);

@@ -13,23 +13,29 @@
 enum { LOAM_MAX_NEIGHBORS = 512 };
 
 /* Neighbours j > i of i within r_i + r_j + margin, sorted by index, each once; returns their count.
- * Only the partners above i are wanted (the lower index owns a pair), so the others are skipped
- * before their distance is computed. pos holds (x, y, z, r) per particle so a candidate costs one
- * cache line, not four. */
+ * The hash's compact runs list each bucket's particles in ascending index with their (x, y, z, r)
+ * beside them (bucket_pos), so a candidate is a contiguous read, and the partners below i (the
+ * lower index owns a pair) are skipped before their distance is computed. */
 static int find_neighbors(const loam_world* w, const float* pos, int i, float margin, int32_t* out, int* dropped) {
+    const loam_spatial_hash* h = &w->hash;
+    const float* bpos = w->neighbors.bucket_pos;
     int32_t buckets[27];
     const float* pi = &pos[4 * i];
-    int nb = loam_hash_neighbor_buckets(&w->hash, pi[0], pi[1], pi[2], buckets);
+    int nb = loam_hash_neighbor_buckets(h, pi[0], pi[1], pi[2], buckets);
+    int axis = w->params.periodic_axis;
+    float len = w->params.periodic_hi - w->params.periodic_lo;
     int count = 0;
     for (int k = 0; k < nb; ++k) {
-        for (int32_t j = w->hash.head[buckets[k]]; j >= 0; j = w->hash.next[j]) {
-            if (j <= i) continue;
-            const float* pj = &pos[4 * j];
-            float d[3];
-            loam_pair_offset(w, pos, i < j ? i : j, i < j ? j : i, d);
+        int end = h->bucket_start[buckets[k] + 1];
+        int s = h->bucket_start[buckets[k]];
+        while (s < end && h->items[s] <= i) ++s;
+        for (; s < end; ++s) {
+            const float* pj = &bpos[4 * s];
+            float d[3] = {pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]};
+            if (axis >= 0) d[axis] -= d[axis] > 0.5f * len ? len : (d[axis] < -0.5f * len ? -len : 0.0f);
             float cut = pi[3] + pj[3] + margin;
             if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut) {
-                if (count < LOAM_MAX_NEIGHBORS) out[count++] = j;
+                if (count < LOAM_MAX_NEIGHBORS) out[count++] = h->items[s];
                 else ++*dropped;
             }
         }
@@ -66,6 +72,7 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
     const loam_contact_set* p = &w->prev;
     const int32_t* cand = &nl->j[nl->start[i]];
     const int32_t* before = &p->pair_j[p->pair_start[i]]; /* last step's partners of i, sorted */
+    const float* vel = w->push_velocity; /* (vx, vy, vz, 0) packed by loam_granular_detect */
     int nb = p->pair_count[i], m = 0;
     float base = w->params.margin * w->max_radius, dt2 = 2.0f * (float)w->params.dt;
     int count = 0;
@@ -73,7 +80,7 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
         int j = cand[k];
         float mj = base;
         if (margin > base) {
-            float dv[3] = {w->vx[i] - w->vx[j], w->vy[i] - w->vy[j], w->vz[i] - w->vz[j]};
+            float dv[3] = {vel[4 * i] - vel[4 * j], vel[4 * i + 1] - vel[4 * j + 1], vel[4 * i + 2] - vel[4 * j + 2]};
             float closing = dt2 * sqrtf(dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2]);
             mj = closing > base ? (closing < margin ? closing : margin) : base;
         }
@@ -258,6 +265,9 @@ static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_err
     loam_hash_set_cell(&w->hash, 2.0f * w->max_radius + reach, w->params.periodic_axis, w->params.periodic_lo,
                        w->params.periodic_hi);
     loam_hash_build(&w->hash, w->count, w->x, w->y, w->z);
+    const int32_t* items = w->hash.items;
+#pragma omp parallel for schedule(static)
+    for (int s = 0; s < w->count; ++s) memcpy(&nl->bucket_pos[4 * s], &pos[4 * items[s]], 4 * sizeof(float));
     for (;;) {
         int most = 0, dropped = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(max : most) reduction(+ : dropped)
@@ -279,14 +289,21 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     int blocks = loam_block_count(w->count);
     float margin = w->pair_margin;
     /* The solver's velocity buffer is free until the solve: pack positions and radii into it (one
-     * cache line per particle); the Gauss-Seidel solve reads them there for its rows' normals. */
+     * cache line per particle); the Gauss-Seidel solve reads them there for its rows' normals. The
+     * push buffer is free until the push (which clears it): pack velocities there, so a pair's
+     * closing speed is one more line, not three. */
     float* pos = w->sv;
+    float* vel = w->push_velocity;
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < w->count; ++i) {
         pos[4 * i] = w->x[i];
         pos[4 * i + 1] = w->y[i];
         pos[4 * i + 2] = w->z[i];
         pos[4 * i + 3] = w->radius[i];
+        vel[4 * i] = w->vx[i];
+        vel[4 * i + 1] = w->vy[i];
+        vel[4 * i + 2] = w->vz[i];
+        vel[4 * i + 3] = 0.0f;
     }
     if (w->params.solver == LOAM_SOLVER_JACOBI && !w->cur.pair_n && !loam_contacts_reserve_jacobi(w, blocks))
         return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);

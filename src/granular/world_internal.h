@@ -100,8 +100,10 @@ typedef struct loam_neighbor_list {
     int block_capacity;       /* slots reserved per block in j */
     int32_t* start;           /* n */
     int32_t* count;           /* n */
-    int32_t* j;               /* candidates of each particle, sorted, both directions */
+    int32_t* j;               /* partners j > i of each particle i, ascending */
     float* ref;               /* 3 * n: positions at the last build */
+    float* bucket_pos;        /* 4 * n: (x, y, z, r) in the hash's compact bucket order (a build's
+                                 candidates are then contiguous reads) */
     float reach;              /* margin + skin the list was built with, m */
     int valid;
     long long builds;
