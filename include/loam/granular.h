@@ -48,6 +48,11 @@ typedef struct loam_granular_params {
     float periodic_lo, periodic_hi; /* the periodic interval along periodic_axis, m */
     float bound;             /* a particle beyond |x_k| > bound (m) on any axis means divergence;
                                 default 1e4 */
+    float sleep_speed;       /* particles slower than this for sleep_time fall asleep: they stop moving
+                                and cost nothing until something faster than this (a particle or a
+                                body surface) touches them; m/s; 0 = never (exact dynamics); default 0
+                                (docs/solver.md, "Sleeping") */
+    float sleep_time;        /* s; default 0.05 */
 } loam_granular_params;
 
 loam_granular_params loam_granular_default_params(void);
@@ -92,6 +97,7 @@ typedef struct loam_step_stats {
     double time_detect, time_color, time_solve, time_push, time_finish;
     int dropped_neighbors;   /* neighbours beyond 512 per particle that were ignored (0 unless the
                                 packing is absurd; `loam run` warns) */
+    int sleeping;            /* particles asleep after the step (params.sleep_speed) */
 } loam_step_stats;
 
 loam_world* loam_world_create(const loam_granular_params* params, loam_error* err);
@@ -111,6 +117,9 @@ loam_status loam_world_step(loam_world* world, loam_error* err);
 /* Change parameters between steps (e.g. friction during a run). Validated like loam_world_create's.
  * Changing periodic_*, hash_table_size or bound rebuilds the scratch, which drops the warm start. */
 loam_status loam_world_set_params(loam_world* world, const loam_granular_params* params, loam_error* err);
+/* Wake every sleeping particle (params.sleep_speed): call after moving particles by hand, which a
+ * sleeping particle would otherwise not notice. */
+void loam_world_wake_all(loam_world* world);
 
 /* For COMMANDED bodies: the twist used from the next step on. */
 loam_status loam_world_command_body(loam_world* world, int body, loam_twist twist, loam_error* err);

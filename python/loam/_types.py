@@ -68,6 +68,8 @@ class GranularParams(C.Structure):
         ("periodic_lo", C.c_float),
         ("periodic_hi", C.c_float),
         ("bound", C.c_float),
+        ("sleep_speed", C.c_float),
+        ("sleep_time", C.c_float),
     ]
 
 
@@ -152,6 +154,7 @@ class StepStats(C.Structure):
         ("time_push", C.c_double),
         ("time_finish", C.c_double),
         ("dropped_neighbors", C.c_int),
+        ("sleeping", C.c_int),
     ]
 
 
@@ -227,6 +230,7 @@ class EnvConfig(C.Structure):
         ("hash_table_size", C.c_int),
         ("observe", C.c_int),
         ("settle_steps", C.c_int),
+        ("sleep_speed", C.c_float),
         ("seed", C.c_uint64),
     ]
 

@@ -39,6 +39,7 @@ CONFIG_DOC = {
     "hash_table_size": "spatial hash buckets, 0 = 2 N; default 0",
     "observe": "compute observations on every step, 0/1; default 1",
     "settle_steps": "physics steps that settle the bed at creation; default kind-specific",
+    "sleep_speed": "particles slower than this for 0.05 s sleep until touched by something faster, m/s; 0 = never; default 0.01",
     "seed": "seed of the bed built at creation (reset's seed moves things around); default 1",
 }
 

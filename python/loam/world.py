@@ -141,7 +141,7 @@ class World(Owned):
     and keywords override single fields: dt (s), gravity (3-vector, m/s^2), solver ("gauss_seidel" or
     "jacobi"), sweeps, tolerance (m/s), baumgarte, push_sweeps, relaxation, friction, damping (1/s),
     margin, skin, warm_start, hash_table_size, reorder_interval, periodic_axis (None/"x"/"y"/"z"),
-    periodic_lo, periodic_hi (m), bound (m). Defaults: loam.default_params()."""
+    periodic_lo, periodic_hi (m), bound (m), sleep_speed (m/s), sleep_time (s). Defaults: loam.default_params()."""
 
     _what = "world"
 

@@ -161,6 +161,8 @@ static loam_status write_summary(const char* dir, const loam_scene* s, loam_worl
     cJSON_AddStringToObject(solver, "method", p->solver == LOAM_SOLVER_JACOBI ? "jacobi" : "gauss_seidel");
     cJSON_AddNumberToObject(solver, "push_sweeps", p->push_sweeps);
     cJSON_AddNumberToObject(solver, "skin", float_json(p->skin));
+    cJSON_AddNumberToObject(solver, "sleep_speed", float_json(p->sleep_speed));
+    cJSON_AddNumberToObject(solver, "sleep_time", float_json(p->sleep_time));
     if (env) {
         cJSON* e = cJSON_AddObjectToObject(root, "environment");
         cJSON_AddStringToObject(e, "kind", loam_env_kind_name(s->environment.kind));

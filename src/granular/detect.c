@@ -75,9 +75,14 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
     const float* vel = w->push_velocity; /* (vx, vy, vz, 0) packed by loam_granular_detect */
     int nb = p->pair_count[i], m = 0;
     float base = w->params.margin * w->max_radius, dt2 = 2.0f * (float)w->params.dt;
+    float wake2 = w->params.sleep_speed * w->params.sleep_speed;
+    const uint8_t* asleep = w->asleep;
+    int i_asleep = asleep[i];
     int count = 0;
     for (int k = 0; k < nl->count[i]; ++k) {
         int j = cand[k];
+        int j_asleep = asleep[j];
+        if (i_asleep && j_asleep) continue; /* neither moves: nothing to solve */
         float mj = base;
         if (margin > base) {
             float dv[3] = {vel[4 * i] - vel[4 * j], vel[4 * i + 1] - vel[4 * j + 1], vel[4 * i + 2] - vel[4 * j + 2]};
@@ -85,7 +90,17 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
             mj = closing > base ? (closing < margin ? closing : margin) : base;
         }
         while (m < nb && before[m] < j) ++m;
-        if ((m < nb && before[m] == j) || within(w, pos, i, j, mj)) out[count++] = j;
+        if (!((m < nb && before[m] == j) || within(w, pos, i, j, mj))) continue;
+        out[count++] = j;
+        if (i_asleep != j_asleep) {
+            /* A sleeper in contact with a particle faster than the sleep speed wakes after this
+             * step (in it, it still holds like a wall: one step's delay, as waking needs the
+             * sleeper's own contacts, which detection is finding now). */
+            int awake = i_asleep ? j : i;
+            const float* v = &vel[4 * awake];
+            if (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] > wake2)
+                __atomic_store_n(&w->wake[i_asleep ? i : j], 1, __ATOMIC_RELAXED);
+        }
     }
     return count;
 }
@@ -135,8 +150,10 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
     int cap = c->pair_region[b + 1] - pair_base, bcap = c->body_region[b + 1] - body_base;
     int pairs = 0, bodies = 0;
     int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
+    float wake2 = w->params.sleep_speed * w->params.sleep_speed;
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
         int n = contacts_of(w, pos, i, margin, nbr);
+        int i_asleep = w->asleep[i];
         c->pair_start[i] = pair_base + pairs;
         for (int k = 0; k < n && pair_base + pairs + k < pair_base + cap; ++k) c->pair_j[pair_base + pairs + k] = nbr[k];
         /* Normals and gaps: the Gauss-Seidel solve computes them into its rows (solve_gs.c); the
@@ -170,6 +187,9 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             float out = ox > oy ? ox : oy;
             out = out > oz ? out : oz;
             if (out > reach) continue;
+            const loam_body_state* bs = &w->bodies[w->shapes[s].body];
+            if (i_asleep && v3_dot(bs->twist.v, bs->twist.v) == 0.0f && v3_dot(bs->twist.w, bs->twist.w) == 0.0f)
+                continue; /* a sleeper on a still wall: no contact, nothing to wake it */
             loam_pose pose = w->shape_pose[s];
             loam_vec3 nl;
             float f = loam_shape_sdf(&w->shapes[s].shape, loam_pose_apply_inverse(pose, p), &nl);
@@ -177,12 +197,16 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             if (!(gap < w->body_margin) &&
                 !(gap < LOAM_CONTACT_HYSTERESIS * w->body_margin && touched_before(&w->prev, i, s)))
                 continue;
-            int slot = body_base + bodies + nbody++;
-            if (slot >= body_base + bcap) continue;
             loam_vec3 nw = quat_rotate(pose.q, nl);
-            const loam_body_state* bs = &w->bodies[w->shapes[s].body];
             loam_vec3 surface = v3_sub(p, v3_scale(nw, f));
             loam_vec3 vb = loam_twist_point_velocity(bs->twist, bs->pose.p, surface);
+            if (i_asleep) {
+                /* A sleeper rests on still walls without a contact; a moving surface wakes it. */
+                if (v3_dot(vb, vb) > wake2) __atomic_store_n(&w->wake[i], 1, __ATOMIC_RELAXED);
+                continue;
+            }
+            int slot = body_base + bodies + nbody++;
+            if (slot >= body_base + bcap) continue;
             c->body_shape[slot] = s;
             c->body_owner[slot] = i;
             float* nd = &c->body_n[4 * (size_t)slot];
@@ -304,6 +328,7 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
         vel[4 * i + 1] = w->vy[i];
         vel[4 * i + 2] = w->vz[i];
         vel[4 * i + 3] = 0.0f;
+        w->asleep[i] = (uint8_t)loam_is_asleep(w, i);
     }
     if (w->params.solver == LOAM_SOLVER_JACOBI && !w->cur.pair_n && !loam_contacts_reserve_jacobi(w, blocks))
         return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
@@ -343,7 +368,8 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
         if (!loam_contacts_reserve(w, pair_need, body_need))
             return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     }
-    same = same && w->cur.layout == w->layout_at_last_step;
+    /* A particle that fell asleep or woke changes its rows' masses even where its contacts stayed. */
+    same = same && w->cur.layout == w->layout_at_last_step && !w->sleep_changed;
     w->layout_at_last_step = w->cur.layout;
     if (same && w->coloring.lambda_in_rows && w->coloring.colored_step == w->step - 1) {
         /* The common step of a bed at rest: the same contacts as last step, whose impulses the

@@ -81,7 +81,7 @@ float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid) {
                 r->lx[q] = r->ly[q] = r->lz[q] = 0.0f;
                 continue;
             }
-            r->meff[q] = omega / (w->inv_mass[i] + w->inv_mass[j]);
+            r->meff[q] = omega / (loam_solve_inv_mass(w, i) + loam_solve_inv_mass(w, j));
             const float* lam = &c->pair_lambda[3 * (size_t)k->list[q]];
             r->lx[q] = lam[0];
             r->ly[q] = lam[1];

@@ -56,7 +56,7 @@ static void gather_push(loam_world* w, int i) {
     s1 = s0 + c->body_count[i];
     for (int s = s0; s < s1; ++s) sum = v3_add(sum, v3_scale(v3(c->body_n[4 * (size_t)s], c->body_n[4 * (size_t)s + 1],
                                                                  c->body_n[4 * (size_t)s + 2]), c->body_push[s]));
-    float im = w->inv_mass[i];
+    float im = loam_solve_inv_mass(w, i);
     w->push_velocity[4 * i] = im * sum.x;
     w->push_velocity[4 * i + 1] = im * sum.y;
     w->push_velocity[4 * i + 2] = im * sum.z;

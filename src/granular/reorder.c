@@ -124,5 +124,6 @@ void loam_granular_reorder(loam_world* w) {
     float* arrays[] = {w->x, w->y, w->z, w->vx, w->vy, w->vz, w->radius, w->inv_mass};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) permute_floats(arrays[k], perm, ftmp, n);
     permute_ints(w->id, perm, itmp, n);
+    permute_ints(w->calm, perm, itmp, n); /* wake flags are clear between steps */
     if (w->prev.pair_start) renumber_contacts(&w->prev, perm, inv, itmp, n);
 }

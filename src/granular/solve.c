@@ -54,6 +54,7 @@ static void update_contacts(loam_world* w, int i, float inv_dt, float alpha) {
 /* Half B for particle i; returns |dv|^2 of this update. */
 /* Velocity after gravity and damping, before contacts. */
 static inline loam_vec3 free_velocity_of(const loam_world* w, int i, loam_vec3 gdt, float decay) {
+    if (loam_is_asleep(w, i)) return v3(0.0f, 0.0f, 0.0f);
     return v3((w->vx[i] + gdt.x) * decay, (w->vy[i] + gdt.y) * decay, (w->vz[i] + gdt.z) * decay);
 }
 
@@ -79,7 +80,7 @@ static float gather_velocity(loam_world* w, int i, loam_vec3 gdt, float decay) {
         const float* l = &c->body_lambda[3 * (size_t)s];
         sum = v3_add(sum, v3(l[0], l[1], l[2]));
     }
-    loam_vec3 v = v3_add(free_velocity_of(w, i, gdt, decay), v3_scale(sum, w->inv_mass[i]));
+    loam_vec3 v = v3_add(free_velocity_of(w, i, gdt, decay), v3_scale(sum, loam_solve_inv_mass(w, i)));
     float* sv = &w->sv[4 * i];
     loam_vec3 d = v3(v.x - sv[0], v.y - sv[1], v.z - sv[2]);
     sv[0] = v.x;
@@ -96,7 +97,7 @@ void loam_granular_initial_velocity(loam_world* w) {
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < n; ++i) {
         int nc = w->contact_total[i];
-        w->sv[4 * i + 3] = (float)(nc > 0 ? nc : 1) * w->inv_mass[i];
+        w->sv[4 * i + 3] = (float)(nc > 0 ? nc : 1) * loam_solve_inv_mass(w, i);
         w->sv[4 * i] = w->sv[4 * i + 1] = w->sv[4 * i + 2] = 0.0f;
         gather_velocity(w, i, gdt, decay);
     }
@@ -113,7 +114,7 @@ void loam_granular_free_velocity(loam_world* w) {
         w->sv[4 * i] = v.x;
         w->sv[4 * i + 1] = v.y;
         w->sv[4 * i + 2] = v.z;
-        w->sv[4 * i + 3] = w->inv_mass[i];
+        w->sv[4 * i + 3] = loam_solve_inv_mass(w, i);
     }
 }
 

@@ -195,7 +195,7 @@ void loam_granular_push_gs(loam_world* w) {
 #pragma omp for schedule(static)
         for (int i = 0; i < n; ++i) {
             u[4 * i] = u[4 * i + 1] = u[4 * i + 2] = 0.0f;
-            u[4 * i + 3] = w->inv_mass[i];
+            u[4 * i + 3] = loam_solve_inv_mass(w, i);
         }
         for (int s = 0; s < w->params.push_sweeps; ++s) {
 #pragma omp for schedule(dynamic, 1)

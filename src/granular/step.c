@@ -47,12 +47,15 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     w->coloring.block_counts = loam_malloc(sizeof(int32_t) * 3 * LOAM_COLOR_SLOTS * (size_t)blocks);
     w->coloring.inner = loam_malloc(sizeof(int32_t) * LOAM_BLOCK_MARKS * (size_t)blocks);
     w->contact_total = loam_calloc((size_t)(n > 0 ? n : 1), sizeof(int32_t));
+    w->calm = loam_calloc((size_t)(n > 0 ? n : 1), sizeof(int32_t));
+    w->wake = loam_calloc((size_t)(n > 0 ? n : 1), 1);
+    w->asleep = loam_calloc((size_t)(n > 0 ? n : 1), 1);
     w->radix_counts = loam_malloc(sizeof(int32_t) * 65536);
     w->block_scratch = loam_malloc(sizeof(float) * 7 * (size_t)blocks * (size_t)bodies);
     w->shape_pose = loam_malloc(sizeof(loam_pose) * (size_t)shapes);
     w->shape_lo = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
     w->shape_hi = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
-    if (!ok || !w->sv || !w->push_velocity || !w->coloring.mask || !w->coloring.block_counts || !w->coloring.inner || !w->radix_counts || !w->contact_total || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
+    if (!ok || !w->sv || !w->push_velocity || !w->coloring.mask || !w->coloring.block_counts || !w->coloring.inner || !w->radix_counts || !w->contact_total || !w->calm || !w->wake || !w->asleep || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
         return loam_error_set(err, LOAM_ERR_NOMEM, "out of memory preparing a world of %d particles", n);
     /* Particles given outside the periodic interval start at their image inside it. */
     if (p->periodic_axis >= 0) {
@@ -301,6 +304,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     double t4 = loam_clock_seconds();
     integrate_positions(w, dt);
     store_velocities(w);
+    loam_granular_update_sleep(w);
     body_wrenches(w, dt);
     w->stats.time_detect = t1 - t0;
     w->stats.time_color = t2 - t1;

@@ -25,6 +25,8 @@ loam_granular_params loam_granular_default_params(void) {
     p.push_sweeps = 2;
     p.periodic_axis = -1;
     p.bound = 1e4f;
+    p.sleep_speed = 0.0f;
+    p.sleep_time = 0.05f;
     return p;
 }
 
@@ -48,6 +50,8 @@ loam_status loam_granular_params_validate(const loam_granular_params* p, loam_er
     REQUIRE(p->reorder_interval >= 0, "reorder_interval", "%d", p->reorder_interval);
     REQUIRE(p->periodic_axis >= -1 && p->periodic_axis <= 2, "periodic_axis", "%d", p->periodic_axis);
     REQUIRE(isfinite(p->bound) && p->bound > 0.0f && p->bound <= 1e7f, "bound", "%g", p->bound);
+    REQUIRE(isfinite(p->sleep_speed) && p->sleep_speed >= 0.0f && p->sleep_speed <= 1e3f, "sleep_speed", "%g", p->sleep_speed);
+    REQUIRE(isfinite(p->sleep_time) && p->sleep_time >= 0.0f && p->sleep_time <= 1e6f, "sleep_time", "%g", p->sleep_time);
     if (p->periodic_axis >= 0) {
         REQUIRE(isfinite(p->periodic_lo) && isfinite(p->periodic_hi) && p->periodic_hi > p->periodic_lo,
                 "periodic_hi", "%g", p->periodic_hi);
@@ -86,6 +90,12 @@ static void scratch_free(loam_world* w) {
     w->coloring.colored_step = -1;
     w->push_velocity = NULL;
     loam_free(w->contact_total);
+    loam_free(w->calm);
+    loam_free(w->wake);
+    loam_free(w->asleep);
+    w->calm = NULL;
+    w->wake = w->asleep = NULL;
+    w->sleeping = w->sleep_changed = 0;
     loam_free(w->block_scratch);
     loam_free(w->radix_counts);
     w->radix_counts = NULL;

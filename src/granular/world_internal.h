@@ -145,6 +145,13 @@ struct loam_world {
     float* sv;                /* 4 * n: solver velocity (AoS so a neighbour is one cache line) and
                                  mass-split inverse mass */
     int32_t* contact_total;   /* n: contacts of each particle */
+    int32_t* calm;            /* n: steps each particle has stayed slower than params.sleep_speed, or
+                                 LOAM_ASLEEP (sleep.c) */
+    uint8_t* wake;            /* n: set during detection when something moving touches a sleeper */
+    uint8_t* asleep;          /* n: this step's sleepers as bytes (detection tests every candidate:
+                                 n bytes stay in L1 where calm's or the velocities' lines do not) */
+    int sleeping;             /* particles asleep */
+    int sleep_changed;        /* some particle fell asleep or woke at the end of the last step */
     int32_t* radix_counts;    /* 65536: digit counts of the reorder's radix sort */
     float* block_scratch;     /* per-block partial sums for deterministic reductions */
     loam_pose* shape_pose;    /* world pose of each shape this step */
@@ -225,5 +232,17 @@ static inline void loam_pair_normal(const float o[3], float dist, float n[3]) {
 }
 
 static inline int loam_block_count(int n) { return (n + LOAM_BLOCK - 1) / LOAM_BLOCK; }
+
+/* Sleeping (sleep.c): a sleeping particle does not move, so in the solve it weighs infinitely much
+ * (inverse mass 0) and has no velocity; pairs of two sleepers and a sleeper's body contacts are not
+ * contacts at all. */
+enum { LOAM_ASLEEP = -1 };
+static inline int loam_is_asleep(const loam_world* w, int i) { return w->calm[i] == LOAM_ASLEEP; }
+static inline float loam_solve_inv_mass(const loam_world* w, int i) {
+    return loam_is_asleep(w, i) ? 0.0f : w->inv_mass[i];
+}
+/* After the step's velocities are stored: count calm steps, put calm particles to sleep, wake the
+ * marked ones. */
+void loam_granular_update_sleep(loam_world* w);
 
 #endif

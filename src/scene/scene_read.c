@@ -42,7 +42,7 @@ static loam_status read_sim(const snode* root, loam_scene* s, loam_error* err) {
 static loam_status read_solver(const snode* root, loam_scene* s, loam_error* err) {
     static const char* const kinds[] = {"gauss_seidel", "jacobi", NULL};
     static const char* const keys[] = {"method", "sweeps", "tolerance", "baumgarte", "relaxation", "margin", "skin", "warm_start",
-                                       "hash_table_size", "reorder_interval", "push_sweeps", NULL};
+                                       "hash_table_size", "reorder_interval", "push_sweeps", "sleep_speed", "sleep_time", NULL};
     snode m;
     if (!snode_get(root, "solver", &m)) return LOAM_OK;
     TRY(snode_check_map(&m, keys, err));
@@ -60,6 +60,8 @@ static loam_status read_solver(const snode* root, loam_scene* s, loam_error* err
     TRY(opt_int(&m, "hash_table_size", 0, 1 << 30, &p->hash_table_size, err));
     TRY(opt_int(&m, "reorder_interval", 0, 1 << 30, &p->reorder_interval, err));
     TRY(opt_int(&m, "push_sweeps", 0, 100000, &p->push_sweeps, err));
+    TRY(opt_float(&m, "sleep_speed", 0.0, 1e3, &p->sleep_speed, err));
+    TRY(opt_float(&m, "sleep_time", 0.0, 1e6, &p->sleep_time, err));
     return LOAM_OK;
 }
 
@@ -139,7 +141,8 @@ static loam_status read_camera(const snode* root, loam_scene* s, loam_error* err
 static loam_status read_environment(const snode* root, loam_scene* s, loam_error* err) {
     static const char* const keys[] = {"kind", "particles", "radius", "density", "friction", "dt", "sweeps",
                                        "steps_per_action", "episode_time", "gears", "max_gear_speed", "max_speed",
-                                       "max_yaw_rate", "hash_table_size", "settle_steps", "seed", "reset_seed", NULL};
+                                       "max_yaw_rate", "hash_table_size", "settle_steps", "sleep_speed", "seed", "reset_seed",
+                                       NULL};
     static const char* const kinds[] = {"bulldozing", "gear_tower", "excavation", NULL};
     static const char* const hand_made[] = {"particles", "bodies", "solver", "material", "periodic", NULL};
     snode m, n;
@@ -171,6 +174,7 @@ static loam_status read_environment(const snode* root, loam_scene* s, loam_error
     TRY(opt_float(&m, "max_yaw_rate", 0.0, 20.0, &c->max_yaw_rate, err));
     TRY(opt_int(&m, "hash_table_size", 0, 1 << 30, &c->hash_table_size, err));
     TRY(opt_int(&m, "settle_steps", 0, 1000000, &c->settle_steps, err));
+    TRY(opt_float(&m, "sleep_speed", 0.0, 10.0, &c->sleep_speed, err));
     TRY(opt_int(&m, "seed", 0, 2147483647, &seed, err));
     TRY(opt_int(&m, "reset_seed", 0, 2147483647, &reset_seed, err));
     c->seed = (uint64_t)seed;

@@ -1,0 +1,296 @@
+/* Sleeping particles (params.sleep_speed, src/granular/sleep.c): a particle calm for sleep_time
+ * falls asleep after exactly ceil(sleep_time / dt) steps; a settled bed falls asleep as a whole
+ * and then costs no contacts and does not move by a bit; a falling particle never sleeps and falls
+ * exactly as without sleeping; an impact and a moving tool wake what they touch, the impactor does
+ * not sink into the sleepers, and the tool pushes as many particles as it does with sleeping off;
+ * results do not depend on the thread count; switching sleeping off wakes everyone. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loam/core.h"
+#include "loam/geom.h"
+#include "loam/granular.h"
+#include "test_util.h"
+
+static const float R = 0.01f;      /* particle radius, m */
+static const float HALF = 0.06f;   /* half width of the box, m */
+
+static loam_granular_params sleepy_params(float sleep_speed) {
+    loam_granular_params p = loam_granular_default_params();
+    p.sleep_speed = sleep_speed;
+    p.sleep_time = 0.05f;
+    return p;
+}
+
+static loam_world* make_world(float sleep_speed) {
+    loam_granular_params p = sleepy_params(sleep_speed);
+    loam_error err;
+    loam_world* w = loam_world_create(&p, &err);
+    CHECK(w != NULL, "%s", err.message);
+    loam_body_def box = loam_body_default_def();
+    snprintf(box.name, sizeof box.name, "box");
+    box.shape_count = loam_open_box_pieces((loam_vec3){HALF, HALF, 0.2f}, 0.02f, 0.5f, box.shapes);
+    CHECK(loam_world_add_body(w, &box, &err) == 0, "%s", err.message);
+    return w;
+}
+
+/* A loose lattice of 6 x 6 x layers particles (slightly jittered) that falls into the box. */
+static void add_bed(loam_world* w, int layers) {
+    int n = 36 * layers, k = 0;
+    float* xyz = malloc(sizeof(float) * 3 * (size_t)n);
+    float* rad = malloc(sizeof(float) * (size_t)n);
+    for (int l = 0; l < layers; ++l)
+        for (int a = 0; a < 6; ++a)
+            for (int b = 0; b < 6; ++b, ++k) {
+                float jitter = 1e-4f * (float)((k * 7919) % 13 - 6);
+                xyz[3 * k] = -HALF + R * (1.05f + 2.0f * (float)a) + jitter;
+                xyz[3 * k + 1] = -HALF + R * (1.05f + 2.0f * (float)b) - jitter;
+                xyz[3 * k + 2] = R * (1.1f + 2.2f * (float)l);
+                rad[k] = R;
+            }
+    loam_error err;
+    CHECK(loam_world_add_particles(w, n, xyz, NULL, rad, 2500.0f, &err) == LOAM_OK, "%s", err.message);
+    free(xyz);
+    free(rad);
+}
+
+static int run(loam_world* w, int steps) {
+    loam_error err;
+    for (int s = 0; s < steps; ++s)
+        if (loam_world_step(w, &err) != LOAM_OK) {
+            CHECK(0, "step %d: %s", s, err.message);
+            return 0;
+        }
+    return 1;
+}
+
+/* A particle resting on the floor: asleep after exactly ceil(0.05 / 1e-3) = 50 calm steps. */
+static void test_sleep_timing(void) {
+    loam_world* w = make_world(0.01f);
+    float xyz[3] = {0.0f, 0.0f, R};
+    loam_error err;
+    CHECK(loam_world_add_particles(w, 1, xyz, NULL, &R, 2500.0f, &err) == LOAM_OK, "%s", err.message);
+    run(w, 49);
+    CHECK(loam_world_last_stats(w).sleeping == 0, "asleep after 49 steps");
+    run(w, 1);
+    CHECK(loam_world_last_stats(w).sleeping == 1, "awake after 50 calm steps");
+    loam_world_destroy(w);
+}
+
+/* A settled bed falls asleep as a whole, then has no contacts and keeps every bit of its state. */
+static void test_bed_sleeps(void) {
+    loam_world* w = make_world(0.01f);
+    add_bed(w, 4);
+    run(w, 1500);
+    loam_step_stats st = loam_world_last_stats(w);
+    loam_particles p = loam_world_particles(w);
+    CHECK(st.sleeping == p.count, "%d of %d asleep after 1.5 s", st.sleeping, p.count);
+    float* before = malloc(sizeof(float) * 3 * (size_t)p.count); /* by id: slots get renumbered */
+    for (int k = 0; k < p.count; ++k) {
+        before[p.id[k]] = p.x[k];
+        before[p.count + p.id[k]] = p.y[k];
+        before[2 * p.count + p.id[k]] = p.z[k];
+    }
+    run(w, 100);
+    st = loam_world_last_stats(w);
+    CHECK(st.sleeping == p.count, "%d of %d asleep", st.sleeping, p.count);
+    p = loam_world_particles(w);
+    int moved = 0;
+    for (int k = 0; k < p.count; ++k) {
+        int id = p.id[k];
+        moved += p.x[k] != before[id] || p.y[k] != before[p.count + id] || p.z[k] != before[2 * p.count + id];
+    }
+    CHECK(moved == 0, "%d sleeping particles moved", moved);
+    CHECK(st.contacts == 0 && st.body_contacts == 0, "a sleeping bed still has %d + %d contacts", st.contacts,
+          st.body_contacts);
+    free(before);
+
+    /* Waking by hand (after moving particles): everyone awake for sleep_time. */
+    loam_world_wake_all(w);
+    run(w, 1);
+    CHECK(loam_world_last_stats(w).sleeping == 0, "%d asleep after wake_all", loam_world_last_stats(w).sleeping);
+    run(w, 100);
+    CHECK(loam_world_last_stats(w).sleeping == p.count, "%d of %d asleep again", loam_world_last_stats(w).sleeping, p.count);
+
+    /* Switching sleeping off wakes everyone, and the bed (at rest) stays where it is. */
+    loam_granular_params q = sleepy_params(0.0f);
+    loam_error err;
+    CHECK(loam_world_set_params(w, &q, &err) == LOAM_OK, "%s", err.message);
+    run(w, 1);
+    CHECK(loam_world_last_stats(w).sleeping == 0, "%d still asleep with sleeping off", loam_world_last_stats(w).sleeping);
+    run(w, 200);
+    p = loam_world_particles(w);
+    float vmax = 0.0f;
+    for (int k = 0; k < p.count; ++k) vmax = fmaxf(vmax, sqrtf(p.vx[k] * p.vx[k] + p.vy[k] * p.vy[k] + p.vz[k] * p.vz[k]));
+    CHECK(vmax < 0.02f, "the woken bed moves at %g m/s", vmax);
+    loam_world_destroy(w);
+}
+
+/* Free fall: never asleep, and bit for bit the trajectory without sleeping. */
+static void test_free_fall(void) {
+    loam_world* a = make_world(0.01f);
+    loam_world* b = make_world(0.0f);
+    float xyz[3] = {0.0f, 0.0f, 2.0f};
+    loam_error err;
+    CHECK(loam_world_add_particles(a, 1, xyz, NULL, &R, 2500.0f, &err) == LOAM_OK, "%s", err.message);
+    CHECK(loam_world_add_particles(b, 1, xyz, NULL, &R, 2500.0f, &err) == LOAM_OK, "%s", err.message);
+    int slept = 0;
+    for (int s = 0; s < 500; ++s) {
+        run(a, 1);
+        run(b, 1);
+        slept += loam_world_last_stats(a).sleeping;
+    }
+    CHECK(slept == 0, "a falling particle slept %d steps", slept);
+    CHECK(loam_world_particles(a).z[0] == loam_world_particles(b).z[0], "fall differs: %.9g vs %.9g m",
+          loam_world_particles(a).z[0], loam_world_particles(b).z[0]);
+    loam_world_destroy(a);
+    loam_world_destroy(b);
+}
+
+static float bed_top(loam_world* w, int skip_id) {
+    loam_particles p = loam_world_particles(w);
+    float top = 0.0f;
+    for (int k = 0; k < p.count; ++k)
+        if (p.id[k] != skip_id) top = fmaxf(top, p.z[k]);
+    return top;
+}
+
+/* A ball dropped on a sleeping bed wakes it where it lands, comes to rest on top, and the bed
+ * sleeps again. */
+static void test_impact_wakes(void) {
+    loam_world* w = make_world(0.01f);
+    add_bed(w, 3);
+    run(w, 1200);
+    loam_particles p = loam_world_particles(w);
+    int n = p.count;
+    CHECK(loam_world_last_stats(w).sleeping == n, "bed not asleep before the drop (%d of %d)",
+          loam_world_last_stats(w).sleeping, n);
+    float top = bed_top(w, -1);
+    /* A heavier ball (2R, same density) 5 cm above the bed, falling at 1 m/s. */
+    float xyz[3] = {0.003f, -0.002f, top + 0.05f}, v[3] = {0.0f, 0.0f, -1.0f}, rb = 2.0f * R;
+    loam_error err;
+    /* Particles can only be added before the first step: build a second world with the same bed. */
+    loam_world* w2 = make_world(0.01f);
+    float* bed = malloc(sizeof(float) * 3 * (size_t)(n + 1));
+    float* vel = calloc(3 * (size_t)(n + 1), sizeof(float));
+    float* rad = malloc(sizeof(float) * (size_t)(n + 1));
+    for (int k = 0; k < n; ++k) {
+        bed[3 * k] = p.x[k];
+        bed[3 * k + 1] = p.y[k];
+        bed[3 * k + 2] = p.z[k];
+        rad[k] = R;
+    }
+    memcpy(&bed[3 * n], xyz, sizeof xyz);
+    memcpy(&vel[3 * n], v, sizeof v);
+    rad[n] = rb;
+    CHECK(loam_world_add_particles(w2, n + 1, bed, vel, rad, 2500.0f, &err) == LOAM_OK, "%s", err.message);
+    loam_world_destroy(w);
+    /* The copied bed is at rest: let it fall asleep while the ball falls (sleep 50 ms, fall 40 ms). */
+    int min_sleeping = n + 1, woke = 0;
+    for (int s = 0; s < 600; ++s) {
+        run(w2, 1);
+        int sl = loam_world_last_stats(w2).sleeping;
+        if (s > 60 && sl < min_sleeping) min_sleeping = sl;
+    }
+    woke = n - min_sleeping;
+    CHECK(woke > 0, "the impact woke nobody");
+    float ball_z = 0.0f;
+    p = loam_world_particles(w2);
+    for (int k = 0; k < p.count; ++k)
+        if (p.id[k] == n) ball_z = p.z[k];
+    CHECK(ball_z > top + rb - 0.5f * R, "the ball sank into the sleeping bed: centre %g m, bed top %g m", ball_z, top);
+    run(w2, 1000);
+    CHECK(loam_world_last_stats(w2).sleeping == n + 1, "%d of %d asleep 1 s after the impact",
+          loam_world_last_stats(w2).sleeping, n + 1);
+    free(bed);
+    free(vel);
+    free(rad);
+    loam_world_destroy(w2);
+}
+
+/* A blade pushed 6 cm into a settled bed: the particles it moves by more than a radius, with and
+ * without sleeping, and the final positions (by id) for a thread-count comparison. */
+static int push_with_blade(float sleep_speed, int threads, float* final_xyz) {
+    loam_set_threads(threads);
+    loam_world* w = make_world(sleep_speed);
+    add_bed(w, 3);
+    loam_body_def blade = loam_body_default_def();
+    snprintf(blade.name, sizeof blade.name, "blade");
+    blade.motion = LOAM_MOTION_COMMANDED;
+    blade.pose.p = (loam_vec3){-HALF + 0.005f, 0.0f, 0.05f};
+    blade.shape_count = 1;
+    blade.shapes[0].type = LOAM_SHAPE_BOX;
+    blade.shapes[0].size = (loam_vec3){0.004f, 0.04f, 0.05f};
+    blade.shapes[0].local = loam_pose_identity();
+    blade.shapes[0].friction = 0.5f;
+    loam_error err;
+    int body = loam_world_add_body(w, &blade, &err);
+    CHECK(body >= 0, "%s", err.message);
+    /* Settle (the blade is thin and at the wall), then push at 0.2 m/s for 0.3 s, then rest. */
+    run(w, 1000);
+    loam_particles p = loam_world_particles(w);
+    int n = p.count;
+    float* start = malloc(sizeof(float) * 3 * (size_t)n);
+    for (int k = 0; k < n; ++k) {
+        start[3 * p.id[k]] = p.x[k];
+        start[3 * p.id[k] + 1] = p.y[k];
+        start[3 * p.id[k] + 2] = p.z[k];
+    }
+    loam_twist push = {{0.2f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}}, stop = {{0, 0, 0}, {0, 0, 0}};
+    CHECK(loam_world_command_body(w, body, push, &err) == LOAM_OK, "%s", err.message);
+    int woke = 0;
+    for (int s = 0; s < 300; ++s) {
+        if (sleep_speed > 0.0f && loam_world_last_stats(w).sleeping < n) woke = 1;
+        if (!run(w, 1)) break;
+        CHECK(loam_world_command_body(w, body, push, &err) == LOAM_OK, "%s", err.message);
+    }
+    CHECK(loam_world_command_body(w, body, stop, &err) == LOAM_OK, "%s", err.message);
+    run(w, 300);
+    if (sleep_speed > 0.0f) CHECK(woke, "the blade woke nobody");
+    p = loam_world_particles(w);
+    int moved = 0;
+    float worst_inside = 0.0f, blade_x = loam_world_body_state(w, body)->pose.p.x;
+    for (int k = 0; k < n; ++k) {
+        const float* s0 = &start[3 * p.id[k]];
+        float d = sqrtf((p.x[k] - s0[0]) * (p.x[k] - s0[0]) + (p.y[k] - s0[1]) * (p.y[k] - s0[1]) +
+                        (p.z[k] - s0[2]) * (p.z[k] - s0[2]));
+        moved += d > R;
+        if (fabsf(p.y[k]) < 0.04f - R && p.z[k] < 0.1f - R) /* overlap with the blade's faces */
+            worst_inside = fmaxf(worst_inside, 0.004f + R - fabsf(p.x[k] - blade_x));
+        if (final_xyz) {
+            final_xyz[3 * p.id[k]] = p.x[k];
+            final_xyz[3 * p.id[k] + 1] = p.y[k];
+            final_xyz[3 * p.id[k] + 2] = p.z[k];
+        }
+    }
+    CHECK(worst_inside < 0.5f * R, "a particle is %g m into the blade (sleep %g)", worst_inside, sleep_speed);
+    free(start);
+    loam_world_destroy(w);
+    loam_set_threads(0);
+    return moved;
+}
+
+static void test_blade(void) {
+    int n = 36 * 3;
+    float* one = malloc(sizeof(float) * 3 * (size_t)n);
+    float* two = malloc(sizeof(float) * 3 * (size_t)n);
+    int exact = push_with_blade(0.0f, 1, NULL);
+    int sleepy = push_with_blade(0.01f, 1, one);
+    push_with_blade(0.01f, 2, two);
+    fprintf(stderr, "blade: %d of %d particles moved more than r without sleeping, %d with\n", exact, n, sleepy);
+    CHECK(exact > 10, "the blade moved only %d particles", exact);
+    CHECK(abs(sleepy - exact) <= exact / 5, "sleeping changes the pushed particles: %d vs %d", sleepy, exact);
+    CHECK(memcmp(one, two, sizeof(float) * 3 * (size_t)n) == 0, "1 and 2 threads differ with sleeping");
+    free(one);
+    free(two);
+}
+
+int main(void) {
+    test_sleep_timing();
+    test_free_fall();
+    test_bed_sleeps();
+    test_impact_wakes();
+    test_blade();
+    TEST_MAIN_END();
+}
