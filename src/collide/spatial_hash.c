@@ -104,10 +104,15 @@ void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y
     start[0] = 0;
 }
 
+void loam_hash_cell(const loam_spatial_hash* h, float px, float py, float pz, int32_t cell[3]) {
+    cell[0] = cell_coord(h, 0, px);
+    cell[1] = cell_coord(h, 1, py);
+    cell[2] = cell_coord(h, 2, pz);
+}
+
 /* Two cells may share a bucket (always, with a tiny table): each bucket is listed once, or its
  * particles would be met several times. */
-int loam_hash_neighbor_buckets(const loam_spatial_hash* h, float px, float py, float pz, int32_t buckets[27]) {
-    int32_t c[3] = {cell_coord(h, 0, px), cell_coord(h, 1, py), cell_coord(h, 2, pz)};
+int loam_hash_cell_neighbor_buckets(const loam_spatial_hash* h, const int32_t c[3], int32_t buckets[27]) {
     int count = 0;
     uint64_t filter[4] = {0, 0, 0, 0};
     for (int dz = -1; dz <= 1; ++dz)
@@ -128,4 +133,10 @@ int loam_hash_neighbor_buckets(const loam_spatial_hash* h, float px, float py, f
                 if (!seen) buckets[count++] = b;
             }
     return count;
+}
+
+int loam_hash_neighbor_buckets(const loam_spatial_hash* h, float px, float py, float pz, int32_t buckets[27]) {
+    int32_t c[3];
+    loam_hash_cell(h, px, py, pz, c);
+    return loam_hash_cell_neighbor_buckets(h, c, buckets);
 }

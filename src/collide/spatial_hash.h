@@ -45,7 +45,11 @@ void loam_hash_set_cell(loam_spatial_hash* h, float cell, int periodic_axis, flo
 /* Rebuild from n positions (SoA): the chains in parallel (Algorithm 2), then the compact runs. */
 void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y, const float* z);
 
-/* The distinct buckets of the 27 cells around p, written to buckets; returns their count. */
+/* The cell of p (wrapped along the periodic axis). */
+void loam_hash_cell(const loam_spatial_hash* h, float px, float py, float pz, int32_t cell[3]);
+/* The distinct buckets of the 27 cells around a cell, written to buckets; returns their count. */
+int loam_hash_cell_neighbor_buckets(const loam_spatial_hash* h, const int32_t cell[3], int32_t buckets[27]);
+/* The same around the cell of p. */
 int loam_hash_neighbor_buckets(const loam_spatial_hash* h, float px, float py, float pz,
                                int32_t buckets[27]);
 

@@ -12,39 +12,82 @@
 
 enum { LOAM_MAX_NEIGHBORS = 512 };
 
-/* Neighbours j > i of i within r_i + r_j + margin, sorted by index, each once; returns their count.
- * The hash's compact runs list each bucket's particles in ascending index with their (x, y, z, r)
- * beside them (bucket_pos), so a candidate is a contiguous read, and the partners below i (the
- * lower index owns a pair) are skipped before their distance is computed. */
-static int find_neighbors(const loam_world* w, const float* pos, int i, float margin, int32_t* out, int* dropped) {
+/* The particles of the 27 cells around one cell, as arrays: particles in the same cell share them
+ * (after the Z-order renumbering, consecutive particles mostly do), so the buckets are looked up
+ * and gathered once per cell, and each particle's test is a branch-free pass over the arrays. */
+enum { LOAM_CANDIDATES_MAX = 1024 };
+typedef struct candidates {
+    int32_t cell[3];
+    int n;      /* -1: not gathered yet, or more than LOAM_CANDIDATES_MAX (then gather per particle) */
+    float x[LOAM_CANDIDATES_MAX], y[LOAM_CANDIDATES_MAX], z[LOAM_CANDIDATES_MAX], r[LOAM_CANDIDATES_MAX];
+    int32_t idx[LOAM_CANDIDATES_MAX];
+} candidates;
+
+static void gather_candidates(const loam_world* w, const int32_t cell[3], candidates* c) {
     const loam_spatial_hash* h = &w->hash;
     const float* bpos = w->neighbors.bucket_pos;
     int32_t buckets[27];
+    int nb = loam_hash_cell_neighbor_buckets(h, cell, buckets), n = 0;
+    memcpy(c->cell, cell, sizeof c->cell);
+    for (int k = 0; k < nb; ++k) n += h->bucket_start[buckets[k] + 1] - h->bucket_start[buckets[k]];
+    c->n = -1;
+    if (n > LOAM_CANDIDATES_MAX) return;
+    n = 0;
+    for (int k = 0; k < nb; ++k)
+        for (int s = h->bucket_start[buckets[k]]; s < h->bucket_start[buckets[k] + 1]; ++s, ++n) {
+            c->x[n] = bpos[4 * s];
+            c->y[n] = bpos[4 * s + 1];
+            c->z[n] = bpos[4 * s + 2];
+            c->r[n] = bpos[4 * s + 3];
+            c->idx[n] = h->items[s];
+        }
+    c->n = n;
+}
+
+/* Neighbours j > i of i within r_i + r_j + margin, sorted by index; returns their count. out holds
+ * LOAM_CANDIDATES_MAX entries (the branch-free append writes before it counts); beyond
+ * LOAM_MAX_NEIGHBORS are dropped and counted. */
+static int find_neighbors(const loam_world* w, const float* pos, int i, float margin, candidates* c, int32_t* out,
+                          int* dropped) {
     const float* pi = &pos[4 * i];
-    int nb = loam_hash_neighbor_buckets(h, pi[0], pi[1], pi[2], buckets);
+    int32_t cell[3];
+    loam_hash_cell(&w->hash, pi[0], pi[1], pi[2], cell);
+    if (c->n < 0 || cell[0] != c->cell[0] || cell[1] != c->cell[1] || cell[2] != c->cell[2])
+        gather_candidates(w, cell, c);
     int axis = w->params.periodic_axis;
     float len = w->params.periodic_hi - w->params.periodic_lo;
     int count = 0;
-    for (int k = 0; k < nb; ++k) {
-        int end = h->bucket_start[buckets[k] + 1];
-        int s = h->bucket_start[buckets[k]];
-        while (s < end && h->items[s] <= i) ++s;
-        for (; s < end; ++s) {
-            const float* pj = &bpos[4 * s];
-            float d[3] = {pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]};
+    if (c->n >= 0) {
+        for (int s = 0; s < c->n; ++s) {
+            float d[3] = {pi[0] - c->x[s], pi[1] - c->y[s], pi[2] - c->z[s]};
             if (axis >= 0) d[axis] -= d[axis] > 0.5f * len ? len : (d[axis] < -0.5f * len ? -len : 0.0f);
-            float cut = pi[3] + pj[3] + margin;
-            if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut) {
-                if (count < LOAM_MAX_NEIGHBORS) out[count++] = h->items[s];
-                else ++*dropped;
-            }
+            float cut = pi[3] + c->r[s] + margin;
+            out[count] = c->idx[s];
+            count += (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut) & (c->idx[s] > i);
         }
+    } else {
+        /* A crowded neighbourhood (a tiny hash table): straight from the runs. */
+        const loam_spatial_hash* h = &w->hash;
+        const float* bpos = w->neighbors.bucket_pos;
+        int32_t buckets[27];
+        int nb = loam_hash_cell_neighbor_buckets(h, cell, buckets);
+        for (int k = 0; k < nb; ++k)
+            for (int s = h->bucket_start[buckets[k]]; s < h->bucket_start[buckets[k] + 1]; ++s) {
+                const float* pj = &bpos[4 * s];
+                float d[3] = {pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]};
+                if (axis >= 0) d[axis] -= d[axis] > 0.5f * len ? len : (d[axis] < -0.5f * len ? -len : 0.0f);
+                float cut = pi[3] + pj[3] + margin;
+                if (h->items[s] > i && d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut &&
+                    count < LOAM_CANDIDATES_MAX)
+                    out[count++] = h->items[s];
+            }
+    }
+    if (count > LOAM_MAX_NEIGHBORS) {
+        *dropped += count - LOAM_MAX_NEIGHBORS;
+        count = LOAM_MAX_NEIGHBORS;
     }
     loam_sort_small_ints(out, count);
-    int unique = 0;
-    for (int k = 0; k < count; ++k)
-        if (unique == 0 || out[k] != out[unique - 1]) out[unique++] = out[k];
-    return unique;
+    return count;
 }
 
 /* Pair distance test computed as (lower index) - (higher index), bitwise the same from both ends. */
@@ -113,13 +156,14 @@ static int touched_before(const loam_contact_set* p, int i, int s) {
 }
 
 /* Build block b of the neighbour list: every j within r_i + r_j + margin + skin, from the hash. */
-static void list_block(loam_world* w, const float* pos, int b, float reach, int* need, int* dropped) {
+static void list_block(loam_world* w, const float* pos, int b, float reach, candidates* cand, int* need, int* dropped) {
     loam_neighbor_list* nl = &w->neighbors;
-    int32_t nbr[LOAM_MAX_NEIGHBORS];
+    int32_t nbr[LOAM_CANDIDATES_MAX];
+    cand->n = -1;
     int cap = nl->block_capacity, base = b * cap, used = 0;
     int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
-        int n = find_neighbors(w, pos, i, reach, nbr, dropped); /* each pair once, by its owner */
+        int n = find_neighbors(w, pos, i, reach, cand, nbr, dropped); /* each pair once, by its owner */
         nl->start[i] = base + used;
         nl->count[i] = n;
         for (int k = 0; k < n; ++k)
@@ -293,13 +337,21 @@ static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_err
 #pragma omp parallel for schedule(static)
     for (int s = 0; s < w->count; ++s) memcpy(&nl->bucket_pos[4 * s], &pos[4 * items[s]], 4 * sizeof(float));
     for (;;) {
-        int most = 0, dropped = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(max : most) reduction(+ : dropped)
-        for (int b = 0; b < blocks; ++b) {
-            int need;
-            list_block(w, pos, b, reach, &need, &dropped);
-            if (need > most) most = need;
+        int most = 0, dropped = 0, no_memory = 0;
+#pragma omp parallel reduction(max : most) reduction(+ : dropped) reduction(|| : no_memory)
+        {
+            candidates* cand = loam_malloc(sizeof *cand); /* 20 kB: one per thread, not on its stack */
+            no_memory = !cand;
+#pragma omp for schedule(dynamic, 1)
+            for (int b = 0; b < blocks; ++b) {
+                int need = 0;
+                if (cand) list_block(w, pos, b, reach, cand, &need, &dropped);
+                if (need > most) most = need;
+            }
+            loam_free(cand);
         }
+        if (no_memory)
+            return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for the neighbour list", (long long)w->step);
         w->stats.dropped_neighbors = dropped;
         if (most <= nl->block_capacity) break;
         if (!loam_neighbors_reserve(nl, blocks, most + most / 2 + 16))
