@@ -4,6 +4,9 @@
  * particle sorts its neighbours, and blocks write into their own reserved ranges. */
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "core/vec.h"
 #include "core/sort.h"
@@ -52,12 +55,12 @@ static int find_neighbors(const loam_world* w, const float* pos, int i, float ma
     const float* pi = &pos[4 * i];
     int32_t cell[3];
     loam_hash_cell(&w->hash, pi[0], pi[1], pi[2], cell);
-    if (c->n < 0 || cell[0] != c->cell[0] || cell[1] != c->cell[1] || cell[2] != c->cell[2])
+    if (c && (c->n < 0 || cell[0] != c->cell[0] || cell[1] != c->cell[1] || cell[2] != c->cell[2]))
         gather_candidates(w, cell, c);
     int axis = w->params.periodic_axis;
     float len = w->params.periodic_hi - w->params.periodic_lo;
     int count = 0;
-    if (c->n >= 0) {
+    if (c && c->n >= 0) {
         for (int s = 0; s < c->n; ++s) {
             float d[3] = {pi[0] - c->x[s], pi[1] - c->y[s], pi[2] - c->z[s]};
             if (axis >= 0) d[axis] -= d[axis] > 0.5f * len ? len : (d[axis] < -0.5f * len ? -len : 0.0f);
@@ -66,7 +69,7 @@ static int find_neighbors(const loam_world* w, const float* pos, int i, float ma
             count += (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut) & (c->idx[s] > i);
         }
     } else {
-        /* A crowded neighbourhood (a tiny hash table): straight from the runs. */
+        /* A crowded neighbourhood (a tiny hash table), or no gathering space: straight from the runs. */
         const loam_spatial_hash* h = &w->hash;
         const float* bpos = w->neighbors.bucket_pos;
         int32_t buckets[27];
@@ -159,7 +162,7 @@ static int touched_before(const loam_contact_set* p, int i, int s) {
 static void list_block(loam_world* w, const float* pos, int b, float reach, candidates* cand, int* need, int* dropped) {
     loam_neighbor_list* nl = &w->neighbors;
     int32_t nbr[LOAM_CANDIDATES_MAX];
-    cand->n = -1;
+    if (cand) cand->n = -1;
     int cap = nl->block_capacity, base = b * cap, used = 0;
     int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
@@ -336,22 +339,36 @@ static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_err
     const int32_t* items = w->hash.items;
 #pragma omp parallel for schedule(static)
     for (int s = 0; s < w->count; ++s) memcpy(&nl->bucket_pos[4 * s], &pos[4 * items[s]], 4 * sizeof(float));
+    /* Gathering space, 20 kB per thread (not on the thread's stack), kept between builds. */
+#ifdef _OPENMP
+    int threads = omp_get_max_threads();
+#else
+    int threads = 1;
+#endif
+    if (nl->cache_count < threads) {
+        loam_free(nl->caches);
+        nl->caches = loam_malloc(sizeof(candidates) * (size_t)threads);
+        nl->cache_count = nl->caches ? threads : 0;
+        if (!nl->caches)
+            return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for the neighbour list", (long long)w->step);
+    }
     for (;;) {
-        int most = 0, dropped = 0, no_memory = 0;
-#pragma omp parallel reduction(max : most) reduction(+ : dropped) reduction(|| : no_memory)
+        int most = 0, dropped = 0;
+#pragma omp parallel reduction(max : most) reduction(+ : dropped)
         {
-            candidates* cand = loam_malloc(sizeof *cand); /* 20 kB: one per thread, not on its stack */
-            no_memory = !cand;
+#ifdef _OPENMP
+            int t = omp_get_thread_num();
+#else
+            int t = 0;
+#endif
+            candidates* cand = t < nl->cache_count ? &((candidates*)nl->caches)[t] : NULL;
 #pragma omp for schedule(dynamic, 1)
             for (int b = 0; b < blocks; ++b) {
                 int need = 0;
-                if (cand) list_block(w, pos, b, reach, cand, &need, &dropped);
+                list_block(w, pos, b, reach, cand, &need, &dropped);
                 if (need > most) most = need;
             }
-            loam_free(cand);
         }
-        if (no_memory)
-            return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for the neighbour list", (long long)w->step);
         w->stats.dropped_neighbors = dropped;
         if (most <= nl->block_capacity) break;
         if (!loam_neighbors_reserve(nl, blocks, most + most / 2 + 16))

@@ -24,6 +24,7 @@ void loam_neighbors_free(loam_neighbor_list* nl) {
     loam_free(nl->count);
     loam_free(nl->ref);
     loam_free(nl->bucket_pos);
+    loam_free(nl->caches);
     loam_free(nl->j);
     memset(nl, 0, sizeof *nl);
 }

@@ -105,6 +105,8 @@ typedef struct loam_neighbor_list {
     float* bucket_pos;        /* 4 * n: (x, y, z, r) in the hash's compact bucket order (a build's
                                  candidates are then contiguous reads) */
     float reach;              /* margin + skin the list was built with, m */
+    void* caches;             /* per thread: a build's gathered candidates (detect.c) */
+    int cache_count;
     int valid;
     long long builds;
 } loam_neighbor_list;
