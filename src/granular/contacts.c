@@ -82,7 +82,7 @@ static long long plan_regions(const int32_t* region, const int32_t* need, int bl
     for (int b = 0; b < blocks; ++b) {
         long long cap = region[b + 1] - region[b];
         if (need[b] > cap) {
-            cap = need[b] + need[b] / 4 + 16;
+            cap = need[b] + need[b] / 2 + 32; /* 1.5x: a growing pile grows its blocks a few times, not every few steps */
             grow = 1;
         }
         out[b] = (int32_t)at;

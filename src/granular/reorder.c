@@ -23,20 +23,22 @@ static uint64_t spread3(uint64_t v) {
     return v;
 }
 
-/* Morton (Z-order) code of each particle's cell, relative to the lowest cell: nearby cells get
- * nearby codes, so sorting by it keeps neighbours close in memory. */
+/* Morton (Z-order) code of each particle's hash cell, relative to the lowest cell: nearby cells get
+ * nearby codes, so sorting by it keeps neighbours close in memory, and the particles of one hash
+ * cell consecutive (a neighbour-list build gathers a cell's candidates once for all of them). */
 static void morton_keys(const loam_world* w, uint64_t* key) {
-    float lo[3] = {w->x[0], w->y[0], w->z[0]};
-    const float* axis[3] = {w->x, w->y, w->z};
-    for (int a = 0; a < 3; ++a)
-        for (int i = 1; i < w->count; ++i)
-            if (axis[a][i] < lo[a]) lo[a] = axis[a][i];
+    int32_t lo[3], c[3];
+    loam_hash_cell(&w->hash, w->x[0], w->y[0], w->z[0], lo);
+    for (int i = 1; i < w->count; ++i) {
+        loam_hash_cell(&w->hash, w->x[i], w->y[i], w->z[i], c);
+        for (int a = 0; a < 3; ++a) lo[a] = c[a] < lo[a] ? c[a] : lo[a];
+    }
     for (int i = 0; i < w->count; ++i) {
+        loam_hash_cell(&w->hash, w->x[i], w->y[i], w->z[i], c);
         uint64_t code = 0;
         for (int a = 0; a < 3; ++a) {
-            float c = (axis[a][i] - lo[a]) * w->hash.inv_cell[a];
-            uint64_t cell = c > 0.0f ? (c < 2097151.0f ? (uint64_t)c : 2097151u) : 0u;
-            code |= spread3(cell) << a;
+            int64_t rel = (int64_t)c[a] - lo[a];
+            code |= spread3(rel < 2097151 ? (uint64_t)rel : 2097151u) << a;
         }
         key[i] = code;
     }
