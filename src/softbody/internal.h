@@ -1,0 +1,48 @@
+/* Population slots: one robot's model and state in one contiguous block, sized to fit a core's L2
+ * while the robot is stepped (paper 002 II-C, with the CPU's cache in place of shared memory). */
+#ifndef LOAM_SOFTBODY_INTERNAL_H
+#define LOAM_SOFTBODY_INTERNAL_H
+
+#include "collide/spatial_hash.h"
+#include "loam/softbody.h"
+
+enum { SB_MAX_COLORS = 256, SB_MAX_CONTACTS = 32 };
+
+typedef struct sb_slot {
+    int nm, ns, nf, ncolor, nused;
+    void* block;                      /* everything below points into it, except the hash */
+    float *x, *y, *z, *vx, *vy, *vz;  /* state */
+    float *fx, *fy, *fz;              /* force (force solver), position correction sums (XPBD Jacobi) */
+    float *px, *py, *pz;              /* positions at the start of the step */
+    float *w, *cnt;                   /* inverse mass; springs per mass (Jacobi averaging) */
+    uint16_t *s0, *s1;                /* springs, in colour order for XPBD Gauss-Seidel */
+    float *rest, *lambda;             /* L0, m; XPBD multiplier */
+    uint8_t* mat;
+    uint16_t* face;                   /* 3 per face */
+    int32_t* color_start;             /* ncolor + 1 */
+    uint8_t* used;                    /* material ids the robot uses */
+    float *act, *stiff, *alpha;       /* per material id: 1 + dL0 sin(.), k, 1/(k dt^2) */
+    float contact_r;                  /* mass radius for mass-mass contact, m */
+    loam_spatial_hash hash;
+    int has_hash;
+} sb_slot;
+
+struct loam_softbody_pop {
+    loam_softbody_def def;
+    loam_softbody_materials mats;
+    int count;
+    sb_slot* slots;
+    double time;
+    int64_t steps_done;
+    int64_t springs;
+};
+
+/* One step of one robot at time t (start of the step). Returns -1, or the first mass index found
+ * non-finite or out of bounds. */
+int sb_step_slot(const loam_softbody_pop* p, sb_slot* s, double t);
+
+/* Environment stages (env.c). */
+void sb_env_forces(const loam_softbody_def* d, sb_slot* s);
+void sb_land_constraints(const loam_softbody_def* d, sb_slot* s);
+
+#endif

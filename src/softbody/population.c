@@ -1,0 +1,305 @@
+/* Populations: B robots, each copied into its own block; stepped one robot per thread at a time, so
+ * a robot's result never depends on B, on its neighbours or on the thread count. */
+#include <math.h>
+#include <string.h>
+
+#include "core/vec.h"
+#include "softbody/internal.h"
+
+loam_softbody_def loam_softbody_default_def(void) {
+    loam_softbody_def d;
+    memset(&d, 0, sizeof d);
+    d.solver = LOAM_SB_FORCE;
+    d.env = LOAM_SB_WATER;
+    d.dt = 1e-3;
+    d.zeta = 0.99f;
+    d.iterations = 4;
+    d.rho = 1000.0f;
+    d.drag_coefficient = 1.0f;
+    d.lift_coefficient = 0.2f;
+    d.linear_drag = 1.0f;
+    d.gravity = v3(0.0f, 0.0f, -9.81f);
+    d.floor_z = 0.0f;
+    d.mu_static = 0.8f;
+    d.mu_kinetic = 0.6f;
+    d.collisions = 1;
+    d.contact_radius = 0.0f;
+    d.max_masses = 4096;
+    d.bound = 1e4f;
+    return d;
+}
+
+#define BAD(fmt, ...) return loam_error_set(err, LOAM_ERR_INPUT, "softbody def: " fmt, __VA_ARGS__)
+
+loam_status loam_softbody_def_validate(const loam_softbody_def* d, loam_error* err) {
+    if (!d) return loam_error_set(err, LOAM_ERR_INPUT, "softbody def: NULL definition");
+    if ((int)d->solver < 0 || d->solver > LOAM_SB_XPBD_GS) BAD("solver = %d is not force, xpbd_jacobi or xpbd_gs", (int)d->solver);
+    if ((int)d->env < 0 || d->env > LOAM_SB_VACUUM) BAD("env = %d is not water, linear_drag, land or vacuum", (int)d->env);
+    if (!isfinite(d->dt) || !(d->dt > 0.0) || d->dt > 1.0) BAD("dt = %g s must lie in (0, 1]", d->dt);
+    if (!(d->zeta > 0.0f && d->zeta <= 1.0f)) BAD("zeta = %g must lie in (0, 1]", (double)d->zeta);
+    if (d->iterations < 1 || d->iterations > 10000) BAD("iterations = %d must lie in 1..10000", d->iterations);
+    if (!(d->rho >= 0.0f) || !isfinite(d->rho)) BAD("rho = %g kg/m^3 must be finite and >= 0", (double)d->rho);
+    if (!(d->drag_coefficient >= 0.0f) || !isfinite(d->drag_coefficient))
+        BAD("drag_coefficient = %g must be finite and >= 0", (double)d->drag_coefficient);
+    if (!isfinite(d->lift_coefficient)) BAD("lift_coefficient = %g must be finite", (double)d->lift_coefficient);
+    if (!(d->linear_drag >= 0.0f) || !isfinite(d->linear_drag))
+        BAD("linear_drag = %g N s/m must be finite and >= 0", (double)d->linear_drag);
+    if (!v3_is_finite(d->gravity)) BAD("gravity (%g, %g, %g) must be finite", (double)d->gravity.x, (double)d->gravity.y,
+                                       (double)d->gravity.z);
+    if (!isfinite(d->floor_z)) BAD("floor_z = %g m must be finite", (double)d->floor_z);
+    if (!(d->mu_static >= 0.0f) || !isfinite(d->mu_static)) BAD("mu_static = %g must be finite and >= 0", (double)d->mu_static);
+    if (!(d->mu_kinetic >= 0.0f) || !(d->mu_kinetic <= d->mu_static))
+        BAD("mu_kinetic = %g must lie in [0, mu_static = %g]", (double)d->mu_kinetic, (double)d->mu_static);
+    if (d->collisions != 0 && d->collisions != 1) BAD("collisions = %d must be 0 or 1", d->collisions);
+    if (!(d->contact_radius >= 0.0f) || !isfinite(d->contact_radius))
+        BAD("contact_radius = %g m must be finite and >= 0", (double)d->contact_radius);
+    if (d->max_masses < 1 || d->max_masses > LOAM_SB_MAX_MASSES) BAD("max_masses = %d must lie in 1..%d", d->max_masses,
+                                                                     LOAM_SB_MAX_MASSES);
+    if (!(d->bound > 0.0f) || !isfinite(d->bound)) BAD("bound = %g m must be finite and > 0", (double)d->bound);
+    return LOAM_OK;
+}
+
+static size_t pad64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
+
+/* Greedy colouring of the spring graph (no two springs of a colour share a mass), then springs
+ * sorted by colour, stable, so the Gauss-Seidel sweeps are deterministic. Returns the colour count,
+ * or -1 when more than SB_MAX_COLORS are needed. */
+static int color_springs(const loam_softbody_robot* r, int32_t* order, int32_t* color_start, loam_error* err) {
+    int nm = r->mass_count, ns = r->spring_count;
+    uint64_t* usedc = loam_calloc((size_t)nm * (SB_MAX_COLORS / 64), sizeof(uint64_t));
+    int32_t* col = loam_malloc(sizeof(int32_t) * (size_t)(ns + 1));
+    if (!usedc || !col) {
+        loam_free(usedc);
+        loam_free(col);
+        loam_error_set(err, LOAM_ERR_NOMEM, "softbody population: out of memory colouring springs");
+        return -1;
+    }
+    int ncolor = 0;
+    for (int s = 0; s < ns; ++s) {
+        uint64_t* a = usedc + (size_t)r->s0[s] * (SB_MAX_COLORS / 64);
+        uint64_t* b = usedc + (size_t)r->s1[s] * (SB_MAX_COLORS / 64);
+        int c = -1;
+        for (int word = 0; word < SB_MAX_COLORS / 64 && c < 0; ++word) {
+            uint64_t free_bits = ~(a[word] | b[word]);
+            if (free_bits) c = 64 * word + __builtin_ctzll(free_bits);
+        }
+        if (c < 0) {
+            loam_free(usedc);
+            loam_free(col);
+            loam_error_set(err, LOAM_ERR_INPUT, "softbody robot: spring %d: the spring graph needs more than %d colours "
+                           "(a mass with too many springs)", s, SB_MAX_COLORS);
+            return -1;
+        }
+        a[c / 64] |= 1ull << (c % 64);
+        b[c / 64] |= 1ull << (c % 64);
+        col[s] = c;
+        if (c + 1 > ncolor) ncolor = c + 1;
+    }
+    for (int c = 0; c <= ncolor; ++c) color_start[c] = 0;
+    for (int s = 0; s < ns; ++s) ++color_start[col[s] + 1];
+    for (int c = 0; c < ncolor; ++c) color_start[c + 1] += color_start[c];
+    int32_t fill[SB_MAX_COLORS];
+    for (int c = 0; c < ncolor; ++c) fill[c] = color_start[c];
+    for (int s = 0; s < ns; ++s) order[fill[col[s]]++] = s;
+    loam_free(usedc);
+    loam_free(col);
+    return ncolor;
+}
+
+static loam_status build_slot(const loam_softbody_pop* p, const loam_softbody_robot* r, int b, sb_slot* s,
+                              loam_error* err) {
+    int nm = r->mass_count, ns = r->spring_count, nf = r->face_count;
+    int32_t* order = loam_malloc(sizeof(int32_t) * (size_t)(ns + 1));
+    int32_t cstart[SB_MAX_COLORS + 1];
+    if (!order) return loam_error_set(err, LOAM_ERR_NOMEM, "softbody population: out of memory");
+    int ncolor = 0;
+    if (p->def.solver == LOAM_SB_XPBD_GS) {
+        ncolor = color_springs(r, order, cstart, err);
+        if (ncolor < 0) {
+            loam_free(order);
+            return err ? err->status : LOAM_ERR_INPUT;
+        }
+    } else {
+        for (int k = 0; k < ns; ++k) order[k] = k;
+        ncolor = 1;
+        cstart[0] = 0;
+        cstart[1] = ns;
+    }
+    size_t fm = pad64(sizeof(float) * (size_t)nm), fs = pad64(sizeof(float) * (size_t)ns);
+    size_t us = pad64(sizeof(uint16_t) * (size_t)ns), fmat = pad64(sizeof(float) * LOAM_SB_MATERIAL_COUNT);
+    size_t bytes = 14 * fm + 2 * us + 2 * fs + pad64((size_t)ns) + pad64(sizeof(uint16_t) * 3 * (size_t)nf) +
+                   pad64(sizeof(int32_t) * (size_t)(ncolor + 1)) + pad64(LOAM_SB_MATERIAL_COUNT) + 3 * fmat;
+    char* m = loam_calloc(1, bytes);
+    if (!m) {
+        loam_free(order);
+        return loam_error_set(err, LOAM_ERR_NOMEM, "softbody population: out of memory for robot %d (%zu bytes)", b, bytes);
+    }
+    memset(s, 0, sizeof *s);
+    s->block = m;
+    s->nm = nm, s->ns = ns, s->nf = nf, s->ncolor = ncolor;
+    float** fa[14] = {&s->x, &s->y, &s->z, &s->vx, &s->vy, &s->vz, &s->fx, &s->fy, &s->fz, &s->px, &s->py, &s->pz, &s->w,
+                      &s->cnt};
+    for (int k = 0; k < 14; ++k, m += fm) *fa[k] = (float*)m;
+    s->s0 = (uint16_t*)m, m += us;
+    s->s1 = (uint16_t*)m, m += us;
+    s->rest = (float*)m, m += fs;
+    s->lambda = (float*)m, m += fs;
+    s->mat = (uint8_t*)m, m += pad64((size_t)ns);
+    s->face = (uint16_t*)m, m += pad64(sizeof(uint16_t) * 3 * (size_t)nf);
+    s->color_start = (int32_t*)m, m += pad64(sizeof(int32_t) * (size_t)(ncolor + 1));
+    s->used = (uint8_t*)m, m += pad64(LOAM_SB_MATERIAL_COUNT);
+    s->act = (float*)m, m += fmat;
+    s->stiff = (float*)m, m += fmat;
+    s->alpha = (float*)m, m += fmat;
+
+    memcpy(s->x, r->x, sizeof(float) * (size_t)nm);
+    memcpy(s->y, r->y, sizeof(float) * (size_t)nm);
+    memcpy(s->z, r->z, sizeof(float) * (size_t)nm);
+    memcpy(s->w, r->inv_mass, sizeof(float) * (size_t)nm);
+    uint8_t present[LOAM_SB_MATERIAL_COUNT] = {0};
+    float shortest = INFINITY;
+    for (int k = 0; k < ns; ++k) {
+        int o = order[k];
+        s->s0[k] = (uint16_t)r->s0[o];
+        s->s1[k] = (uint16_t)r->s1[o];
+        s->rest[k] = r->rest[o];
+        s->mat[k] = r->material[o];
+        s->cnt[r->s0[o]] += 1.0f;
+        s->cnt[r->s1[o]] += 1.0f;
+        present[r->material[o]] = 1;
+        shortest = fminf(shortest, r->rest[o]);
+    }
+    for (int i = 0; i < 3 * nf; ++i) s->face[i] = (uint16_t)r->face[i];
+    for (int c = 0; c <= ncolor; ++c) s->color_start[c] = cstart[c];
+    for (int id = 0; id < LOAM_SB_MATERIAL_COUNT; ++id) {
+        if (present[id]) s->used[s->nused++] = (uint8_t)id;
+        float k = p->mats.m[id].k;
+        s->stiff[id] = k;
+        s->alpha[id] = k > 0.0f ? (float)(1.0 / ((double)k * p->def.dt * p->def.dt)) : 0.0f;
+        s->act[id] = 1.0f;
+    }
+    loam_free(order);
+    s->contact_r = p->def.contact_radius > 0.0f ? p->def.contact_radius : (isfinite(shortest) ? 0.3f * shortest : 0.0f);
+    if (p->def.env == LOAM_SB_LAND && p->def.collisions && s->contact_r > 0.0f) {
+        if (!loam_hash_init(&s->hash, 2 * nm, nm)) {
+            loam_hash_free(&s->hash);
+            return loam_error_set(err, LOAM_ERR_NOMEM, "softbody population: out of memory for robot %d's hash", b);
+        }
+        loam_hash_set_cell(&s->hash, 2.0f * s->contact_r, -1, 0.0f, 0.0f);
+        s->has_hash = 1;
+    }
+    return LOAM_OK;
+}
+
+loam_softbody_pop* loam_softbody_pop_create(const loam_softbody_def* def, const loam_softbody_materials* mats,
+                                            const loam_softbody_robot* const* robots, int count, loam_error* err) {
+    if (loam_softbody_def_validate(def, err) || loam_softbody_materials_validate(mats, err)) return NULL;
+    if (!robots || count < 1 || count > (1 << 24)) {
+        loam_error_set(err, LOAM_ERR_INPUT, "softbody population: %d robots (need 1..%d and a robot array)", count, 1 << 24);
+        return NULL;
+    }
+    for (int b = 0; b < count; ++b) {
+        loam_error local;
+        if (!robots[b]) {
+            loam_error_set(err, LOAM_ERR_INPUT, "softbody population: robot %d is NULL", b);
+            return NULL;
+        }
+        if (loam_softbody_robot_validate(robots[b], def->max_masses, &local)) {
+            loam_error_set(err, local.status, "softbody population: robot %d: %s", b, local.message);
+            return NULL;
+        }
+    }
+    loam_softbody_pop* p = loam_calloc(1, sizeof *p);
+    if (!p || !(p->slots = loam_calloc((size_t)count, sizeof *p->slots))) {
+        loam_free(p);
+        loam_error_set(err, LOAM_ERR_NOMEM, "softbody population: out of memory for %d robots", count);
+        return NULL;
+    }
+    p->def = *def;
+    p->mats = *mats;
+    for (int b = 0; b < count; ++b) {
+        if (build_slot(p, robots[b], b, &p->slots[b], err)) {
+            p->count = b + 1;
+            loam_softbody_pop_free(p);
+            return NULL;
+        }
+        p->springs += robots[b]->spring_count;
+        p->count = b + 1;
+    }
+    return p;
+}
+
+void loam_softbody_pop_free(loam_softbody_pop* p) {
+    if (!p) return;
+    for (int b = 0; b < p->count; ++b) {
+        loam_free(p->slots[b].block);
+        if (p->slots[b].has_hash) loam_hash_free(&p->slots[b].hash);
+    }
+    loam_free(p->slots);
+    loam_free(p);
+}
+
+int loam_softbody_pop_count(const loam_softbody_pop* p) { return p ? p->count : 0; }
+double loam_softbody_pop_time(const loam_softbody_pop* p) { return p ? p->time : 0.0; }
+int64_t loam_softbody_pop_springs(const loam_softbody_pop* p) { return p ? p->springs : 0; }
+
+loam_status loam_softbody_pop_step(loam_softbody_pop* p, int steps, loam_error* err) {
+    if (!p) return loam_error_set(err, LOAM_ERR_INPUT, "softbody step: NULL population");
+    if (steps < 0) return loam_error_set(err, LOAM_ERR_INPUT, "softbody step: steps = %d must be >= 0", steps);
+    int bad_robot = p->count, bad_step = 0, bad_mass = -1;
+    const double dt = p->def.dt;
+    const int64_t first = p->steps_done;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(loam_get_threads())
+    for (int b = 0; b < p->count; ++b) {
+        for (int k = 0; k < steps; ++k) {
+            /* Time from the step index, not a running sum, so every robot sees the same t. */
+            double t = (double)(first + k) * dt;
+            int m = sb_step_slot(p, &p->slots[b], t);
+            if (m >= 0) {
+#pragma omp critical(loam_softbody_diverged)
+                if (b < bad_robot) {
+                    bad_robot = b;
+                    bad_step = k;
+                    bad_mass = m;
+                }
+                break;
+            }
+        }
+    }
+    if (bad_robot < p->count) {
+        const sb_slot* s = &p->slots[bad_robot];
+        return loam_error_set(err, LOAM_ERR_DIVERGED,
+                              "softbody: robot %d diverged at step %lld (t = %g s): mass %d at (%g, %g, %g) is non-finite "
+                              "or beyond the bound %g m", bad_robot, (long long)(first + bad_step), (double)(first + bad_step) * dt,
+                              bad_mass, (double)s->x[bad_mass], (double)s->y[bad_mass], (double)s->z[bad_mass],
+                              (double)p->def.bound);
+    }
+    p->steps_done += steps;
+    p->time = (double)p->steps_done * dt;
+    return LOAM_OK;
+}
+
+loam_status loam_softbody_pop_state(loam_softbody_pop* p, int b, loam_softbody_state* out, loam_error* err) {
+    if (!p || !out) return loam_error_set(err, LOAM_ERR_INPUT, "softbody state: NULL population or output");
+    if (b < 0 || b >= p->count)
+        return loam_error_set(err, LOAM_ERR_INPUT, "softbody state: robot %d outside 0..%d", b, p->count - 1);
+    sb_slot* s = &p->slots[b];
+    out->mass_count = s->nm;
+    out->x = s->x, out->y = s->y, out->z = s->z;
+    out->vx = s->vx, out->vy = s->vy, out->vz = s->vz;
+    return LOAM_OK;
+}
+
+loam_vec3 loam_softbody_pop_com(const loam_softbody_pop* p, int b) {
+    if (!p || b < 0 || b >= p->count) return v3(NAN, NAN, NAN);
+    const sb_slot* s = &p->slots[b];
+    double sum[3] = {0, 0, 0}, m = 0.0;
+    for (int i = 0; i < s->nm; ++i) {
+        if (s->w[i] <= 0.0f) continue;
+        double mi = 1.0 / s->w[i];
+        sum[0] += mi * s->x[i], sum[1] += mi * s->y[i], sum[2] += mi * s->z[i];
+        m += mi;
+    }
+    if (m <= 0.0) return v3(NAN, NAN, NAN);
+    return v3((float)(sum[0] / m), (float)(sum[1] / m), (float)(sum[2] / m));
+}

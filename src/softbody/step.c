@@ -1,0 +1,142 @@
+/* One step of one robot: environment forces, then the force solver (paper 002 Algorithm 1) or XPBD
+ * (Algorithm 2 as in Macklin et al. 2016: several sweeps, multipliers accumulated over the step),
+ * then land constraints, then v = zeta (x' - x) / dt. */
+#include <math.h>
+#include <string.h>
+
+#include "softbody/internal.h"
+
+/* Actuation of the materials this robot uses: L = L0 (1 + dL0 sin(omega t + phi)). Double inside
+ * sin so long runs keep their phase. */
+static void actuate(const loam_softbody_pop* p, sb_slot* s, double t) {
+    for (int u = 0; u < s->nused; ++u) {
+        int id = s->used[u];
+        const loam_softbody_material* m = &p->mats.m[id];
+        s->act[id] = m->dL0 == 0.0f ? 1.0f : (float)(1.0 + (double)m->dL0 * sin((double)m->omega * t + (double)m->phi));
+    }
+}
+
+/* Hooke forces, equation 2, added into f. Zero-length springs have no direction: no force. */
+static void spring_forces(sb_slot* s) {
+    const uint16_t *s0 = s->s0, *s1 = s->s1;
+    const float *x = s->x, *y = s->y, *z = s->z, *rest = s->rest, *act = s->act, *stiff = s->stiff;
+    const uint8_t* mat = s->mat;
+    float *fx = s->fx, *fy = s->fy, *fz = s->fz;
+    for (int k = 0; k < s->ns; ++k) {
+        int a = s0[k], b = s1[k], m = mat[k];
+        float dx = x[b] - x[a], dy = y[b] - y[a], dz = z[b] - z[a];
+        float len = sqrtf(dx * dx + dy * dy + dz * dz);
+        float c = len > 0.0f ? stiff[m] * (len - rest[k] * act[m]) / len : 0.0f;
+        float gx = c * dx, gy = c * dy, gz = c * dz;
+        fx[a] += gx, fy[a] += gy, fz[a] += gz;
+        fx[b] -= gx, fy[b] -= gy, fz[b] -= gz;
+    }
+}
+
+/* x' = x + dt v + dt^2 (F/m + g); fixed masses (w = 0) stay. */
+static void predict(sb_slot* s, float dt, const float g[3]) {
+    float dt2 = dt * dt;
+    for (int i = 0; i < s->nm; ++i) {
+        float w = s->w[i], on = w > 0.0f ? 1.0f : 0.0f;
+        s->px[i] = s->x[i], s->py[i] = s->y[i], s->pz[i] = s->z[i];
+        s->x[i] += on * (dt * s->vx[i] + dt2 * (s->fx[i] * w + g[0]));
+        s->y[i] += on * (dt * s->vy[i] + dt2 * (s->fy[i] * w + g[1]));
+        s->z[i] += on * (dt * s->vz[i] + dt2 * (s->fz[i] * w + g[2]));
+    }
+}
+
+/* One XPBD constraint update; returns the position change direction scaled by dlambda. */
+static inline float xpbd_dlambda(const sb_slot* s, int k, float dx, float dy, float dz, float* len_out) {
+    int m = s->mat[k];
+    float len = sqrtf(dx * dx + dy * dy + dz * dz);
+    *len_out = len;
+    if (!(len > 0.0f)) return 0.0f;
+    float c = len - s->rest[k] * s->act[m];
+    float at = s->alpha[m];
+    float wsum = s->w[s->s0[k]] + s->w[s->s1[k]];
+    return (-c - at * s->lambda[k]) / (wsum + at);
+}
+
+static void xpbd_gauss_seidel(sb_slot* s) {
+    float *x = s->x, *y = s->y, *z = s->z;
+    for (int c = 0; c < s->ncolor; ++c)
+        for (int k = s->color_start[c]; k < s->color_start[c + 1]; ++k) {
+            int a = s->s0[k], b = s->s1[k];
+            float dx = x[b] - x[a], dy = y[b] - y[a], dz = z[b] - z[a], len;
+            float dl = xpbd_dlambda(s, k, dx, dy, dz, &len);
+            if (len == 0.0f) continue;
+            s->lambda[k] += dl;
+            float q = dl / len, wa = s->w[a] * q, wb = s->w[b] * q;
+            /* grad_b C = n, grad_a C = -n */
+            x[a] -= wa * dx, y[a] -= wa * dy, z[a] -= wa * dz;
+            x[b] += wb * dx, y[b] += wb * dy, z[b] += wb * dz;
+        }
+}
+
+/* Every constraint from the same positions; each mass moves by the mean of its corrections. */
+static void xpbd_jacobi(sb_slot* s) {
+    float *x = s->x, *y = s->y, *z = s->z, *fx = s->fx, *fy = s->fy, *fz = s->fz;
+    memset(fx, 0, sizeof(float) * (size_t)s->nm);
+    memset(fy, 0, sizeof(float) * (size_t)s->nm);
+    memset(fz, 0, sizeof(float) * (size_t)s->nm);
+    for (int k = 0; k < s->ns; ++k) {
+        int a = s->s0[k], b = s->s1[k];
+        float dx = x[b] - x[a], dy = y[b] - y[a], dz = z[b] - z[a], len;
+        float dl = xpbd_dlambda(s, k, dx, dy, dz, &len);
+        if (len == 0.0f) continue;
+        s->lambda[k] += dl;
+        float q = dl / len, wa = s->w[a] * q, wb = s->w[b] * q;
+        fx[a] -= wa * dx, fy[a] -= wa * dy, fz[a] -= wa * dz;
+        fx[b] += wb * dx, fy[b] += wb * dy, fz[b] += wb * dz;
+    }
+    for (int i = 0; i < s->nm; ++i) {
+        float inv = s->cnt[i] > 0.0f ? 1.0f / s->cnt[i] : 0.0f;
+        x[i] += fx[i] * inv, y[i] += fy[i] * inv, z[i] += fz[i] * inv;
+    }
+}
+
+/* v = zeta (x' - x) / dt; returns the first mass that is non-finite or beyond the bound, or -1. */
+static int finish(sb_slot* s, float dt, float zeta, float bound) {
+    float q = zeta / dt;
+    int bad = 0;
+    for (int i = 0; i < s->nm; ++i) {
+        s->vx[i] = q * (s->x[i] - s->px[i]);
+        s->vy[i] = q * (s->y[i] - s->py[i]);
+        s->vz[i] = q * (s->z[i] - s->pz[i]);
+        /* !(|x| <= bound) is also true for NaN */
+        bad |= !(fabsf(s->x[i]) <= bound) | !(fabsf(s->y[i]) <= bound) | !(fabsf(s->z[i]) <= bound) |
+               !(fabsf(s->vx[i]) < INFINITY) | !(fabsf(s->vy[i]) < INFINITY) | !(fabsf(s->vz[i]) < INFINITY);
+    }
+    if (!bad) return -1;
+    for (int i = 0; i < s->nm; ++i)
+        if (!(fabsf(s->x[i]) <= bound) || !(fabsf(s->y[i]) <= bound) || !(fabsf(s->z[i]) <= bound) ||
+            !isfinite(s->vx[i]) || !isfinite(s->vy[i]) || !isfinite(s->vz[i]))
+            return i;
+    return 0;
+}
+
+int sb_step_slot(const loam_softbody_pop* p, sb_slot* s, double t) {
+    const loam_softbody_def* d = &p->def;
+    float dt = (float)d->dt;
+    float g[3] = {0.0f, 0.0f, 0.0f};
+    if (d->env == LOAM_SB_LAND) g[0] = d->gravity.x, g[1] = d->gravity.y, g[2] = d->gravity.z;
+    /* Forces are explicit (rest lengths at the step's start); XPBD constraints hold at its end. */
+    actuate(p, s, d->solver == LOAM_SB_FORCE ? t : t + d->dt);
+    memset(s->fx, 0, sizeof(float) * (size_t)s->nm);
+    memset(s->fy, 0, sizeof(float) * (size_t)s->nm);
+    memset(s->fz, 0, sizeof(float) * (size_t)s->nm);
+    sb_env_forces(d, s);
+    if (d->solver == LOAM_SB_FORCE) {
+        spring_forces(s);
+        predict(s, dt, g);
+    } else {
+        predict(s, dt, g);
+        memset(s->lambda, 0, sizeof(float) * (size_t)s->ns);
+        for (int it = 0; it < d->iterations; ++it) {
+            if (d->solver == LOAM_SB_XPBD_GS) xpbd_gauss_seidel(s);
+            else xpbd_jacobi(s);
+        }
+    }
+    if (d->env == LOAM_SB_LAND) sb_land_constraints(d, s);
+    return finish(s, dt, d->zeta, d->bound);
+}
