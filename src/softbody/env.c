@@ -49,7 +49,7 @@ void sb_env_forces(const loam_softbody_def* d, sb_slot* s) {
 static void mass_contacts(sb_slot* s) {
     int n = s->nm;
     float r2 = 2.0f * s->contact_r, r2sq = r2 * r2;
-    loam_hash_build(&s->hash, n, s->x, s->y, s->z);
+    loam_hash_build_serial(&s->hash, n, s->x, s->y, s->z);
     float *cx = s->fx, *cy = s->fy, *cz = s->fz; /* forces are used by now: scratch */
     for (int i = 0; i < n; ++i) {
         int32_t buckets[27], partner[SB_MAX_CONTACTS];

@@ -249,7 +249,7 @@ loam_status loam_softbody_pop_step(loam_softbody_pop* p, int steps, loam_error* 
     int bad_robot = p->count, bad_step = 0, bad_mass = -1;
     const double dt = p->def.dt;
     const int64_t first = p->steps_done;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(loam_get_threads())
+#pragma omp parallel for schedule(dynamic, 1) num_threads(loam_get_threads()) if (p->count > 1)
     for (int b = 0; b < p->count; ++b) {
         for (int k = 0; k < steps; ++k) {
             /* Time from the step index, not a running sum, so every robot sees the same t. */

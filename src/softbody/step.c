@@ -33,15 +33,19 @@ static void spring_forces(sb_slot* s) {
     }
 }
 
-/* x' = x + dt v + dt^2 (F/m + g); fixed masses (w = 0) stay. */
+/* v += dt (F/m + g), x' = x + dt v: Algorithm 1's x' = x + dt v + dt^2 F/m with the velocity kept
+ * as a state rather than recovered as (x' - x)/dt, which in float32 cancels most of its digits when
+ * v dt is a few hundred ulps of x. Fixed masses (w = 0) stay. */
 static void predict(sb_slot* s, float dt, const float g[3]) {
-    float dt2 = dt * dt;
     for (int i = 0; i < s->nm; ++i) {
         float w = s->w[i], on = w > 0.0f ? 1.0f : 0.0f;
         s->px[i] = s->x[i], s->py[i] = s->y[i], s->pz[i] = s->z[i];
-        s->x[i] += on * (dt * s->vx[i] + dt2 * (s->fx[i] * w + g[0]));
-        s->y[i] += on * (dt * s->vy[i] + dt2 * (s->fy[i] * w + g[1]));
-        s->z[i] += on * (dt * s->vz[i] + dt2 * (s->fz[i] * w + g[2]));
+        s->vx[i] = on * (s->vx[i] + dt * (s->fx[i] * w + g[0]));
+        s->vy[i] = on * (s->vy[i] + dt * (s->fy[i] * w + g[1]));
+        s->vz[i] = on * (s->vz[i] + dt * (s->fz[i] * w + g[2]));
+        s->x[i] = s->px[i] + dt * s->vx[i];
+        s->y[i] = s->py[i] + dt * s->vy[i];
+        s->z[i] = s->pz[i] + dt * s->vz[i];
     }
 }
 
@@ -95,24 +99,44 @@ static void xpbd_jacobi(sb_slot* s) {
     }
 }
 
-/* v = zeta (x' - x) / dt; returns the first mass that is non-finite or beyond the bound, or -1. */
-static int finish(sb_slot* s, float dt, float zeta, float bound) {
+static int find_bad(const sb_slot* s, float bound) {
+    for (int i = 0; i < s->nm; ++i)
+        if (!(fabsf(s->x[i]) <= bound) || !(fabsf(s->y[i]) <= bound) || !(fabsf(s->z[i]) <= bound) ||
+            !isfinite(s->vx[i]) || !isfinite(s->vy[i]) || !isfinite(s->vz[i]))
+            return i;
+    return 0;
+}
+
+/* !(|x| <= bound) is also true for NaN; infinite velocities fail |v| < inf. */
+#define SB_BAD(i)                                                                                           \
+    (!(fabsf(s->x[i]) <= bound) | !(fabsf(s->y[i]) <= bound) | !(fabsf(s->z[i]) <= bound) |                \
+     !(fabsf(s->vx[i]) < INFINITY) | !(fabsf(s->vy[i]) < INFINITY) | !(fabsf(s->vz[i]) < INFINITY))
+
+/* Force solver: v = zeta (v + c / dt), c what the land constraints moved x away from its prediction
+ * (px + dt v, recomputed bit for bit). Returns the first bad mass, or -1. */
+static int finish_force(sb_slot* s, float dt, float zeta, float bound) {
+    float q = 1.0f / dt;
+    int bad = 0;
+    for (int i = 0; i < s->nm; ++i) {
+        s->vx[i] = zeta * (s->vx[i] + q * (s->x[i] - (s->px[i] + dt * s->vx[i])));
+        s->vy[i] = zeta * (s->vy[i] + q * (s->y[i] - (s->py[i] + dt * s->vy[i])));
+        s->vz[i] = zeta * (s->vz[i] + q * (s->z[i] - (s->pz[i] + dt * s->vz[i])));
+        bad |= SB_BAD(i);
+    }
+    return bad ? find_bad(s, bound) : -1;
+}
+
+/* XPBD: v = zeta (x' - x) / dt. */
+static int finish_xpbd(sb_slot* s, float dt, float zeta, float bound) {
     float q = zeta / dt;
     int bad = 0;
     for (int i = 0; i < s->nm; ++i) {
         s->vx[i] = q * (s->x[i] - s->px[i]);
         s->vy[i] = q * (s->y[i] - s->py[i]);
         s->vz[i] = q * (s->z[i] - s->pz[i]);
-        /* !(|x| <= bound) is also true for NaN */
-        bad |= !(fabsf(s->x[i]) <= bound) | !(fabsf(s->y[i]) <= bound) | !(fabsf(s->z[i]) <= bound) |
-               !(fabsf(s->vx[i]) < INFINITY) | !(fabsf(s->vy[i]) < INFINITY) | !(fabsf(s->vz[i]) < INFINITY);
+        bad |= SB_BAD(i);
     }
-    if (!bad) return -1;
-    for (int i = 0; i < s->nm; ++i)
-        if (!(fabsf(s->x[i]) <= bound) || !(fabsf(s->y[i]) <= bound) || !(fabsf(s->z[i]) <= bound) ||
-            !isfinite(s->vx[i]) || !isfinite(s->vy[i]) || !isfinite(s->vz[i]))
-            return i;
-    return 0;
+    return bad ? find_bad(s, bound) : -1;
 }
 
 int sb_step_slot(const loam_softbody_pop* p, sb_slot* s, double t) {
@@ -138,5 +162,6 @@ int sb_step_slot(const loam_softbody_pop* p, sb_slot* s, double t) {
         }
     }
     if (d->env == LOAM_SB_LAND) sb_land_constraints(d, s);
-    return finish(s, dt, d->zeta, d->bound);
+    if (d->solver == LOAM_SB_FORCE) return finish_force(s, dt, d->zeta, d->bound);
+    return finish_xpbd(s, dt, d->zeta, d->bound);
 }
