@@ -14,7 +14,7 @@ typedef struct sb_slot {
     float *x, *y, *z, *vx, *vy, *vz;  /* state */
     float *fx, *fy, *fz;              /* force (force solver), position correction sums (XPBD Jacobi) */
     float *px, *py, *pz;              /* positions at the start of the step */
-    float *w, *cnt;                   /* inverse mass; springs per mass (Jacobi averaging) */
+    float *w, *cnt;                   /* inverse mass; w x springs at the mass (XPBD Jacobi split) */
     uint16_t *s0, *s1;                /* springs, in colour order for XPBD Gauss-Seidel */
     float *rest, *lambda;             /* L0, m; XPBD multiplier */
     uint8_t* mat;

@@ -169,6 +169,7 @@ static loam_status build_slot(const loam_softbody_pop* p, const loam_softbody_ro
         present[r->material[o]] = 1;
         shortest = fminf(shortest, r->rest[o]);
     }
+    for (int i = 0; i < nm; ++i) s->cnt[i] *= s->w[i]; /* split inverse mass for XPBD Jacobi */
     for (int i = 0; i < 3 * nf; ++i) s->face[i] = (uint16_t)r->face[i];
     for (int c = 0; c <= ncolor; ++c) s->color_start[c] = cstart[c];
     for (int id = 0; id < LOAM_SB_MATERIAL_COUNT; ++id) {
