@@ -6,32 +6,17 @@
 #include "softbody/internal.h"
 
 /* Equation 1 of paper 002 on every face: F = -1/2 rho A ((C_D - C_L)(v.n) v + C_L |v|^2 n), with v
- * the centroid velocity and n the unit normal turned to point along v, a third to each corner. */
+ * the centroid velocity and n the unit normal turned to point along v, a third to each corner.
+ * Computed per face, then summed per surface mass (kernels.c): no two faces write one mass. */
 static void water(const loam_softbody_def* d, sb_slot* s) {
-    const float h = 0.5f * d->rho, cdl = d->drag_coefficient - d->lift_coefficient, cl = d->lift_coefficient;
-    const float third = 1.0f / 3.0f;
-    for (int f = 0; f < s->nf; ++f) {
-        int a = s->face[3 * f], b = s->face[3 * f + 1], c = s->face[3 * f + 2];
-        float ux = s->x[b] - s->x[a], uy = s->y[b] - s->y[a], uz = s->z[b] - s->z[a];
-        float wx = s->x[c] - s->x[a], wy = s->y[c] - s->y[a], wz = s->z[c] - s->z[a];
-        float nx = uy * wz - uz * wy, ny = uz * wx - ux * wz, nz = ux * wy - uy * wx;
-        float n2 = sqrtf(nx * nx + ny * ny + nz * nz); /* twice the area */
-        if (!(n2 > 0.0f)) continue;
-        float vx = (s->vx[a] + s->vx[b] + s->vx[c]) * third;
-        float vy = (s->vy[a] + s->vy[b] + s->vy[c]) * third;
-        float vz = (s->vz[a] + s->vz[b] + s->vz[c]) * third;
-        float inv = 1.0f / n2;
-        nx *= inv, ny *= inv, nz *= inv;
-        float vn = vx * nx + vy * ny + vz * nz;
-        if (vn < 0.0f) nx = -nx, ny = -ny, nz = -nz, vn = -vn;
-        float v2 = vx * vx + vy * vy + vz * vz;
-        float q = -h * (0.5f * n2) * third; /* -1/2 rho A / 3 */
-        float gx = q * (cdl * vn * vx + cl * v2 * nx);
-        float gy = q * (cdl * vn * vy + cl * v2 * ny);
-        float gz = q * (cdl * vn * vz + cl * v2 * nz);
-        s->fx[a] += gx, s->fy[a] += gy, s->fz[a] += gz;
-        s->fx[b] += gx, s->fy[b] += gy, s->fz[b] += gz;
-        s->fx[c] += gx, s->fy[c] += gy, s->fz[c] += gz;
+    if (!s->nsurf) return;
+    sb_face_forces(s->nf, s->face, s->x, s->y, s->z, s->vx, s->vy, s->vz, 0.5f * d->rho,
+                   d->drag_coefficient - d->lift_coefficient, d->lift_coefficient, s->gx, s->gy, s->gz);
+    s->gx[s->nf] = s->gy[s->nf] = s->gz[s->nf] = 0.0f;
+    sb_gather_faces(s->nsurf, s->fdeg, s->fof, s->gx, s->gy, s->gz, s->sx, s->sy, s->sz);
+    for (int q = 0; q < s->nsurf; ++q) {
+        int i = s->surf[q];
+        s->fx[i] += s->sx[q], s->fy[i] += s->sy[q], s->fz[i] += s->sz[q];
     }
 }
 

@@ -22,6 +22,15 @@ typedef struct sb_slot {
     int32_t* color_start;             /* ncolor + 1 */
     uint8_t* used;                    /* material ids the robot uses */
     float *act, *stiff, *alpha;       /* per material id: 1 + dL0 sin(.), k, 1/(k dt^2) */
+    /* Per-mass tables for the force solver (kernels.c): slot j of mass i at [j * nm + i]. */
+    int deg;                          /* most springs at one mass */
+    int32_t *nbr, *nsp;               /* the other mass and the spring; padding: the mass itself, 0 */
+    float *kslot, *lcur;              /* k per slot (0 = padding); current rest length per spring */
+    /* Faces per surface mass: fof[j * nsurf + q] (padding: nf, a zero entry). */
+    int nsurf, fdeg;
+    int32_t *surf, *fof;
+    float *gx, *gy, *gz;              /* nf + 1 face shares */
+    float *sx, *sy, *sz;              /* per surface mass sums */
     float contact_r;                  /* mass radius for mass-mass contact, m */
     loam_spatial_hash hash;
     int has_hash;
@@ -40,6 +49,15 @@ struct loam_softbody_pop {
 /* One step of one robot at time t (start of the step). Returns -1, or the first mass index found
  * non-finite or out of bounds. */
 int sb_step_slot(const loam_softbody_pop* p, sb_slot* s, double t);
+
+/* kernels.c */
+void sb_current_rest(int ns, const float* rest, const uint8_t* mat, const float* act, float* out);
+void sb_gather_springs(int n, int deg, const int32_t* nbr, const int32_t* spring, const float* kslot, const float* lcur,
+                       const float* x, const float* y, const float* z, float* fx, float* fy, float* fz);
+void sb_face_forces(int nf, const uint16_t* face, const float* x, const float* y, const float* z, const float* vx,
+                    const float* vy, const float* vz, float h, float cdl, float cl, float* gx, float* gy, float* gz);
+void sb_gather_faces(int nsurf, int deg, const int32_t* fof, const float* gx, const float* gy, const float* gz,
+                     float* sx, float* sy, float* sz);
 
 /* Environment stages (env.c). */
 void sb_env_forces(const loam_softbody_def* d, sb_slot* s);

@@ -127,10 +127,34 @@ static loam_status build_slot(const loam_softbody_pop* p, const loam_softbody_ro
     }
     size_t fm = pad64(sizeof(float) * (size_t)nm), fs = pad64(sizeof(float) * (size_t)ns);
     size_t us = pad64(sizeof(uint16_t) * (size_t)ns), fmat = pad64(sizeof(float) * LOAM_SB_MATERIAL_COUNT);
+    /* Degrees for the per-mass tables: springs per mass (force solver only), faces per mass. */
+    int32_t* degs = loam_calloc((size_t)nm * 2 + 1, sizeof(int32_t));
+    if (!degs) {
+        loam_free(order);
+        return loam_error_set(err, LOAM_ERR_NOMEM, "softbody population: out of memory");
+    }
+    int32_t* fdegs = degs + nm;
+    int deg = 0, fdeg = 0, nsurf = 0;
+    if (p->def.solver == LOAM_SB_FORCE)
+        for (int k = 0; k < ns; ++k) {
+            int a = ++degs[r->s0[k]], c = ++degs[r->s1[k]];
+            deg = a > deg ? a : deg;
+            deg = c > deg ? c : deg;
+        }
+    for (int i = 0; i < 3 * nf; ++i) ++fdegs[r->face[i]];
+    for (int i = 0; i < nm; ++i) {
+        nsurf += fdegs[i] > 0;
+        fdeg = fdegs[i] > fdeg ? fdegs[i] : fdeg;
+    }
+    size_t slots = (size_t)deg * (size_t)nm, fslots = (size_t)fdeg * (size_t)nsurf;
+    size_t fg = pad64(sizeof(float) * (size_t)(nf + 1)), fsu = pad64(sizeof(float) * (size_t)nsurf);
     size_t bytes = 14 * fm + 2 * us + 2 * fs + pad64((size_t)ns) + pad64(sizeof(uint16_t) * 3 * (size_t)nf) +
-                   pad64(sizeof(int32_t) * (size_t)(ncolor + 1)) + pad64(LOAM_SB_MATERIAL_COUNT) + 3 * fmat;
+                   pad64(sizeof(int32_t) * (size_t)(ncolor + 1)) + pad64(LOAM_SB_MATERIAL_COUNT) + 3 * fmat +
+                   3 * pad64(sizeof(int32_t) * slots) + fs + pad64(sizeof(int32_t) * (size_t)nsurf) +
+                   pad64(sizeof(int32_t) * fslots) + 3 * fg + 3 * fsu;
     char* m = loam_calloc(1, bytes);
     if (!m) {
+        loam_free(degs);
         loam_free(order);
         return loam_error_set(err, LOAM_ERR_NOMEM, "softbody population: out of memory for robot %d (%zu bytes)", b, bytes);
     }
@@ -151,6 +175,19 @@ static loam_status build_slot(const loam_softbody_pop* p, const loam_softbody_ro
     s->act = (float*)m, m += fmat;
     s->stiff = (float*)m, m += fmat;
     s->alpha = (float*)m, m += fmat;
+    s->deg = deg, s->nsurf = nsurf, s->fdeg = fdeg;
+    s->nbr = (int32_t*)m, m += pad64(sizeof(int32_t) * slots);
+    s->nsp = (int32_t*)m, m += pad64(sizeof(int32_t) * slots);
+    s->kslot = (float*)m, m += pad64(sizeof(float) * slots);
+    s->lcur = (float*)m, m += fs;
+    s->surf = (int32_t*)m, m += pad64(sizeof(int32_t) * (size_t)nsurf);
+    s->fof = (int32_t*)m, m += pad64(sizeof(int32_t) * fslots);
+    s->gx = (float*)m, m += fg;
+    s->gy = (float*)m, m += fg;
+    s->gz = (float*)m, m += fg;
+    s->sx = (float*)m, m += fsu;
+    s->sy = (float*)m, m += fsu;
+    s->sz = (float*)m, m += fsu;
 
     memcpy(s->x, r->x, sizeof(float) * (size_t)nm);
     memcpy(s->y, r->y, sizeof(float) * (size_t)nm);
@@ -179,6 +216,33 @@ static loam_status build_slot(const loam_softbody_pop* p, const loam_softbody_ro
         s->alpha[id] = k > 0.0f ? (float)(1.0 / ((double)k * p->def.dt * p->def.dt)) : 0.0f;
         s->act[id] = 1.0f;
     }
+    /* Per-mass tables, filled in spring (and face) order so each mass sums in a fixed order. */
+    if (deg > 0) {
+        for (int i = 0; i < nm; ++i) degs[i] = 0;
+        for (size_t q = 0; q < slots; ++q) s->nbr[q] = (int32_t)(q % (size_t)nm); /* padding: itself, k 0 */
+        for (int k = 0; k < ns; ++k) {
+            int a = s->s0[k], c = s->s1[k];
+            size_t qa = (size_t)degs[a]++ * nm + a, qc = (size_t)degs[c]++ * nm + c;
+            s->nbr[qa] = c, s->nsp[qa] = k, s->kslot[qa] = s->stiff[s->mat[k]];
+            s->nbr[qc] = a, s->nsp[qc] = k, s->kslot[qc] = s->stiff[s->mat[k]];
+        }
+    }
+    if (nsurf > 0) {
+        int32_t* rank = degs; /* mass -> surface index */
+        int q = 0;
+        for (int i = 0; i < nm; ++i) {
+            rank[i] = fdegs[i] > 0 ? q : -1;
+            if (fdegs[i] > 0) s->surf[q++] = i;
+            fdegs[i] = 0;
+        }
+        for (size_t e = 0; e < fslots; ++e) s->fof[e] = nf; /* the zero entry */
+        for (int f = 0; f < nf; ++f)
+            for (int c = 0; c < 3; ++c) {
+                int i = r->face[3 * f + c];
+                s->fof[(size_t)fdegs[i]++ * nsurf + rank[i]] = f;
+            }
+    }
+    loam_free(degs);
     loam_free(order);
     s->contact_r = p->def.contact_radius > 0.0f ? p->def.contact_radius : (isfinite(shortest) ? 0.3f * shortest : 0.0f);
     if (p->def.env == LOAM_SB_LAND && p->def.collisions && s->contact_r > 0.0f) {

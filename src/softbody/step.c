@@ -16,21 +16,11 @@ static void actuate(const loam_softbody_pop* p, sb_slot* s, double t) {
     }
 }
 
-/* Hooke forces, equation 2, added into f. Zero-length springs have no direction: no force. */
+/* Hooke forces, equation 2, added into f, gathered per mass (kernels.c). Zero-length springs have no
+ * direction: no force. */
 static void spring_forces(sb_slot* s) {
-    const uint16_t *s0 = s->s0, *s1 = s->s1;
-    const float *x = s->x, *y = s->y, *z = s->z, *rest = s->rest, *act = s->act, *stiff = s->stiff;
-    const uint8_t* mat = s->mat;
-    float *fx = s->fx, *fy = s->fy, *fz = s->fz;
-    for (int k = 0; k < s->ns; ++k) {
-        int a = s0[k], b = s1[k], m = mat[k];
-        float dx = x[b] - x[a], dy = y[b] - y[a], dz = z[b] - z[a];
-        float len = sqrtf(dx * dx + dy * dy + dz * dz);
-        float c = len > 0.0f ? stiff[m] * (len - rest[k] * act[m]) / len : 0.0f;
-        float gx = c * dx, gy = c * dy, gz = c * dz;
-        fx[a] += gx, fy[a] += gy, fz[a] += gz;
-        fx[b] -= gx, fy[b] -= gy, fz[b] -= gz;
-    }
+    sb_current_rest(s->ns, s->rest, s->mat, s->act, s->lcur);
+    sb_gather_springs(s->nm, s->deg, s->nbr, s->nsp, s->kslot, s->lcur, s->x, s->y, s->z, s->fx, s->fy, s->fz);
 }
 
 /* v += dt (F/m + g), x' = x + dt v: Algorithm 1's x' = x + dt v + dt^2 F/m with the velocity kept

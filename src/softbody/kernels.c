@@ -1,0 +1,88 @@
+/* The force solver's hot loops, written per mass (gather) instead of per spring (scatter) so they
+ * vectorise without write conflicts: every mass sums its own springs and faces from a padded table
+ * (slot j of mass i at [j * n + i]). Each spring is evaluated from both ends, with the same
+ * arithmetic on the same squared length, so the two forces are exact negatives.
+ *
+ * Compiled with -fno-math-errno (sqrtf must not set errno to vectorise) and cloned for AVX-512,
+ * AVX2 and baseline x86-64, picked at load time. Lanes do the scalar operations in the scalar order
+ * and -ffp-contract=off forbids fused multiply-adds, so every clone gives the same bytes. */
+#include "softbody/internal.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SB_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SB_CLONES
+#endif
+
+SB_CLONES void sb_current_rest(int ns, const float* restrict rest, const uint8_t* restrict mat, const float* restrict act,
+                               float* restrict out) {
+    for (int k = 0; k < ns; ++k) out[k] = rest[k] * act[mat[k]];
+}
+
+SB_CLONES void sb_gather_springs(int n, int deg, const int32_t* restrict nbr, const int32_t* restrict spring,
+                                 const float* restrict kslot, const float* restrict lcur, const float* restrict x,
+                                 const float* restrict y, const float* restrict z, float* restrict fx,
+                                 float* restrict fy, float* restrict fz) {
+    for (int j = 0; j < deg; ++j) {
+        const int32_t* nb = nbr + (size_t)j * n;
+        const int32_t* sp = spring + (size_t)j * n;
+        const float* kk = kslot + (size_t)j * n;
+        for (int i = 0; i < n; ++i) {
+            int o = nb[i];
+            float dx = x[o] - x[i], dy = y[o] - y[i], dz = z[o] - z[i];
+            float len = __builtin_sqrtf(dx * dx + dy * dy + dz * dz);
+            /* divide unconditionally by a safe length and select after: a conditional division
+             * is control flow the vectoriser refuses */
+            float safe = len > 0.0f ? len : 1.0f;
+            float q = kk[i] * (len - lcur[sp[i]]) / safe;
+            float c = len > 0.0f ? q : 0.0f;
+            fx[i] += c * dx;
+            fy[i] += c * dy;
+            fz[i] += c * dz;
+        }
+    }
+}
+
+/* Equation 1 per face into g (a third of the face's force, for each corner). */
+SB_CLONES void sb_face_forces(int nf, const uint16_t* restrict face, const float* restrict x, const float* restrict y,
+                              const float* restrict z, const float* restrict vx, const float* restrict vy,
+                              const float* restrict vz, float h, float cdl, float cl, float* restrict gx,
+                              float* restrict gy, float* restrict gz) {
+    const float third = 1.0f / 3.0f;
+    for (int f = 0; f < nf; ++f) {
+        int a = face[3 * f], b = face[3 * f + 1], c = face[3 * f + 2];
+        float ux = x[b] - x[a], uy = y[b] - y[a], uz = z[b] - z[a];
+        float wx = x[c] - x[a], wy = y[c] - y[a], wz = z[c] - z[a];
+        float nx = uy * wz - uz * wy, ny = uz * wx - ux * wz, nz = ux * wy - uy * wx;
+        float n2 = __builtin_sqrtf(nx * nx + ny * ny + nz * nz); /* twice the area */
+        float inv = (n2 > 0.0f ? 1.0f : 0.0f) / (n2 > 0.0f ? n2 : 1.0f);
+        float fvx = (vx[a] + vx[b] + vx[c]) * third;
+        float fvy = (vy[a] + vy[b] + vy[c]) * third;
+        float fvz = (vz[a] + vz[b] + vz[c]) * third;
+        nx *= inv, ny *= inv, nz *= inv;
+        float vn = fvx * nx + fvy * ny + fvz * nz;
+        float sg = vn < 0.0f ? -1.0f : 1.0f; /* turn n along v */
+        nx *= sg, ny *= sg, nz *= sg, vn *= sg;
+        float v2 = fvx * fvx + fvy * fvy + fvz * fvz;
+        float q = -h * (0.5f * n2) * third;
+        gx[f] = q * (cdl * vn * fvx + cl * v2 * nx);
+        gy[f] = q * (cdl * vn * fvy + cl * v2 * ny);
+        gz[f] = q * (cdl * vn * fvz + cl * v2 * nz);
+    }
+}
+
+/* Surface mass q sums its faces' shares (padding points at a zero entry past the last face). */
+SB_CLONES void sb_gather_faces(int nsurf, int deg, const int32_t* restrict fof, const float* restrict gx,
+                               const float* restrict gy, const float* restrict gz, float* restrict sx,
+                               float* restrict sy, float* restrict sz) {
+    for (int q = 0; q < nsurf; ++q) sx[q] = sy[q] = sz[q] = 0.0f;
+    for (int j = 0; j < deg; ++j) {
+        const int32_t* fl = fof + (size_t)j * nsurf;
+        for (int q = 0; q < nsurf; ++q) {
+            int f = fl[q];
+            sx[q] += gx[f];
+            sy[q] += gy[f];
+            sz[q] += gz[f];
+        }
+    }
+}
