@@ -10,7 +10,7 @@
  * Computed per face, then summed per surface mass (kernels.c): no two faces write one mass. */
 static void water(const loam_softbody_def* d, sb_slot* s) {
     if (!s->nsurf) return;
-    sb_face_forces(s->nf, s->face, s->x, s->y, s->z, s->vx, s->vy, s->vz, 0.5f * d->rho,
+    sb_face_forces(s->nf, s->fa, s->fb, s->fc, s->x, s->y, s->z, s->vx, s->vy, s->vz, 0.5f * d->rho,
                    d->drag_coefficient - d->lift_coefficient, d->lift_coefficient, s->gx, s->gy, s->gz);
     s->gx[s->nf] = s->gy[s->nf] = s->gz[s->nf] = 0.0f;
     sb_gather_faces(s->nsurf, s->fdeg, s->fof, s->gx, s->gy, s->gz, s->sx, s->sy, s->sz);

@@ -18,14 +18,15 @@ typedef struct sb_slot {
     uint16_t *s0, *s1;                /* springs, in colour order for XPBD Gauss-Seidel */
     float *rest, *lambda;             /* L0, m; XPBD multiplier */
     uint8_t* mat;
-    uint16_t* face;                   /* 3 per face */
+    int32_t *fa, *fb, *fc;            /* face corners, counter-clockwise from outside */
     int32_t* color_start;             /* ncolor + 1 */
     uint8_t* used;                    /* material ids the robot uses */
     float *act, *stiff, *alpha;       /* per material id: 1 + dL0 sin(.), k, 1/(k dt^2) */
     /* Per-mass tables for the force solver (kernels.c): slot j of mass i at [j * nm + i]. */
     int deg;                          /* most springs at one mass */
-    int32_t *nbr, *nsp;               /* the other mass and the spring; padding: the mass itself, 0 */
-    float *kslot, *lcur;              /* k per slot (0 = padding); current rest length per spring */
+    int active;                       /* some spring's material has dL0 != 0 */
+    int32_t *nbr, *mslot;             /* the other mass and the material; padding: the mass itself */
+    float *kslot, *lslot;             /* k (0 = padding) and rest length L0 per slot */
     /* Faces per surface mass: fof[j * nsurf + q] (padding: nf, a zero entry). */
     int nsurf, fdeg;
     int32_t *surf, *fof;
@@ -51,13 +52,19 @@ struct loam_softbody_pop {
 int sb_step_slot(const loam_softbody_pop* p, sb_slot* s, double t);
 
 /* kernels.c */
-void sb_current_rest(int ns, const float* rest, const uint8_t* mat, const float* act, float* out);
-void sb_gather_springs(int n, int deg, const int32_t* nbr, const int32_t* spring, const float* kslot, const float* lcur,
-                       const float* x, const float* y, const float* z, float* fx, float* fy, float* fz);
-void sb_face_forces(int nf, const uint16_t* face, const float* x, const float* y, const float* z, const float* vx,
+/* act NULL: every material passive (L = L0, no gather) */
+void sb_gather_springs(int n, int deg, const int32_t* nbr, const float* kslot, const float* lslot, const int32_t* mslot,
+                       const float* act, const float* x, const float* y, const float* z, float* fx, float* fy,
+                       float* fz);
+void sb_face_forces(int nf, const int32_t* fa, const int32_t* fb, const int32_t* fc, const float* x, const float* y, const float* z, const float* vx,
                     const float* vy, const float* vz, float h, float cdl, float cl, float* gx, float* gy, float* gz);
 void sb_gather_faces(int nsurf, int deg, const int32_t* fof, const float* gx, const float* gy, const float* gz,
                      float* sx, float* sy, float* sz);
+
+void sb_predict(int n, float dt, float gx, float gy, float gz, const float* w, float* x, float* y, float* z, float* vx,
+                float* vy, float* vz, const float* fx, const float* fy, const float* fz, float* px, float* py, float* pz);
+int sb_finish_force(int n, float dt, float zeta, float bound, const float* x, const float* y, const float* z,
+                    const float* px, const float* py, const float* pz, float* vx, float* vy, float* vz);
 
 /* Environment stages (env.c). */
 void sb_env_forces(const loam_softbody_def* d, sb_slot* s);

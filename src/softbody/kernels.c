@@ -14,43 +14,50 @@
 #define SB_CLONES
 #endif
 
-SB_CLONES void sb_current_rest(int ns, const float* restrict rest, const uint8_t* restrict mat, const float* restrict act,
-                               float* restrict out) {
-    for (int k = 0; k < ns; ++k) out[k] = rest[k] * act[mat[k]];
-}
+/* One slot row: passive is a compile-time constant in each caller, so each loop is straight-line. */
+#define SB_SPRING_ROW(PASSIVE)                                                                         \
+    for (int i = 0; i < n; ++i) {                                                                      \
+        int o = nb[i];                                                                                 \
+        float dx = x[o] - x[i], dy = y[o] - y[i], dz = z[o] - z[i];                                    \
+        float len = __builtin_sqrtf(dx * dx + dy * dy + dz * dz);                                      \
+        /* L = L0 (1 + dL0 sin(.)); a passive robot skips the gather (L0 x 1 is L0 exactly) */         \
+        float rest = PASSIVE ? ll[i] : ll[i] * act[ms[i]];                                             \
+        /* divide unconditionally by a safe length and select after: a conditional division is       \
+         * control flow the vectoriser refuses */                                                      \
+        float safe = len > 0.0f ? len : 1.0f;                                                          \
+        float q = kk[i] * (len - rest) / safe;                                                         \
+        float c = len > 0.0f ? q : 0.0f;                                                               \
+        fx[i] += c * dx;                                                                               \
+        fy[i] += c * dy;                                                                               \
+        fz[i] += c * dz;                                                                               \
+    }
 
-SB_CLONES void sb_gather_springs(int n, int deg, const int32_t* restrict nbr, const int32_t* restrict spring,
-                                 const float* restrict kslot, const float* restrict lcur, const float* restrict x,
-                                 const float* restrict y, const float* restrict z, float* restrict fx,
-                                 float* restrict fy, float* restrict fz) {
+SB_CLONES void sb_gather_springs(int n, int deg, const int32_t* restrict nbr, const float* restrict kslot,
+                                 const float* restrict lslot, const int32_t* restrict mslot, const float* restrict act,
+                                 const float* restrict x, const float* restrict y, const float* restrict z,
+                                 float* restrict fx, float* restrict fy, float* restrict fz) {
     for (int j = 0; j < deg; ++j) {
-        const int32_t* nb = nbr + (size_t)j * n;
-        const int32_t* sp = spring + (size_t)j * n;
-        const float* kk = kslot + (size_t)j * n;
-        for (int i = 0; i < n; ++i) {
-            int o = nb[i];
-            float dx = x[o] - x[i], dy = y[o] - y[i], dz = z[o] - z[i];
-            float len = __builtin_sqrtf(dx * dx + dy * dy + dz * dz);
-            /* divide unconditionally by a safe length and select after: a conditional division
-             * is control flow the vectoriser refuses */
-            float safe = len > 0.0f ? len : 1.0f;
-            float q = kk[i] * (len - lcur[sp[i]]) / safe;
-            float c = len > 0.0f ? q : 0.0f;
-            fx[i] += c * dx;
-            fy[i] += c * dy;
-            fz[i] += c * dz;
+        const int32_t* restrict nb = nbr + (size_t)j * n;
+        const int32_t* restrict ms = mslot + (size_t)j * n;
+        const float* restrict kk = kslot + (size_t)j * n;
+        const float* restrict ll = lslot + (size_t)j * n;
+        if (act) {
+            SB_SPRING_ROW(0)
+        } else {
+            SB_SPRING_ROW(1)
         }
     }
 }
 
 /* Equation 1 per face into g (a third of the face's force, for each corner). */
-SB_CLONES void sb_face_forces(int nf, const uint16_t* restrict face, const float* restrict x, const float* restrict y,
+SB_CLONES void sb_face_forces(int nf, const int32_t* restrict fa, const int32_t* restrict fb, const int32_t* restrict fc,
+                              const float* restrict x, const float* restrict y,
                               const float* restrict z, const float* restrict vx, const float* restrict vy,
                               const float* restrict vz, float h, float cdl, float cl, float* restrict gx,
                               float* restrict gy, float* restrict gz) {
     const float third = 1.0f / 3.0f;
     for (int f = 0; f < nf; ++f) {
-        int a = face[3 * f], b = face[3 * f + 1], c = face[3 * f + 2];
+        int a = fa[f], b = fb[f], c = fc[f];
         float ux = x[b] - x[a], uy = y[b] - y[a], uz = z[b] - z[a];
         float wx = x[c] - x[a], wy = y[c] - y[a], wz = z[c] - z[a];
         float nx = uy * wz - uz * wy, ny = uz * wx - ux * wz, nz = ux * wy - uy * wx;
@@ -85,4 +92,42 @@ SB_CLONES void sb_gather_faces(int nsurf, int deg, const int32_t* restrict fof, 
             sz[q] += gz[f];
         }
     }
+}
+
+/* v += dt (F/m + g), x' = x + dt v (see step.c); fixed masses (w = 0) stay. */
+SB_CLONES void sb_predict(int n, float dt, float gx, float gy, float gz, const float* restrict w, float* restrict x,
+                          float* restrict y, float* restrict z, float* restrict vx, float* restrict vy,
+                          float* restrict vz, const float* restrict fx, const float* restrict fy,
+                          const float* restrict fz, float* restrict px, float* restrict py, float* restrict pz) {
+    for (int i = 0; i < n; ++i) {
+        float wi = w[i], on = wi > 0.0f ? 1.0f : 0.0f;
+        px[i] = x[i], py[i] = y[i], pz[i] = z[i];
+        vx[i] = on * (vx[i] + dt * (fx[i] * wi + gx));
+        vy[i] = on * (vy[i] + dt * (fy[i] * wi + gy));
+        vz[i] = on * (vz[i] + dt * (fz[i] * wi + gz));
+        x[i] = px[i] + dt * vx[i];
+        y[i] = py[i] + dt * vy[i];
+        z[i] = pz[i] + dt * vz[i];
+    }
+}
+
+/* v = zeta (v + c / dt), c what the land constraints moved x away from its prediction (px + dt v,
+ * recomputed bit for bit). Returns nonzero when a position is beyond the bound or a velocity is not
+ * finite (NaN fails both comparisons). */
+SB_CLONES int sb_finish_force(int n, float dt, float zeta, float bound, const float* restrict x, const float* restrict y,
+                              const float* restrict z, const float* restrict px, const float* restrict py,
+                              const float* restrict pz, float* restrict vx, float* restrict vy, float* restrict vz) {
+    float q = 1.0f / dt;
+    int bad = 0;
+    for (int i = 0; i < n; ++i) {
+        float ux = zeta * (vx[i] + q * (x[i] - (px[i] + dt * vx[i])));
+        float uy = zeta * (vy[i] + q * (y[i] - (py[i] + dt * vy[i])));
+        float uz = zeta * (vz[i] + q * (z[i] - (pz[i] + dt * vz[i])));
+        vx[i] = ux, vy[i] = uy, vz[i] = uz;
+        int ok = (__builtin_fabsf(x[i]) <= bound) & (__builtin_fabsf(y[i]) <= bound) & (__builtin_fabsf(z[i]) <= bound) &
+                 (__builtin_fabsf(ux) < __builtin_inff()) & (__builtin_fabsf(uy) < __builtin_inff()) &
+                 (__builtin_fabsf(uz) < __builtin_inff());
+        bad |= !ok;
+    }
+    return bad;
 }

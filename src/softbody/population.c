@@ -148,9 +148,9 @@ static loam_status build_slot(const loam_softbody_pop* p, const loam_softbody_ro
     }
     size_t slots = (size_t)deg * (size_t)nm, fslots = (size_t)fdeg * (size_t)nsurf;
     size_t fg = pad64(sizeof(float) * (size_t)(nf + 1)), fsu = pad64(sizeof(float) * (size_t)nsurf);
-    size_t bytes = 14 * fm + 2 * us + 2 * fs + pad64((size_t)ns) + pad64(sizeof(uint16_t) * 3 * (size_t)nf) +
+    size_t bytes = 14 * fm + 2 * us + 2 * fs + pad64((size_t)ns) + 3 * pad64(sizeof(int32_t) * (size_t)nf) +
                    pad64(sizeof(int32_t) * (size_t)(ncolor + 1)) + pad64(LOAM_SB_MATERIAL_COUNT) + 3 * fmat +
-                   3 * pad64(sizeof(int32_t) * slots) + fs + pad64(sizeof(int32_t) * (size_t)nsurf) +
+                   4 * pad64(sizeof(int32_t) * slots) + pad64(sizeof(int32_t) * (size_t)nsurf) +
                    pad64(sizeof(int32_t) * fslots) + 3 * fg + 3 * fsu;
     char* m = loam_calloc(1, bytes);
     if (!m) {
@@ -169,7 +169,9 @@ static loam_status build_slot(const loam_softbody_pop* p, const loam_softbody_ro
     s->rest = (float*)m, m += fs;
     s->lambda = (float*)m, m += fs;
     s->mat = (uint8_t*)m, m += pad64((size_t)ns);
-    s->face = (uint16_t*)m, m += pad64(sizeof(uint16_t) * 3 * (size_t)nf);
+    s->fa = (int32_t*)m, m += pad64(sizeof(int32_t) * (size_t)nf);
+    s->fb = (int32_t*)m, m += pad64(sizeof(int32_t) * (size_t)nf);
+    s->fc = (int32_t*)m, m += pad64(sizeof(int32_t) * (size_t)nf);
     s->color_start = (int32_t*)m, m += pad64(sizeof(int32_t) * (size_t)(ncolor + 1));
     s->used = (uint8_t*)m, m += pad64(LOAM_SB_MATERIAL_COUNT);
     s->act = (float*)m, m += fmat;
@@ -177,9 +179,9 @@ static loam_status build_slot(const loam_softbody_pop* p, const loam_softbody_ro
     s->alpha = (float*)m, m += fmat;
     s->deg = deg, s->nsurf = nsurf, s->fdeg = fdeg;
     s->nbr = (int32_t*)m, m += pad64(sizeof(int32_t) * slots);
-    s->nsp = (int32_t*)m, m += pad64(sizeof(int32_t) * slots);
+    s->mslot = (int32_t*)m, m += pad64(sizeof(int32_t) * slots);
     s->kslot = (float*)m, m += pad64(sizeof(float) * slots);
-    s->lcur = (float*)m, m += fs;
+    s->lslot = (float*)m, m += pad64(sizeof(float) * slots);
     s->surf = (int32_t*)m, m += pad64(sizeof(int32_t) * (size_t)nsurf);
     s->fof = (int32_t*)m, m += pad64(sizeof(int32_t) * fslots);
     s->gx = (float*)m, m += fg;
@@ -207,10 +209,11 @@ static loam_status build_slot(const loam_softbody_pop* p, const loam_softbody_ro
         shortest = fminf(shortest, r->rest[o]);
     }
     for (int i = 0; i < nm; ++i) s->cnt[i] *= s->w[i]; /* split inverse mass for XPBD Jacobi */
-    for (int i = 0; i < 3 * nf; ++i) s->face[i] = (uint16_t)r->face[i];
+    for (int f = 0; f < nf; ++f) s->fa[f] = r->face[3 * f], s->fb[f] = r->face[3 * f + 1], s->fc[f] = r->face[3 * f + 2];
     for (int c = 0; c <= ncolor; ++c) s->color_start[c] = cstart[c];
     for (int id = 0; id < LOAM_SB_MATERIAL_COUNT; ++id) {
         if (present[id]) s->used[s->nused++] = (uint8_t)id;
+        if (present[id] && p->mats.m[id].dL0 != 0.0f) s->active = 1;
         float k = p->mats.m[id].k;
         s->stiff[id] = k;
         s->alpha[id] = k > 0.0f ? (float)(1.0 / ((double)k * p->def.dt * p->def.dt)) : 0.0f;
@@ -223,8 +226,9 @@ static loam_status build_slot(const loam_softbody_pop* p, const loam_softbody_ro
         for (int k = 0; k < ns; ++k) {
             int a = s->s0[k], c = s->s1[k];
             size_t qa = (size_t)degs[a]++ * nm + a, qc = (size_t)degs[c]++ * nm + c;
-            s->nbr[qa] = c, s->nsp[qa] = k, s->kslot[qa] = s->stiff[s->mat[k]];
-            s->nbr[qc] = a, s->nsp[qc] = k, s->kslot[qc] = s->stiff[s->mat[k]];
+            float kk = s->stiff[s->mat[k]];
+            s->nbr[qa] = c, s->mslot[qa] = s->mat[k], s->kslot[qa] = kk, s->lslot[qa] = s->rest[k];
+            s->nbr[qc] = a, s->mslot[qc] = s->mat[k], s->kslot[qc] = kk, s->lslot[qc] = s->rest[k];
         }
     }
     if (nsurf > 0) {

@@ -19,24 +19,16 @@ static void actuate(const loam_softbody_pop* p, sb_slot* s, double t) {
 /* Hooke forces, equation 2, added into f, gathered per mass (kernels.c). Zero-length springs have no
  * direction: no force. */
 static void spring_forces(sb_slot* s) {
-    sb_current_rest(s->ns, s->rest, s->mat, s->act, s->lcur);
-    sb_gather_springs(s->nm, s->deg, s->nbr, s->nsp, s->kslot, s->lcur, s->x, s->y, s->z, s->fx, s->fy, s->fz);
+    sb_gather_springs(s->nm, s->deg, s->nbr, s->kslot, s->lslot, s->mslot, s->active ? s->act : NULL, s->x, s->y, s->z,
+                      s->fx, s->fy, s->fz);
 }
 
 /* v += dt (F/m + g), x' = x + dt v: Algorithm 1's x' = x + dt v + dt^2 F/m with the velocity kept
  * as a state rather than recovered as (x' - x)/dt, which in float32 cancels most of its digits when
  * v dt is a few hundred ulps of x. Fixed masses (w = 0) stay. */
 static void predict(sb_slot* s, float dt, const float g[3]) {
-    for (int i = 0; i < s->nm; ++i) {
-        float w = s->w[i], on = w > 0.0f ? 1.0f : 0.0f;
-        s->px[i] = s->x[i], s->py[i] = s->y[i], s->pz[i] = s->z[i];
-        s->vx[i] = on * (s->vx[i] + dt * (s->fx[i] * w + g[0]));
-        s->vy[i] = on * (s->vy[i] + dt * (s->fy[i] * w + g[1]));
-        s->vz[i] = on * (s->vz[i] + dt * (s->fz[i] * w + g[2]));
-        s->x[i] = s->px[i] + dt * s->vx[i];
-        s->y[i] = s->py[i] + dt * s->vy[i];
-        s->z[i] = s->pz[i] + dt * s->vz[i];
-    }
+    sb_predict(s->nm, dt, g[0], g[1], g[2], s->w, s->x, s->y, s->z, s->vx, s->vy, s->vz, s->fx, s->fy, s->fz, s->px, s->py,
+               s->pz);
 }
 
 /* XPBD multiplier update (Macklin et al. 2016, eq. 18) for spring k with inverse masses wa, wb:
@@ -104,14 +96,7 @@ static int find_bad(const sb_slot* s, float bound) {
 /* Force solver: v = zeta (v + c / dt), c what the land constraints moved x away from its prediction
  * (px + dt v, recomputed bit for bit). Returns the first bad mass, or -1. */
 static int finish_force(sb_slot* s, float dt, float zeta, float bound) {
-    float q = 1.0f / dt;
-    int bad = 0;
-    for (int i = 0; i < s->nm; ++i) {
-        s->vx[i] = zeta * (s->vx[i] + q * (s->x[i] - (s->px[i] + dt * s->vx[i])));
-        s->vy[i] = zeta * (s->vy[i] + q * (s->y[i] - (s->py[i] + dt * s->vy[i])));
-        s->vz[i] = zeta * (s->vz[i] + q * (s->z[i] - (s->pz[i] + dt * s->vz[i])));
-        bad |= SB_BAD(i);
-    }
+    int bad = sb_finish_force(s->nm, dt, zeta, bound, s->x, s->y, s->z, s->px, s->py, s->pz, s->vx, s->vy, s->vz);
     return bad ? find_bad(s, bound) : -1;
 }
 
