@@ -15,6 +15,8 @@
 
 #include "app/cli_args.h"
 #include "app/commands.h"
+#include <time.h>
+
 #include "core/clock.h"
 #include "loam/softbody.h"
 
@@ -117,7 +119,15 @@ static const char* env_name(loam_softbody_env e) {
     return e == LOAM_SB_WATER ? "water" : e == LOAM_SB_LINEAR_DRAG ? "linear_drag" : e == LOAM_SB_LAND ? "land" : "vacuum";
 }
 
-typedef struct point { int robots; double total_springs, springs_per_s, wall; } point;
+typedef struct point { int robots; double total_springs, springs_per_s, wall, cpu; } point;
+
+/* CPU time of all threads: on a shared machine wall time includes other people's work; springs per
+ * CPU second is what the code does with the cores it got. */
+static double cpu_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 int loam_bench_softbody(int argc, char** argv) {
     sb_options o;
@@ -169,9 +179,9 @@ int loam_bench_softbody(int argc, char** argv) {
             loam_softbody_robot_free(robot);
             return err.status;
         }
-        double t0 = loam_clock_seconds();
+        double t0 = loam_clock_seconds(), c0 = cpu_seconds();
         loam_status st = loam_softbody_pop_step(p, steps, &err);
-        double wall = loam_clock_seconds() - t0;
+        double wall = loam_clock_seconds() - t0, cpu = cpu_seconds() - c0;
         loam_softbody_pop_free(p);
         if (st) {
             fprintf(stderr, PREFIX ": %s\n", err.message);
@@ -179,7 +189,7 @@ int loam_bench_softbody(int argc, char** argv) {
             return st;
         }
         spent += wall;
-        point pt = {b, (double)robot->spring_count * b, per_robot * b / wall, wall};
+        point pt = {b, (double)robot->spring_count * b, per_robot * b / wall, wall, cpu};
         pts[npts++] = pt;
         if (!o.quiet) fprintf(stderr, "  %7d robots  %.3g springs  %.4g springs/s  %.3f s\n", b, pt.total_springs,
                               pt.springs_per_s, wall);
@@ -196,15 +206,19 @@ int loam_bench_softbody(int argc, char** argv) {
     printf("robot: %d^3 bone voxels, %d masses, %d springs, %d faces; solver %s, env %s, dt %g s, %d steps "
            "(%g s), zeta %g, threads %d\n", o.size, robot->mass_count, robot->spring_count, robot->face_count,
            solver_name(o.def.solver), env_name(o.def.env), o.def.dt, steps, steps * o.def.dt, (double)o.def.zeta, threads);
-    printf("%10s %14s %16s %10s\n", "robots", "total_springs", "springs_per_s", "wall_s");
+    printf("%10s %14s %16s %10s %10s %20s\n", "robots", "total_springs", "springs_per_s", "wall_s", "cpu_s",
+           "springs_per_cpu_s");
     for (int k = 0; k < npts; ++k)
-        printf("%10d %14.0f %16.4g %10.3f\n", pts[k].robots, pts[k].total_springs, pts[k].springs_per_s, pts[k].wall);
+        printf("%10d %14.0f %16.4g %10.3f %10.3f %20.4g\n", pts[k].robots, pts[k].total_springs, pts[k].springs_per_s,
+               pts[k].wall, pts[k].cpu, per_robot * pts[k].robots / pts[k].cpu);
     printf("largest population: %.4g springs/s (%.4g per thread); peak %.4g; springs x steps %.3g\n",
            last->springs_per_s, last->springs_per_s / threads, peak, per_robot * last->robots);
     if (o.json) {
         cJSON* j = cJSON_CreateObject();
         cJSON_AddNumberToObject(j, "springs_per_s", last->springs_per_s);
         cJSON_AddNumberToObject(j, "peak_springs_per_s", peak);
+        cJSON_AddNumberToObject(j, "springs_per_cpu_s", per_robot * last->robots / last->cpu);
+        cJSON_AddNumberToObject(j, "cpu_share", last->cpu / (last->wall * threads));
         cJSON_AddNumberToObject(j, "total_springs", last->total_springs);
         cJSON_AddNumberToObject(j, "robots", last->robots);
         cJSON_AddStringToObject(j, "solver", solver_name(o.def.solver));
@@ -224,6 +238,7 @@ int loam_bench_softbody(int argc, char** argv) {
             cJSON_AddNumberToObject(e, "total_springs", pts[k].total_springs);
             cJSON_AddNumberToObject(e, "springs_per_s", pts[k].springs_per_s);
             cJSON_AddNumberToObject(e, "wall_s", pts[k].wall);
+            cJSON_AddNumberToObject(e, "cpu_s", pts[k].cpu);
             cJSON_AddItemToArray(series, e);
         }
         char* text = cJSON_PrintUnformatted(j);
