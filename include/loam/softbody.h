@@ -98,6 +98,10 @@ loam_softbody_robot* loam_softbody_voxel_robot(const loam_softbody_voxel_def* de
 loam_status loam_softbody_random_voxels(const loam_softbody_voxel_def* def, uint64_t seed, float air_fraction,
                                         uint8_t* voxels, loam_error* err);
 
+/* Keep only the largest face-connected solid part (lowest-numbered part on ties); all air becomes
+ * one bone voxel at index 0. Evolution calls it after mutating. */
+loam_status loam_softbody_voxels_keep_largest(const loam_softbody_voxel_def* def, uint8_t* voxels, loam_error* err);
+
 /* Robot files: JSON (docs/softbody.md), {"masses": [[x, y, z] or [x, y, z, mass], ...],
  * "springs": [[i, j, material] or [i, j, material, rest], ...], "faces": [[i, j, k], ...]}.
  * mass 0 fixes a mass; a rest length left out is the rest distance. Errors name the file, the

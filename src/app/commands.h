@@ -9,5 +9,7 @@ int loam_cmd_bench(int argc, char** argv);
 int loam_bench_env(int argc, char** argv);
 /* `loam bench softbody ...` (cmd_bench_softbody.c). */
 int loam_bench_softbody(int argc, char** argv);
+/* `loam evolve ...` (cmd_evolve.c): evolve voxel robots, or replay a saved one. */
+int loam_cmd_evolve(int argc, char** argv);
 
 #endif

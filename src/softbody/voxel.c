@@ -223,9 +223,17 @@ loam_status loam_softbody_random_voxels(const loam_softbody_voxel_def* def, uint
         int base = 1 + (int)(loam_rng_uniform(&rng) * (LOAM_SB_BASE_COUNT - 1));
         voxels[i] = u < air_fraction ? 0 : (uint8_t)(base < LOAM_SB_BASE_COUNT ? base : LOAM_SB_BASE_COUNT - 1);
     }
+    return loam_softbody_voxels_keep_largest(def, voxels, err);
+}
+
+loam_status loam_softbody_voxels_keep_largest(const loam_softbody_voxel_def* def, uint8_t* voxels, loam_error* err) {
+    loam_status st = check_def(def, err);
+    if (st) return st;
+    if (!voxels) return loam_error_set(err, LOAM_ERR_INPUT, "voxels: NULL voxel array");
+    int nx = def->nx, ny = def->ny, nz = def->nz, n = nx * ny * nz;
     /* Label face-connected parts; keep the largest (lowest label on ties), so the robot is one body. */
     int32_t* label = loam_malloc(sizeof(int32_t) * (size_t)n * 2);
-    if (!label) return loam_error_set(err, LOAM_ERR_NOMEM, "random voxels: out of memory");
+    if (!label) return loam_error_set(err, LOAM_ERR_NOMEM, "voxels: out of memory");
     int32_t* stack = label + n;
     for (int i = 0; i < n; ++i) label[i] = -1;
     int best = -1, best_size = 0, parts = 0;
