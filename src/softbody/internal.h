@@ -6,7 +6,7 @@
 #include "collide/spatial_hash.h"
 #include "loam/softbody.h"
 
-enum { SB_MAX_COLORS = 256, SB_MAX_CONTACTS = 32 };
+enum { SB_MAX_COLORS = 256, SB_MAX_CONTACTS = 32, SB_MAX_OFFSET_ROWS = 32 };
 
 typedef struct sb_slot {
     int nm, ns, nf, ncolor, nused;
@@ -25,6 +25,11 @@ typedef struct sb_slot {
     /* Per-mass tables for the force solver (kernels.c): slot j of mass i at [j * nm + i]. */
     int deg;                          /* most springs at one mass */
     int active;                       /* some spring's material has dL0 != 0 */
+    /* Offset rows: when the springs join masses at few distinct index differences (a voxel box
+     * numbered on its lattice has 26), row j holds the spring from i to i + off[j] at [j * nm + i]
+     * (k 0 where there is none), and the other mass is read with contiguous loads, not gathers. */
+    int offset_rows;                  /* 0 = gather table (nbr), else the number of rows */
+    int32_t off[SB_MAX_OFFSET_ROWS];
     int32_t *nbr, *mslot;             /* the other mass and the material; padding: the mass itself */
     float *kslot, *lslot;             /* k (0 = padding) and rest length L0 per slot */
     /* Faces per surface mass: fof[j * nsurf + q] (padding: nf, a zero entry). */
@@ -54,6 +59,9 @@ int sb_step_slot(const loam_softbody_pop* p, sb_slot* s, double t);
 /* kernels.c */
 /* act NULL: every material passive (L = L0, no gather) */
 void sb_gather_springs(int n, int deg, const int32_t* nbr, const float* kslot, const float* lslot, const int32_t* mslot,
+                       const float* act, const float* x, const float* y, const float* z, float* fx, float* fy,
+                       float* fz);
+void sb_offset_springs(int n, int rows, const int32_t* off, const float* kslot, const float* lslot, const int32_t* mslot,
                        const float* act, const float* x, const float* y, const float* z, float* fx, float* fy,
                        float* fz);
 void sb_face_forces(int nf, const int32_t* fa, const int32_t* fb, const int32_t* fc, const float* x, const float* y, const float* z, const float* vx,

@@ -49,6 +49,38 @@ SB_CLONES void sb_gather_springs(int n, int deg, const int32_t* restrict nbr, co
     }
 }
 
+/* Offset rows: the other mass of row j is i + off[j], read with contiguous loads. */
+#define SB_OFFSET_ROW(PASSIVE)                                                                         \
+    for (int i = lo; i < hi; ++i) {                                                                    \
+        float dx = xo[i] - x[i], dy = yo[i] - y[i], dz = zo[i] - z[i];                                 \
+        float len = __builtin_sqrtf(dx * dx + dy * dy + dz * dz);                                      \
+        float rest = PASSIVE ? ll[i] : ll[i] * act[ms[i]];                                             \
+        float safe = len > 0.0f ? len : 1.0f;                                                          \
+        float q = kk[i] * (len - rest) / safe;                                                         \
+        float c = len > 0.0f ? q : 0.0f;                                                               \
+        fx[i] += c * dx;                                                                               \
+        fy[i] += c * dy;                                                                               \
+        fz[i] += c * dz;                                                                               \
+    }
+
+SB_CLONES void sb_offset_springs(int n, int rows, const int32_t* restrict off, const float* restrict kslot,
+                                 const float* restrict lslot, const int32_t* restrict mslot, const float* restrict act,
+                                 const float* restrict x, const float* restrict y, const float* restrict z,
+                                 float* restrict fx, float* restrict fy, float* restrict fz) {
+    for (int j = 0; j < rows; ++j) {
+        int o = off[j], lo = o < 0 ? -o : 0, hi = o > 0 ? n - o : n;
+        const float *xo = x + o, *yo = y + o, *zo = z + o; /* only [lo, hi) is read: in bounds */
+        const int32_t* restrict ms = mslot + (size_t)j * n;
+        const float* restrict kk = kslot + (size_t)j * n;
+        const float* restrict ll = lslot + (size_t)j * n;
+        if (act) {
+            SB_OFFSET_ROW(0)
+        } else {
+            SB_OFFSET_ROW(1)
+        }
+    }
+}
+
 /* Equation 1 per face into g (a third of the face's force, for each corner). */
 SB_CLONES void sb_face_forces(int nf, const int32_t* restrict fa, const int32_t* restrict fb, const int32_t* restrict fc,
                               const float* restrict x, const float* restrict y,

@@ -19,8 +19,12 @@ static void actuate(const loam_softbody_pop* p, sb_slot* s, double t) {
 /* Hooke forces, equation 2, added into f, gathered per mass (kernels.c). Zero-length springs have no
  * direction: no force. */
 static void spring_forces(sb_slot* s) {
-    sb_gather_springs(s->nm, s->deg, s->nbr, s->kslot, s->lslot, s->mslot, s->active ? s->act : NULL, s->x, s->y, s->z,
-                      s->fx, s->fy, s->fz);
+    const float* act = s->active ? s->act : NULL;
+    if (s->offset_rows)
+        sb_offset_springs(s->nm, s->offset_rows, s->off, s->kslot, s->lslot, s->mslot, act, s->x, s->y, s->z, s->fx, s->fy,
+                          s->fz);
+    else
+        sb_gather_springs(s->nm, s->deg, s->nbr, s->kslot, s->lslot, s->mslot, act, s->x, s->y, s->z, s->fx, s->fy, s->fz);
 }
 
 /* v += dt (F/m + g), x' = x + dt v: Algorithm 1's x' = x + dt v + dt^2 F/m with the velocity kept
