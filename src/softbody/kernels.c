@@ -3,12 +3,14 @@
  * (slot j of mass i at [j * n + i]). Each spring is evaluated from both ends, with the same
  * arithmetic on the same squared length, so the two forces are exact negatives.
  *
- * Compiled with -fno-math-errno (sqrtf must not set errno to vectorise) and cloned for AVX-512,
- * AVX2 and baseline x86-64, picked at load time. Lanes do the scalar operations in the scalar order
+ * Compiled with -fno-math-errno (sqrtf must not set errno to vectorise) and, with gcc, cloned for
+ * AVX-512, AVX2 and baseline x86-64, picked at load time. Lanes do the scalar operations in the scalar order
  * and -ffp-contract=off forbids fused multiply-adds, so every clone gives the same bytes. */
 #include "softbody/internal.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+/* clang 14 emits target_clones' resolver only where the function is called in the same file, so
+ * callers in other files fail to link: clang builds get the baseline loops (same bytes). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SB_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SB_CLONES
