@@ -5,7 +5,7 @@
  * each reduced to its largest connected part. Writes OUT/fitness.csv, OUT/fitness.png (best red,
  * mean blue), OUT/best_robot.json; `loam evolve --replay OUT/best_robot.json` with the same options
  * steps that robot again and prints the same fitness (populations are bit-identical per robot), and
- * with --frames renders it. */
+ * with --frames renders it (faces shaded, coloured by muscle activation). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,7 +300,7 @@ static int replay(const evo_options* o, const loam_softbody_materials* mats) {
         loam_softbody_robot_free(r);
         return st;
     }
-    /* Frames: masses as spheres coloured by their muscles' activation, the camera following the robot. */
+    /* Frames: the surface coloured by its muscles' activation, the camera following the robot. */
     loam_status st = loam_make_dirs(o->out, &err);
     loam_softbody_pop* p = st ? NULL : loam_softbody_pop_create(&o->def, mats, (const loam_softbody_robot* const*)&r, 1, &err);
     float* act = malloc(sizeof(float) * (size_t)r->mass_count);
@@ -325,10 +325,15 @@ static int replay(const evo_options* o, const loam_softbody_materials* mats) {
         cam.target = c;
         cam.eye = (loam_vec3){c.x + 1.5f * len, c.y - 2.5f * len, c.z + 1.2f * len};
         activation(r, mats, loam_softbody_pop_time(p), act, cnt);
+        /* Surface faces shaded and coloured by activation; a robot without faces as spheres. */
         loam_render_particles rp = loam_render_particles_default();
-        rp.count = s.mass_count, rp.x = s.x, rp.y = s.y, rp.z = s.z, rp.radius = rad;
+        rp.count = r->face_count ? 0 : s.mass_count, rp.x = s.x, rp.y = s.y, rp.z = s.z, rp.radius = rad;
         rp.scalar = act, rp.scalar_min = -1.0f, rp.scalar_max = 1.0f;
         if ((st = loam_render(&cam, &rp, NULL, &img, &err))) break;
+        loam_render_triangles tr = loam_render_triangles_default();
+        tr.count = r->face_count, tr.index = r->face, tr.vertex_count = s.mass_count;
+        tr.x = s.x, tr.y = s.y, tr.z = s.z, tr.scalar = act, tr.scalar_min = -1.0f, tr.scalar_max = 1.0f;
+        if ((st = loam_render_triangles_draw(&cam, &tr, &img, &err))) break;
         char path[4096];
         snprintf(path, sizeof path, "%s/frame_%05d.png", o->out, k);
         st = loam_image_write_png(&img, path, &err);
