@@ -102,6 +102,37 @@ loam_status loam_softbody_random_voxels(const loam_softbody_voxel_def* def, uint
  * one bone voxel at index 0. Evolution calls it after mutating. */
 loam_status loam_softbody_voxels_keep_largest(const loam_softbody_voxel_def* def, uint8_t* voxels, loam_error* err);
 
+/* Network-generated robots (paper 002, III-B): `points` samples of a 3-D standard Gaussian pass
+ * through a random MLP (weights N(0, 1) from the seed; `layers` hidden ReLU layers of `hidden`
+ * units) to 3 coordinates and 22 material logits (material = arg-max). Positions are centred and
+ * scaled into a sphere of `radius`, moved to `origin`. qhull's Delaunay tetrahedra whose circumradius
+ * is at most alpha x radius form the body (an alpha shape): their edges are the springs, faces of
+ * exactly one of them the surface (outward). Springs shorter than min_spring are rejected (the
+ * paper's epsilon); masses left without springs and their faces are left out; all are counted in
+ * info. Requires loam built with qhull (libqhull-dev); otherwise an error says so. */
+typedef struct loam_softbody_nn_def {
+    int points;            /* masses sampled; default 200 */
+    int hidden;            /* units per hidden layer; default 16 */
+    int layers;            /* hidden layers; default 2 */
+    float radius;          /* m; default 0.05 */
+    float alpha;           /* circumradius limit as a fraction of radius; default 0.5 */
+    float min_spring;      /* m; default 1e-3 */
+    float mass;            /* kg per mass; default 1 */
+    loam_vec3 origin;      /* centre of the sphere, m; default (0, 0, 0.05) */
+} loam_softbody_nn_def;
+
+typedef struct loam_softbody_nn_info {
+    int tetrahedra;        /* kept by the alpha test */
+    int rejected_springs;  /* shorter than min_spring */
+    int dropped_points;    /* in no kept tetrahedron, or only in rejected springs */
+    int dropped_faces;     /* surface faces touching a dropped point */
+    int reserved;
+} loam_softbody_nn_info;
+
+loam_softbody_nn_def loam_softbody_nn_default_def(void);
+loam_softbody_robot* loam_softbody_nn_robot(const loam_softbody_nn_def* def, uint64_t seed, loam_softbody_nn_info* info,
+                                            loam_error* err);
+
 /* Robot files: JSON (docs/softbody.md), {"masses": [[x, y, z] or [x, y, z, mass], ...],
  * "springs": [[i, j, material] or [i, j, material, rest], ...], "faces": [[i, j, k], ...]}.
  * mass 0 fixes a mass; a rest length left out is the rest distance. Errors name the file, the
