@@ -15,6 +15,7 @@
 #include "app/commands.h"
 #include "app/plot.h"
 #include "core/rng.h"
+#include "loam/geom.h"
 #include "loam/io.h"
 #include "loam/render.h"
 #include "loam/softbody.h"
@@ -256,6 +257,7 @@ int loam_cmd_evolve(int argc, char** argv) {
         double top = 0.0;
         for (int g = 0; g < G_done; ++g) top = fmax(top, best[g]);
         double grid = pow(10.0, floor(log10(top > 0 ? top : 1.0)));
+        while (top / grid < 4.0) grid /= 2.0; /* at least four grey lines */
         plot_series s[2] = {{mean, {40, 90, 220}}, {best, {220, 40, 40}}};
         char png[4096];
         snprintf(png, sizeof png, "%s/fitness.png", o.out);
@@ -329,7 +331,16 @@ static int replay(const evo_options* o, const loam_softbody_materials* mats) {
         loam_render_particles rp = loam_render_particles_default();
         rp.count = r->face_count ? 0 : s.mass_count, rp.x = s.x, rp.y = s.y, rp.z = s.z, rp.radius = rad;
         rp.scalar = act, rp.scalar_min = -1.0f, rp.scalar_max = 1.0f;
-        if ((st = loam_render(&cam, &rp, NULL, &img, &err))) break;
+        /* land: the floor as a plane shape (a box would do as well) */
+        loam_shape floor_shape;
+        memset(&floor_shape, 0, sizeof floor_shape);
+        floor_shape.type = LOAM_SHAPE_PLANE;
+        floor_shape.local.q.w = 1.0f;
+        loam_pose floor_pose = {{0.0f, 0.0f, o->def.floor_z}, {1.0f, 0.0f, 0.0f, 0.0f}};
+        const uint8_t floor_rgb[3] = {190, 180, 160};
+        loam_render_shapes rs = loam_render_shapes_default();
+        rs.count = 1, rs.shapes = &floor_shape, rs.world_poses = &floor_pose, rs.rgb = floor_rgb;
+        if ((st = loam_render(&cam, &rp, o->def.env == LOAM_SB_LAND ? &rs : NULL, &img, &err))) break;
         loam_render_triangles tr = loam_render_triangles_default();
         tr.count = r->face_count, tr.index = r->face, tr.vertex_count = s.mass_count;
         tr.x = s.x, tr.y = s.y, tr.z = s.z, tr.scalar = act, tr.scalar_min = -1.0f, tr.scalar_max = 1.0f;
