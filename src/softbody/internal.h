@@ -6,7 +6,7 @@
 #include "collide/spatial_hash.h"
 #include "loam/softbody.h"
 
-enum { SB_MAX_COLORS = 256, SB_MAX_CONTACTS = 32, SB_MAX_OFFSET_ROWS = 32 };
+enum { SB_MAX_COLORS = 256, SB_MAX_CONTACTS = 64, SB_MAX_OFFSET_ROWS = 32 };
 
 typedef struct sb_slot {
     int nm, ns, nf, ncolor, nused;
@@ -40,6 +40,12 @@ typedef struct sb_slot {
     float contact_r;                  /* mass radius for mass-mass contact, m */
     loam_spatial_hash hash;
     int has_hash;
+    /* Verlet pair list for mass-mass contact: pairs i < j within 2 contact_r + skin at the last
+     * build, rebuilt when a mass has moved skin / 2 since; npairs < 0: rebuild (or overflowed). */
+    float skin;
+    float *bx, *by, *bz;              /* positions at the last build */
+    int32_t* pairs;                   /* 2 per pair, sorted by (i, j) */
+    int npairs, pair_cap;
 } sb_slot;
 
 struct loam_softbody_pop {

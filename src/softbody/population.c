@@ -305,8 +305,16 @@ static loam_status build_slot(const loam_softbody_pop* p, const loam_softbody_ro
             loam_hash_free(&s->hash);
             return loam_error_set(err, LOAM_ERR_NOMEM, "softbody population: out of memory for robot %d's hash", b);
         }
-        loam_hash_set_cell(&s->hash, 2.0f * s->contact_r, -1, 0.0f, 0.0f);
+        s->skin = s->contact_r;
+        s->pair_cap = 8 * nm;
+        s->npairs = -1;
+        s->bx = loam_malloc(sizeof(float) * 3 * (size_t)nm);
+        s->pairs = loam_malloc(sizeof(int32_t) * 2 * (size_t)s->pair_cap);
         s->has_hash = 1;
+        if (!s->bx || !s->pairs)
+            return loam_error_set(err, LOAM_ERR_NOMEM, "softbody population: out of memory for robot %d's contacts", b);
+        s->by = s->bx + nm, s->bz = s->bx + 2 * nm;
+        loam_hash_set_cell(&s->hash, 2.0f * s->contact_r + s->skin, -1, 0.0f, 0.0f);
     }
     return LOAM_OK;
 }
@@ -353,7 +361,11 @@ void loam_softbody_pop_free(loam_softbody_pop* p) {
     if (!p) return;
     for (int b = 0; b < p->count; ++b) {
         loam_free(p->slots[b].block);
-        if (p->slots[b].has_hash) loam_hash_free(&p->slots[b].hash);
+        if (p->slots[b].has_hash) {
+            loam_hash_free(&p->slots[b].hash);
+            loam_free(p->slots[b].bx);
+            loam_free(p->slots[b].pairs);
+        }
     }
     loam_free(p->slots);
     loam_free(p);
