@@ -185,8 +185,10 @@ typedef struct loam_softbody_pop loam_softbody_pop;
 loam_softbody_pop* loam_softbody_pop_create(const loam_softbody_def* def, const loam_softbody_materials* mats,
                                             const loam_softbody_robot* const* robots, int count, loam_error* err);
 void loam_softbody_pop_free(loam_softbody_pop* p);
-/* Advance every robot by `steps` steps. A non-finite or out-of-bounds position stops the step
- * with LOAM_ERR_DIVERGED naming the robot, the step and the mass. Threads: loam_set_threads. */
+/* Advance every robot by `steps` steps. A non-finite or out-of-bounds position stops that robot
+ * with LOAM_ERR_DIVERGED naming the robot, the step and the mass; the other robots finish their
+ * steps and the population's time does not advance, so after that error the robots are at
+ * different steps: inspect them, then free the population. Threads: loam_set_threads. */
 loam_status loam_softbody_pop_step(loam_softbody_pop* p, int steps, loam_error* err);
 int loam_softbody_pop_count(const loam_softbody_pop* p);
 double loam_softbody_pop_time(const loam_softbody_pop* p);

@@ -58,6 +58,10 @@ struct loam_softbody_pop {
     int64_t springs;
 };
 
+/* slot.c: copy robot b into slot s (errors name the robot); free a slot (safe on a zeroed one). */
+loam_status sb_build_slot(const loam_softbody_pop* p, const loam_softbody_robot* r, int b, sb_slot* s, loam_error* err);
+void sb_free_slot(sb_slot* s);
+
 /* One step of one robot at time t (start of the step). Returns -1, or the first mass index found
  * non-finite or out of bounds. */
 int sb_step_slot(const loam_softbody_pop* p, sb_slot* s, double t);
