@@ -32,6 +32,8 @@ typedef struct sb_slot {
     int32_t off[SB_MAX_OFFSET_ROWS];
     int32_t *nbr, *mslot;             /* the other mass and the material; padding: the mass itself */
     float *kslot, *lslot;             /* k (0 = padding) and rest length L0 per slot */
+    float *aslot, *lamslot;           /* XPBD Jacobi: alpha~ = 1/(k dt^2) (0 = padding) and lambda per
+                                         slot; both ends of a spring keep the same lambda */
     /* Faces per surface mass: fof[j * nsurf + q] (padding: nf, a zero entry). */
     int nsurf, fdeg;
     int32_t *surf, *fof;
@@ -74,6 +76,11 @@ void sb_gather_springs(int n, int deg, const int32_t* nbr, const float* kslot, c
 void sb_offset_springs(int n, int rows, const int32_t* off, const float* kslot, const float* lslot, const int32_t* mslot,
                        const float* act, const float* x, const float* y, const float* z, float* fx, float* fy,
                        float* fz);
+/* XPBD Jacobi sweep on the per-mass tables (off != NULL: offset rows, else nbr); corrections
+ * summed into c*, split inverse masses in wsplit. */
+void sb_xpbd_rows(int n, int rows, const int32_t* off, const int32_t* nbr, const float* kslot, const float* aslot,
+                  const float* lslot, const int32_t* mslot, const float* act, const float* wsplit, const float* w,
+                  float* lam, const float* x, const float* y, const float* z, float* cx, float* cy, float* cz);
 void sb_face_forces(int nf, const int32_t* fa, const int32_t* fb, const int32_t* fc, const float* x, const float* y, const float* z, const float* vx,
                     const float* vy, const float* vz, float h, float cdl, float cl, float* gx, float* gy, float* gz);
 void sb_gather_faces(int nsurf, int deg, const int32_t* fof, const float* gx, const float* gy, const float* gz,

@@ -83,6 +83,61 @@ SB_CLONES void sb_offset_springs(int n, int rows, const int32_t* restrict off, c
     }
 }
 
+/* XPBD with mass splitting, per mass: the spring from i to o with split inverse masses wsplit gets
+ * dlambda = (-C - alpha~ lambda) / (wsplit_i + wsplit_o + alpha~); i moves by -w_i n dlambda. The
+ * other end computes the same dlambda from the same numbers (the sum of two floats commutes), so the
+ * two copies of lambda stay equal and the corrections are equal and opposite per unit mass. */
+#define SB_XPBD_ROW(OTHER, PASSIVE)                                                                    \
+    for (int i = lo; i < hi; ++i) {                                                                    \
+        int o = OTHER;                                                                                 \
+        float dx = x[o] - x[i], dy = y[o] - y[i], dz = z[o] - z[i];                                    \
+        float len = __builtin_sqrtf(dx * dx + dy * dy + dz * dz);                                      \
+        float rest = PASSIVE ? ll[i] : ll[i] * act[ms[i]];                                             \
+        float at = aa[i];                                                                              \
+        /* padding (k 0) and coincident masses move nothing; safe denominators keep the lanes that   \
+         * are thrown away finite, and straight-line code vectorises */                               \
+        float den = wsplit[i] + wsplit[o] + at;                                                        \
+        float live = kk[i] > 0.0f ? 1.0f : 0.0f;                                                       \
+        live = len > 0.0f ? live : 0.0f;                                                               \
+        live = den > 0.0f ? live : 0.0f;                                                               \
+        float dl = live * ((rest - len - at * lm[i]) / (den > 0.0f ? den : 1.0f));                     \
+        lm[i] += dl;                                                                                   \
+        float q = w[i] * dl / (len > 0.0f ? len : 1.0f);                                               \
+        cx[i] -= q * dx;                                                                               \
+        cy[i] -= q * dy;                                                                               \
+        cz[i] -= q * dz;                                                                               \
+    }
+
+SB_CLONES void sb_xpbd_rows(int n, int rows, const int32_t* restrict off, const int32_t* restrict nbr,
+                            const float* restrict kslot, const float* restrict aslot, const float* restrict lslot,
+                            const int32_t* restrict mslot, const float* restrict act, const float* restrict wsplit,
+                            const float* restrict w, float* restrict lam, const float* restrict x,
+                            const float* restrict y, const float* restrict z, float* restrict cx, float* restrict cy,
+                            float* restrict cz) {
+    for (int j = 0; j < rows; ++j) {
+        size_t b = (size_t)j * n;
+        const int32_t* restrict ms = mslot + b;
+        const float *restrict kk = kslot + b, *restrict aa = aslot + b, *restrict ll = lslot + b;
+        float* restrict lm = lam + b;
+        if (off) {
+            int d = off[j], lo = d < 0 ? -d : 0, hi = d > 0 ? n - d : n;
+            if (act) {
+                SB_XPBD_ROW(i + d, 0)
+            } else {
+                SB_XPBD_ROW(i + d, 1)
+            }
+        } else {
+            const int32_t* restrict nb = nbr + b;
+            int lo = 0, hi = n;
+            if (act) {
+                SB_XPBD_ROW(nb[i], 0)
+            } else {
+                SB_XPBD_ROW(nb[i], 1)
+            }
+        }
+    }
+}
+
 /* Equation 1 per face into g (a third of the face's force, for each corner). */
 SB_CLONES void sb_face_forces(int nf, const int32_t* restrict fa, const int32_t* restrict fb, const int32_t* restrict fc,
                               const float* restrict x, const float* restrict y,

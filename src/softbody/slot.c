@@ -116,7 +116,7 @@ loam_status sb_build_slot(const loam_softbody_pop* p, const loam_softbody_robot*
     }
     int32_t* fdegs = degs + nm;
     int deg = 0, fdeg = 0, nsurf = 0;
-    if (p->def.solver == LOAM_SB_FORCE)
+    if (p->def.solver == LOAM_SB_FORCE || p->def.solver == LOAM_SB_XPBD_JACOBI)
         for (int k = 0; k < ns; ++k) {
             int a = ++degs[r->s0[k]], c = ++degs[r->s1[k]];
             deg = a > deg ? a : deg;
@@ -134,10 +134,11 @@ loam_status sb_build_slot(const loam_softbody_pop* p, const loam_softbody_robot*
         fdeg = fdegs[i] > fdeg ? fdegs[i] : fdeg;
     }
     size_t slots = (size_t)deg * (size_t)nm, fslots = (size_t)fdeg * (size_t)nsurf;
+    size_t jslots = p->def.solver == LOAM_SB_XPBD_JACOBI ? slots : 0; /* alpha~ and lambda per slot */
     size_t fg = pad64(sizeof(float) * (size_t)(nf + 1)), fsu = pad64(sizeof(float) * (size_t)nsurf);
     size_t bytes = 14 * fm + 2 * us + 2 * fs + pad64((size_t)ns) + 3 * pad64(sizeof(int32_t) * (size_t)nf) +
                    pad64(sizeof(int32_t) * (size_t)(ncolor + 1)) + pad64(LOAM_SB_MATERIAL_COUNT) + 3 * fmat +
-                   4 * pad64(sizeof(int32_t) * slots) + pad64(sizeof(int32_t) * (size_t)nsurf) +
+                   4 * pad64(sizeof(int32_t) * slots) + 2 * pad64(sizeof(float) * jslots) + pad64(sizeof(int32_t) * (size_t)nsurf) +
                    pad64(sizeof(int32_t) * fslots) + 3 * fg + 3 * fsu;
     char* m = loam_calloc(1, bytes);
     if (!m) {
@@ -169,6 +170,8 @@ loam_status sb_build_slot(const loam_softbody_pop* p, const loam_softbody_robot*
     s->mslot = (int32_t*)m, m += pad64(sizeof(int32_t) * slots);
     s->kslot = (float*)m, m += pad64(sizeof(float) * slots);
     s->lslot = (float*)m, m += pad64(sizeof(float) * slots);
+    s->aslot = (float*)m, m += pad64(sizeof(float) * jslots);
+    s->lamslot = (float*)m, m += pad64(sizeof(float) * jslots);
     s->surf = (int32_t*)m, m += pad64(sizeof(int32_t) * (size_t)nsurf);
     s->fof = (int32_t*)m, m += pad64(sizeof(int32_t) * fslots);
     s->gx = (float*)m, m += fg;
@@ -229,6 +232,7 @@ loam_status sb_build_slot(const loam_softbody_pop* p, const loam_softbody_robot*
             s->nbr[qc] = a, s->mslot[qc] = s->mat[k], s->kslot[qc] = kk, s->lslot[qc] = s->rest[k];
         }
     }
+    for (size_t q = 0; q < jslots; ++q) s->aslot[q] = s->kslot[q] > 0.0f ? s->alpha[s->mslot[q]] : 0.0f;
     if (nsurf > 0) {
         int32_t* rank = degs; /* mass -> surface index */
         int q = 0;

@@ -64,24 +64,15 @@ static void xpbd_gauss_seidel(sb_slot* s) {
 /* Every constraint from the same positions, with mass splitting: a mass in n springs lends each of
  * them 1/n of its mass (inverse mass n w, in cnt), so the summed corrections neither overshoot nor,
  * as plain averaging does, leave lambda out of step with the positions: averaging settled a cube
- * at 7x the sag of its springs. */
+ * at 7x the sag of its springs. Runs per mass on the force solver's tables (kernels.c). */
 static void xpbd_jacobi(sb_slot* s) {
-    float *x = s->x, *y = s->y, *z = s->z, *fx = s->fx, *fy = s->fy, *fz = s->fz;
-    memset(fx, 0, sizeof(float) * (size_t)s->nm);
-    memset(fy, 0, sizeof(float) * (size_t)s->nm);
-    memset(fz, 0, sizeof(float) * (size_t)s->nm);
-    for (int k = 0; k < s->ns; ++k) {
-        int a = s->s0[k], b = s->s1[k];
-        float dx = x[b] - x[a], dy = y[b] - y[a], dz = z[b] - z[a];
-        float len = sqrtf(dx * dx + dy * dy + dz * dz);
-        if (!(len > 0.0f)) continue;
-        float dl = xpbd_dlambda(s, k, len, s->cnt[a], s->cnt[b]);
-        s->lambda[k] += dl;
-        float q = dl / len, wa = s->w[a] * q, wb = s->w[b] * q;
-        fx[a] -= wa * dx, fy[a] -= wa * dy, fz[a] -= wa * dz;
-        fx[b] += wb * dx, fy[b] += wb * dy, fz[b] += wb * dz;
-    }
-    for (int i = 0; i < s->nm; ++i) x[i] += fx[i], y[i] += fy[i], z[i] += fz[i];
+    memset(s->fx, 0, sizeof(float) * (size_t)s->nm);
+    memset(s->fy, 0, sizeof(float) * (size_t)s->nm);
+    memset(s->fz, 0, sizeof(float) * (size_t)s->nm);
+    sb_xpbd_rows(s->nm, s->offset_rows ? s->offset_rows : s->deg, s->offset_rows ? s->off : NULL, s->nbr, s->kslot,
+                 s->aslot, s->lslot, s->mslot, s->active ? s->act : NULL, s->cnt, s->w, s->lamslot, s->x, s->y, s->z,
+                 s->fx, s->fy, s->fz);
+    for (int i = 0; i < s->nm; ++i) s->x[i] += s->fx[i], s->y[i] += s->fy[i], s->z[i] += s->fz[i];
 }
 
 static int find_bad(const sb_slot* s, float bound) {
@@ -134,6 +125,8 @@ int sb_step_slot(const loam_softbody_pop* p, sb_slot* s, double t) {
     } else {
         predict(s, dt, g);
         memset(s->lambda, 0, sizeof(float) * (size_t)s->ns);
+        if (d->solver == LOAM_SB_XPBD_JACOBI)
+            memset(s->lamslot, 0, sizeof(float) * (size_t)s->deg * (size_t)s->nm);
         for (int it = 0; it < d->iterations; ++it) {
             if (d->solver == LOAM_SB_XPBD_GS) xpbd_gauss_seidel(s);
             else xpbd_jacobi(s);
