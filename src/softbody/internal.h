@@ -81,6 +81,8 @@ void sb_offset_springs(int n, int rows, const int32_t* off, const float* kslot, 
 void sb_xpbd_rows(int n, int rows, const int32_t* off, const int32_t* nbr, const float* kslot, const float* aslot,
                   const float* lslot, const int32_t* mslot, const float* act, const float* wsplit, const float* w,
                   float* lam, const float* x, const float* y, const float* z, float* cx, float* cy, float* cz);
+void sb_xpbd_color(int k0, int k1, const uint16_t* s0, const uint16_t* s1, const float* rest, const uint8_t* mat,
+                   const float* act, const float* alpha, const float* w, float* lambda, float* x, float* y, float* z);
 void sb_face_forces(int nf, const int32_t* fa, const int32_t* fb, const int32_t* fc, const float* x, const float* y, const float* z, const float* vx,
                     const float* vy, const float* vz, float h, float cdl, float cl, float* gx, float* gy, float* gz);
 void sb_gather_faces(int nsurf, int deg, const int32_t* fof, const float* gx, const float* gy, const float* gz,

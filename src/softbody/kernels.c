@@ -138,6 +138,30 @@ SB_CLONES void sb_xpbd_rows(int n, int rows, const int32_t* restrict off, const 
     }
 }
 
+/* XPBD Gauss-Seidel over one colour [k0, k1) of the spring graph: no two of its springs share a
+ * mass, so the iterations are independent and `ivdep` lets the compiler gather and scatter them as
+ * vectors; the result is the scalar sweep's, bit for bit. */
+SB_CLONES void sb_xpbd_color(int k0, int k1, const uint16_t* restrict s0, const uint16_t* restrict s1,
+                             const float* restrict rest, const uint8_t* restrict mat, const float* restrict act,
+                             const float* restrict alpha, const float* restrict w, float* restrict lambda,
+                             float* restrict x, float* restrict y, float* restrict z) {
+#pragma GCC ivdep
+    for (int k = k0; k < k1; ++k) {
+        int a = s0[k], b = s1[k], m = mat[k];
+        float dx = x[b] - x[a], dy = y[b] - y[a], dz = z[b] - z[a];
+        float len = __builtin_sqrtf(dx * dx + dy * dy + dz * dz);
+        float at = alpha[m];
+        float den = w[a] + w[b] + at;
+        float live = len > 0.0f ? 1.0f : 0.0f;
+        live = den > 0.0f ? live : 0.0f;
+        float dl = live * ((rest[k] * act[m] - len - at * lambda[k]) / (den > 0.0f ? den : 1.0f));
+        lambda[k] += dl;
+        float q = dl / (len > 0.0f ? len : 1.0f), qa = w[a] * q, qb = w[b] * q;
+        x[a] -= qa * dx, y[a] -= qa * dy, z[a] -= qa * dz;
+        x[b] += qb * dx, y[b] += qb * dy, z[b] += qb * dz;
+    }
+}
+
 /* Equation 1 per face into g (a third of the face's force, for each corner). */
 SB_CLONES void sb_face_forces(int nf, const int32_t* restrict fa, const int32_t* restrict fb, const int32_t* restrict fc,
                               const float* restrict x, const float* restrict y,

@@ -35,30 +35,13 @@ static void predict(sb_slot* s, float dt, const float g[3]) {
                s->pz);
 }
 
-/* XPBD multiplier update (Macklin et al. 2016, eq. 18) for spring k with inverse masses wa, wb:
- * dlambda = (-C - alpha~ lambda) / (wa + wb + alpha~), alpha~ = 1 / (k dt^2). */
-static inline float xpbd_dlambda(const sb_slot* s, int k, float len, float wa, float wb) {
-    int m = s->mat[k];
-    float c = len - s->rest[k] * s->act[m];
-    float at = s->alpha[m];
-    return (-c - at * s->lambda[k]) / (wa + wb + at);
-}
-
+/* XPBD multiplier update (Macklin et al. 2016, eq. 18) for a spring with inverse masses wa, wb:
+ * dlambda = (-C - alpha~ lambda) / (wa + wb + alpha~), alpha~ = 1 / (k dt^2); Gauss-Seidel by colour
+ * (kernels.c, sb_xpbd_color), so springs of one colour, which share no mass, update together. */
 static void xpbd_gauss_seidel(sb_slot* s) {
-    float *x = s->x, *y = s->y, *z = s->z;
     for (int c = 0; c < s->ncolor; ++c)
-        for (int k = s->color_start[c]; k < s->color_start[c + 1]; ++k) {
-            int a = s->s0[k], b = s->s1[k];
-            float dx = x[b] - x[a], dy = y[b] - y[a], dz = z[b] - z[a];
-            float len = sqrtf(dx * dx + dy * dy + dz * dz);
-            if (!(len > 0.0f)) continue;
-            float dl = xpbd_dlambda(s, k, len, s->w[a], s->w[b]);
-            s->lambda[k] += dl;
-            float q = dl / len, wa = s->w[a] * q, wb = s->w[b] * q;
-            /* grad_b C = n, grad_a C = -n */
-            x[a] -= wa * dx, y[a] -= wa * dy, z[a] -= wa * dz;
-            x[b] += wb * dx, y[b] += wb * dy, z[b] += wb * dz;
-        }
+        sb_xpbd_color(s->color_start[c], s->color_start[c + 1], s->s0, s->s1, s->rest, s->mat, s->act, s->alpha, s->w,
+                      s->lambda, s->x, s->y, s->z);
 }
 
 /* Every constraint from the same positions, with mass splitting: a mass in n springs lends each of
