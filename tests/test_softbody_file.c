@@ -91,5 +91,16 @@ int main(void) {
     CHECK(!loam_softbody_robot_load("/nonexistent/robot.json", &err) && strstr(err.message, "/nonexistent/robot.json"),
           "missing file: %s", err.message);
     CHECK(!loam_softbody_robot_parse(NULL, "x", &err), "NULL text");
+    /* A robot struct filled by hand with missing arrays is refused, not read. */
+    float xs[2] = {0, 1}, zero[2] = {0, 0}, ones[2] = {1, 1};
+    loam_softbody_robot hand = {2, 1, 0, xs, zero, zero, ones, NULL, NULL, NULL, NULL, NULL};
+    CHECK(loam_softbody_robot_validate(&hand, 0, &err) == LOAM_ERR_INPUT && strstr(err.message, "NULL s0"), "%s",
+          err.message);
+    CHECK(loam_softbody_robot_save(&hand, "/tmp/never.json", &err) == LOAM_ERR_INPUT, "save validates");
+    CHECK(loam_softbody_robot_save(NULL, "/tmp/never.json", &err) == LOAM_ERR_INPUT, "save NULL robot");
+    CHECK(!loam_softbody_robot_copy(NULL, &err), "copy NULL");
+    loam_softbody_robot* ok = loam_softbody_robot_parse(k_good, "good.json", &err);
+    CHECK(ok && loam_softbody_robot_save(ok, NULL, &err) != LOAM_OK, "save to a NULL path");
+    loam_softbody_robot_free(ok);
     TEST_MAIN_END();
 }

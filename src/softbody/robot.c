@@ -86,6 +86,14 @@ loam_status loam_softbody_robot_validate(const loam_softbody_robot* r, int max_m
                               max_masses);
     if (r->spring_count < 0 || r->face_count < 0)
         return loam_error_set(err, LOAM_ERR_INPUT, "softbody robot: negative spring or face count");
+    /* A robot filled by hand may lack arrays its counts promise. */
+    if (!r->x || !r->y || !r->z || !r->inv_mass)
+        return loam_error_set(err, LOAM_ERR_INPUT, "softbody robot: %d masses but NULL x, y, z or inv_mass", n);
+    if (r->spring_count > 0 && (!r->s0 || !r->s1 || !r->rest || !r->material))
+        return loam_error_set(err, LOAM_ERR_INPUT, "softbody robot: %d springs but NULL s0, s1, rest or material",
+                              r->spring_count);
+    if (r->face_count > 0 && !r->face)
+        return loam_error_set(err, LOAM_ERR_INPUT, "softbody robot: %d faces but NULL face", r->face_count);
     for (int i = 0; i < n; ++i) {
         if (!isfinite(r->x[i]) || !isfinite(r->y[i]) || !isfinite(r->z[i]))
             return loam_error_set(err, LOAM_ERR_INPUT, "softbody robot: mass %d: non-finite position (%g, %g, %g)", i,

@@ -155,6 +155,7 @@ loam_softbody_robot* loam_softbody_robot_load(const char* path, loam_error* err)
 loam_status loam_softbody_robot_save(const loam_softbody_robot* r, const char* path, loam_error* err) {
     loam_status st = loam_softbody_robot_validate(r, LOAM_SB_MAX_MASSES, err);
     if (st) return st;
+    if (!path) return loam_error_set(err, LOAM_ERR_INPUT, "robot file: NULL path");
     loam_atomic_file f;
     if ((st = loam_atomic_open(&f, path, err))) return st;
     /* %.9g round-trips a float exactly, so a saved robot replays bit for bit. */
