@@ -11,5 +11,7 @@ int loam_bench_env(int argc, char** argv);
 int loam_bench_softbody(int argc, char** argv);
 /* `loam evolve ...` (cmd_evolve.c): evolve voxel robots, or replay a saved one. */
 int loam_cmd_evolve(int argc, char** argv);
+/* `loam robot KIND ... --out FILE` (cmd_robot.c): write a soft robot file. */
+int loam_cmd_robot(int argc, char** argv);
 
 #endif
