@@ -1,6 +1,6 @@
 /* One step of one robot: environment forces, then the force solver (paper 002 Algorithm 1) or XPBD
  * (Algorithm 2 as in Macklin et al. 2016: several sweeps, multipliers accumulated over the step),
- * then land constraints, then v = zeta (x' - x) / dt. */
+ * then land constraints, then the velocities, damped by zeta. */
 #include <math.h>
 #include <string.h>
 
