@@ -141,11 +141,19 @@ SB_CLONES void sb_xpbd_rows(int n, int rows, const int32_t* restrict off, const 
 /* XPBD Gauss-Seidel over one colour [k0, k1) of the spring graph: no two of its springs share a
  * mass, so the iterations are independent and `ivdep` lets the compiler gather and scatter them as
  * vectors; the result is the scalar sweep's, bit for bit. */
+#if defined(__clang__)
+#define SB_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define SB_IVDEP _Pragma("GCC ivdep")
+#else
+#define SB_IVDEP
+#endif
+
 SB_CLONES void sb_xpbd_color(int k0, int k1, const uint16_t* restrict s0, const uint16_t* restrict s1,
                              const float* restrict rest, const uint8_t* restrict mat, const float* restrict act,
                              const float* restrict alpha, const float* restrict w, float* restrict lambda,
                              float* restrict x, float* restrict y, float* restrict z) {
-#pragma GCC ivdep
+SB_IVDEP
     for (int k = k0; k < k1; ++k) {
         int a = s0[k], b = s1[k], m = mat[k];
         float dx = x[b] - x[a], dy = y[b] - y[a], dz = z[b] - z[a];
