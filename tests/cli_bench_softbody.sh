@@ -24,6 +24,14 @@ assert [p["robots"] for p in d["series"]] == [2 ** k for k in range(len(d["serie
 [ $? -eq 2 ] || { echo "FAIL: a bad --solver is not exit status 2"; fail=1; }
 "$loam" bench softbody --size 0 >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: --size 0 is not exit status 2"; fail=1; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+"$loam" robot random --size 3 --seed 3 --out "$dir/r.json" >/dev/null &&
+  "$loam" bench softbody --robot "$dir/r.json" --sim-time 0.001 --target 1e3 --threads 1 --json --quiet | tail -n 1 |
+  python3 -c 'import json, sys; d = json.loads(sys.stdin.read()); assert d["robot_file"].endswith("r.json") and d["springs_per_s"] > 0, d' ||
+  { echo "FAIL: --robot FILE"; fail=1; }
+"$loam" bench softbody --robot "$dir/missing.json" >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL: a missing robot file is not exit status 2"; fail=1; }
 for s in xpbd_jacobi xpbd_gs; do
   "$loam" bench softbody --size 2 --sim-time 0.001 --target 1e3 --solver $s --env land --threads 1 --quiet >/dev/null 2>&1 ||
     { echo "FAIL: solver $s on land"; fail=1; }

@@ -24,6 +24,7 @@
 
 typedef struct sb_options {
     int size, threads, json, quiet, max_robots;
+    const char* robot_file;   /* --robot FILE instead of the voxel box */
     double sim_time, target, time_limit;
     loam_softbody_def def;
 } sb_options;
@@ -35,6 +36,7 @@ static void usage(FILE* f) {
             "  until springs x steps >= --target or the time limit; springs updated per second vs total springs.\n"
             "options (each takes a value unless noted; --opt=value also works):\n"
             "  --size N          voxels per side of the robot (default 10: 1331 masses, 14230 springs)\n"
+            "  --robot FILE      a robot file (loam robot ... --out FILE) instead of the voxel box\n"
             "  --solver S        force (default), xpbd_jacobi or xpbd_gs\n"
             "  --iterations K    XPBD sweeps per step (default 4)\n"
             "  --env E           water (default), linear_drag, land or vacuum\n"
@@ -71,7 +73,7 @@ static int parse(int argc, char** argv, sb_options* o) {
             continue;
         }
         static const char* const valued[] = {"--size", "--solver", "--iterations", "--env", "--dt", "--sim-time",
-                                             "--target", "--time-limit", "--max-robots", "--threads"};
+                                             "--target", "--time-limit", "--max-robots", "--threads", "--robot"};
         int known = 0;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k) known |= !strcmp(name, valued[k]);
         if (!known) {
@@ -95,6 +97,7 @@ static int parse(int argc, char** argv, sb_options* o) {
         else if (!strcmp(name, "--time-limit")) rc = cli_parse_double(PREFIX, name, val, 0.0, 1, 1e7, &o->time_limit);
         else if (!strcmp(name, "--max-robots")) rc = cli_parse_int(PREFIX, name, val, 1, 1 << 24, &o->max_robots);
         else if (!strcmp(name, "--threads")) rc = cli_parse_int(PREFIX, name, val, 0, 4096, &o->threads);
+        else if (!strcmp(name, "--robot")) o->robot_file = val;
         else if (!strcmp(name, "--solver")) {
             if (!strcmp(val, "force")) d->solver = LOAM_SB_FORCE;
             else if (!strcmp(val, "xpbd_jacobi")) d->solver = LOAM_SB_XPBD_JACOBI;
@@ -150,7 +153,8 @@ int loam_bench_softbody(int argc, char** argv) {
     uint8_t* vox = malloc((size_t)nvox);
     if (!vox) return LOAM_ERR_NOMEM;
     memset(vox, LOAM_SB_BONE, (size_t)nvox);
-    loam_softbody_robot* robot = loam_softbody_voxel_robot(&vd, vox, &err);
+    loam_softbody_robot* robot = o.robot_file ? loam_softbody_robot_load(o.robot_file, &err)
+                                              : loam_softbody_voxel_robot(&vd, vox, &err);
     free(vox);
     if (!robot) {
         fprintf(stderr, PREFIX ": %s\n", err.message);
@@ -203,8 +207,11 @@ int loam_bench_softbody(int argc, char** argv) {
     double peak = 0.0;
     for (int k = 0; k < npts; ++k) peak = fmax(peak, pts[k].springs_per_s);
     printf("loam %s bench softbody: Mercury's protocol (paper 002 Fig. 4)\n", loam_version());
-    printf("robot: %d^3 bone voxels, %d masses, %d springs, %d faces; solver %s, env %s, dt %g s, %d steps "
-           "(%g s), zeta %g, threads %d\n", o.size, robot->mass_count, robot->spring_count, robot->face_count,
+    char what[600];
+    if (o.robot_file) snprintf(what, sizeof what, "%.500s", o.robot_file);
+    else snprintf(what, sizeof what, "%d^3 bone voxels", o.size);
+    printf("robot: %s, %d masses, %d springs, %d faces; solver %s, env %s, dt %g s, %d steps "
+           "(%g s), zeta %g, threads %d\n", what, robot->mass_count, robot->spring_count, robot->face_count,
            solver_name(o.def.solver), env_name(o.def.env), o.def.dt, steps, steps * o.def.dt, (double)o.def.zeta, threads);
     printf("%10s %14s %16s %10s %10s %20s\n", "robots", "total_springs", "springs_per_s", "wall_s", "cpu_s",
            "springs_per_cpu_s");
@@ -227,7 +234,8 @@ int loam_bench_softbody(int argc, char** argv) {
         cJSON_AddNumberToObject(j, "iterations", o.def.solver == LOAM_SB_FORCE ? 0 : o.def.iterations);
         cJSON_AddNumberToObject(j, "dt", o.def.dt);
         cJSON_AddNumberToObject(j, "steps", steps);
-        cJSON_AddNumberToObject(j, "robot_voxels", o.size);
+        if (o.robot_file) cJSON_AddStringToObject(j, "robot_file", o.robot_file);
+        else cJSON_AddNumberToObject(j, "robot_voxels", o.size);
         cJSON_AddNumberToObject(j, "masses_per_robot", robot->mass_count);
         cJSON_AddNumberToObject(j, "springs_per_robot", robot->spring_count);
         cJSON_AddNumberToObject(j, "faces_per_robot", robot->face_count);
