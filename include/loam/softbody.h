@@ -204,6 +204,9 @@ typedef struct loam_softbody_state {
 } loam_softbody_state;
 
 loam_status loam_softbody_pop_state(loam_softbody_pop* p, int b, loam_softbody_state* out, loam_error* err);
+/* Bytes of robot b's block (model, state and the solver's tables; land's contact lists are apart):
+ * what must stay in a core's cache while the robot is stepped. 0 for a bad b. */
+size_t loam_softbody_pop_robot_bytes(const loam_softbody_pop* p, int b);
 /* Centre of mass of robot b, m (fixed masses excluded). */
 loam_vec3 loam_softbody_pop_com(const loam_softbody_pop* p, int b);
 

@@ -167,6 +167,7 @@ int loam_bench_softbody(int argc, char** argv) {
     double per_robot = (double)robot->spring_count * steps;
     point pts[32];
     int npts = 0;
+    size_t robot_bytes = 0;
     double spent = 0.0;
     for (int b = 1; b <= o.max_robots && npts < 32; b *= 2) {
         if (npts > 0) { /* predicted time for b robots from the last point's rate */
@@ -183,6 +184,7 @@ int loam_bench_softbody(int argc, char** argv) {
             loam_softbody_robot_free(robot);
             return err.status;
         }
+        robot_bytes = loam_softbody_pop_robot_bytes(p, 0);
         double t0 = loam_clock_seconds(), c0 = cpu_seconds();
         loam_status st = loam_softbody_pop_step(p, steps, &err);
         double wall = loam_clock_seconds() - t0, cpu = cpu_seconds() - c0;
@@ -211,8 +213,9 @@ int loam_bench_softbody(int argc, char** argv) {
     if (o.robot_file) snprintf(what, sizeof what, "%.500s", o.robot_file);
     else snprintf(what, sizeof what, "%d^3 bone voxels", o.size);
     printf("robot: %s, %d masses, %d springs, %d faces; solver %s, env %s, dt %g s, %d steps "
-           "(%g s), zeta %g, threads %d\n", what, robot->mass_count, robot->spring_count, robot->face_count,
-           solver_name(o.def.solver), env_name(o.def.env), o.def.dt, steps, steps * o.def.dt, (double)o.def.zeta, threads);
+           "(%g s), zeta %g, threads %d; %.0f KiB per robot block\n", what, robot->mass_count, robot->spring_count, robot->face_count,
+           solver_name(o.def.solver), env_name(o.def.env), o.def.dt, steps, steps * o.def.dt, (double)o.def.zeta, threads,
+           (double)robot_bytes / 1024.0);
     printf("%10s %14s %16s %10s %10s %20s\n", "robots", "total_springs", "springs_per_s", "wall_s", "cpu_s",
            "springs_per_cpu_s");
     for (int k = 0; k < npts; ++k)
@@ -239,6 +242,7 @@ int loam_bench_softbody(int argc, char** argv) {
         cJSON_AddNumberToObject(j, "masses_per_robot", robot->mass_count);
         cJSON_AddNumberToObject(j, "springs_per_robot", robot->spring_count);
         cJSON_AddNumberToObject(j, "faces_per_robot", robot->face_count);
+        cJSON_AddNumberToObject(j, "bytes_per_robot", (double)robot_bytes);
         cJSON* series = cJSON_AddArrayToObject(j, "series");
         for (int k = 0; k < npts; ++k) {
             cJSON* e = cJSON_CreateObject();

@@ -10,7 +10,8 @@ enum { SB_MAX_COLORS = 256, SB_MAX_CONTACTS = 64, SB_MAX_OFFSET_ROWS = 32 };
 
 typedef struct sb_slot {
     int nm, ns, nf, ncolor, nused;
-    void* block;                      /* everything below points into it, except the hash */
+    void* block;                      /* everything below points into it, except land's contacts */
+    size_t bytes;                     /* of block */
     float *x, *y, *z, *vx, *vy, *vz;  /* state */
     float *fx, *fy, *fz;              /* force (force solver), position correction sums (XPBD Jacobi) */
     float *px, *py, *pz;              /* positions at the start of the step */

@@ -155,6 +155,10 @@ loam_status loam_softbody_pop_state(loam_softbody_pop* p, int b, loam_softbody_s
     return LOAM_OK;
 }
 
+size_t loam_softbody_pop_robot_bytes(const loam_softbody_pop* p, int b) {
+    return p && b >= 0 && b < p->count ? p->slots[b].bytes : 0;
+}
+
 loam_vec3 loam_softbody_pop_com(const loam_softbody_pop* p, int b) {
     if (!p || b < 0 || b >= p->count) return v3(NAN, NAN, NAN);
     const sb_slot* s = &p->slots[b];

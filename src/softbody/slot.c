@@ -136,9 +136,13 @@ loam_status sb_build_slot(const loam_softbody_pop* p, const loam_softbody_robot*
     size_t slots = (size_t)deg * (size_t)nm, fslots = (size_t)fdeg * (size_t)nsurf;
     size_t jslots = p->def.solver == LOAM_SB_XPBD_JACOBI ? slots : 0; /* alpha~ and lambda per slot */
     size_t fg = pad64(sizeof(float) * (size_t)(nf + 1)), fsu = pad64(sizeof(float) * (size_t)nsurf);
-    size_t bytes = 14 * fm + 2 * us + 2 * fs + pad64((size_t)ns) + 3 * pad64(sizeof(int32_t) * (size_t)nf) +
+    /* Only what the chosen solver reads: lambda per spring for XPBD, the neighbour table only
+     * without offset rows. */
+    size_t lam_bytes = p->def.solver == LOAM_SB_FORCE ? 0 : fs;
+    size_t nbr_bytes = offset_rows ? 0 : pad64(sizeof(int32_t) * slots);
+    size_t bytes = 14 * fm + 2 * us + fs + lam_bytes + pad64((size_t)ns) + 3 * pad64(sizeof(int32_t) * (size_t)nf) +
                    pad64(sizeof(int32_t) * (size_t)(ncolor + 1)) + pad64(LOAM_SB_MATERIAL_COUNT) + 3 * fmat +
-                   4 * pad64(sizeof(int32_t) * slots) + 2 * pad64(sizeof(float) * jslots) + pad64(sizeof(int32_t) * (size_t)nsurf) +
+                   nbr_bytes + 3 * pad64(sizeof(int32_t) * slots) + 2 * pad64(sizeof(float) * jslots) + pad64(sizeof(int32_t) * (size_t)nsurf) +
                    pad64(sizeof(int32_t) * fslots) + 3 * fg + 3 * fsu;
     char* m = loam_calloc(1, bytes);
     if (!m) {
@@ -148,6 +152,7 @@ loam_status sb_build_slot(const loam_softbody_pop* p, const loam_softbody_robot*
     }
     memset(s, 0, sizeof *s);
     s->block = m;
+    s->bytes = bytes;
     s->nm = nm, s->ns = ns, s->nf = nf, s->ncolor = ncolor;
     float** fa[14] = {&s->x, &s->y, &s->z, &s->vx, &s->vy, &s->vz, &s->fx, &s->fy, &s->fz, &s->px, &s->py, &s->pz, &s->w,
                       &s->cnt};
@@ -155,7 +160,7 @@ loam_status sb_build_slot(const loam_softbody_pop* p, const loam_softbody_robot*
     s->s0 = (uint16_t*)m, m += us;
     s->s1 = (uint16_t*)m, m += us;
     s->rest = (float*)m, m += fs;
-    s->lambda = (float*)m, m += fs;
+    s->lambda = lam_bytes ? (float*)m : NULL, m += lam_bytes;
     s->mat = (uint8_t*)m, m += pad64((size_t)ns);
     s->fa = (int32_t*)m, m += pad64(sizeof(int32_t) * (size_t)nf);
     s->fb = (int32_t*)m, m += pad64(sizeof(int32_t) * (size_t)nf);
@@ -166,7 +171,7 @@ loam_status sb_build_slot(const loam_softbody_pop* p, const loam_softbody_robot*
     s->stiff = (float*)m, m += fmat;
     s->alpha = (float*)m, m += fmat;
     s->deg = deg, s->nsurf = nsurf, s->fdeg = fdeg;
-    s->nbr = (int32_t*)m, m += pad64(sizeof(int32_t) * slots);
+    s->nbr = nbr_bytes ? (int32_t*)m : NULL, m += nbr_bytes;
     s->mslot = (int32_t*)m, m += pad64(sizeof(int32_t) * slots);
     s->kslot = (float*)m, m += pad64(sizeof(float) * slots);
     s->lslot = (float*)m, m += pad64(sizeof(float) * slots);

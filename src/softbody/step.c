@@ -107,7 +107,7 @@ int sb_step_slot(const loam_softbody_pop* p, sb_slot* s, double t) {
         predict(s, dt, g);
     } else {
         predict(s, dt, g);
-        memset(s->lambda, 0, sizeof(float) * (size_t)s->ns);
+        if (s->ns) memset(s->lambda, 0, sizeof(float) * (size_t)s->ns);
         if (d->solver == LOAM_SB_XPBD_JACOBI)
             memset(s->lamslot, 0, sizeof(float) * (size_t)s->deg * (size_t)s->nm);
         for (int it = 0; it < d->iterations; ++it) {
