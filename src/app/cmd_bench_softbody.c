@@ -223,6 +223,11 @@ int loam_bench_softbody(int argc, char** argv) {
                pts[k].wall, pts[k].cpu, per_robot * pts[k].robots / pts[k].cpu);
     printf("largest population: %.4g springs/s (%.4g per thread); peak %.4g; springs x steps %.3g\n",
            last->springs_per_s, last->springs_per_s / threads, peak, per_robot * last->robots);
+    double share = last->cpu / (last->wall * threads);
+    if (share < 0.9)
+        printf("note: the threads had %.0f%% of %d cores' time (others' work shared them): %.4g springs per CPU "
+               "second is what the code did with what it got\n", 100.0 * share, threads,
+               per_robot * last->robots / last->cpu);
     if (o.json) {
         cJSON* j = cJSON_CreateObject();
         cJSON_AddNumberToObject(j, "springs_per_s", last->springs_per_s);
