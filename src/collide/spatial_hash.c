@@ -86,15 +86,6 @@ void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y
     }
 }
 
-void loam_hash_build_serial(loam_spatial_hash* h, int n, const float* x, const float* y, const float* z) {
-    for (int b = 0; b < h->table_size; ++b) h->head[b] = -1;
-    for (int i = 0; i < n; ++i) {
-        int32_t b = bucket_of(h, cell_coord(h, 0, x[i]), cell_coord(h, 1, y[i]), cell_coord(h, 2, z[i]));
-        h->next[i] = h->head[b];
-        h->head[b] = i;
-    }
-}
-
 /* Two cells may share a bucket (always, with a tiny table): each bucket is listed once, or its
  * particles would be met several times. */
 int loam_hash_neighbor_buckets(const loam_spatial_hash* h, float px, float py, float pz, int32_t buckets[27]) {

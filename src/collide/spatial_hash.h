@@ -37,10 +37,6 @@ void loam_hash_set_cell(loam_spatial_hash* h, float cell, int periodic_axis, flo
 
 /* Rebuild from n positions (SoA), in parallel. */
 void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y, const float* z);
-/* The same table built by the calling thread alone, for callers that already run one task per
- * thread (a population steps one soft robot per thread) or hash a few hundred points: a parallel
- * region per call cost 100x the work there. Chains then list points in descending index order. */
-void loam_hash_build_serial(loam_spatial_hash* h, int n, const float* x, const float* y, const float* z);
 
 /* The distinct buckets of the 27 cells around p, written to buckets; returns their count. */
 int loam_hash_neighbor_buckets(const loam_spatial_hash* h, float px, float py, float pz,
