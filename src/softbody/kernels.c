@@ -1,16 +1,18 @@
-/* The force solver's hot loops, written per mass (gather) instead of per spring (scatter) so they
+/* The solvers' hot loops, written per mass (gather) instead of per spring (scatter) so they
  * vectorise without write conflicts: every mass sums its own springs and faces from a padded table
  * (slot j of mass i at [j * n + i]). Each spring is evaluated from both ends, with the same
  * arithmetic on the same squared length, so the two forces are exact negatives.
  *
  * Compiled with -fno-math-errno (sqrtf must not set errno to vectorise) and, with gcc, cloned for
- * AVX-512, AVX2 and baseline x86-64, picked at load time. Lanes do the scalar operations in the scalar order
- * and -ffp-contract=off forbids fused multiply-adds, so every clone gives the same bytes. */
+ * AVX-512, AVX2 and baseline x86-64, picked at load time. Lanes do the scalar operations in the
+ * scalar order and -ffp-contract=off forbids fused multiply-adds, so every clone gives the same
+ * bytes (checked by hand: the same final state with and without clones; SB_NO_CLONES builds the
+ * baseline loops only). */
 #include "softbody/internal.h"
 
 /* clang 14 emits target_clones' resolver only where the function is called in the same file, so
  * callers in other files fail to link: clang builds get the baseline loops (same bytes). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(SB_NO_CLONES)
 #define SB_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SB_CLONES
