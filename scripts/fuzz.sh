@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz the scene reader (fuzz/fuzz_scene.c) or the mesh readers (fuzz/fuzz_mesh.c) with libFuzzer +
 # ASan + UBSan.
-#   [TARGET=scene|mesh] scripts/fuzz.sh [seconds] [extra libFuzzer options...]     (default scene, 60 s)
+#   [TARGET=scene|mesh|robot] scripts/fuzz.sh [seconds] [extra libFuzzer options...]     (default scene, 60 s)
 # Builds build-fuzz/ with clang, starts from the seed corpus (fuzz/corpus/ for scenes,
 # fuzz/corpus-mesh/ for meshes) and keeps what it learns in fuzz/corpus-run[-mesh]/ (git-ignored). A
 # crash, leak, timeout or out-of-memory input is written to fuzz/crashes/ and the script exits
@@ -20,7 +20,8 @@ target="${TARGET:-scene}"
 case "$target" in
   scene) seeds=fuzz/corpus; learned=fuzz/corpus-run; dict=fuzz/scene.dict ;;
   mesh) seeds=fuzz/corpus-mesh; learned=fuzz/corpus-run-mesh; dict=fuzz/mesh.dict ;;
-  *) echo "fuzz.sh: TARGET must be scene or mesh, got '$target'" >&2; exit 2 ;;
+  robot) seeds=fuzz/corpus-robot; learned=fuzz/corpus-run-robot; dict=fuzz/robot.dict ;;
+  *) echo "fuzz.sh: TARGET must be scene, mesh or robot, got '$target'" >&2; exit 2 ;;
 esac
 CC="${CC:-clang}" cmake -S . -B build-fuzz -DLOAM_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz --target "fuzz_$target" -j"$(nproc)"

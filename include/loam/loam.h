@@ -10,5 +10,6 @@
 #include "loam/output.h"
 #include "loam/render.h"
 #include "loam/scene.h"
+#include "loam/softbody.h"
 
 #endif

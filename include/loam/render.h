@@ -82,6 +82,25 @@ loam_render_shapes loam_render_shapes_default(void);
 loam_status loam_render(const loam_camera* cam, const loam_render_particles* particles,
                         const loam_render_shapes* shapes, loam_image* out, loam_error* err);
 
+/* Triangle meshes (soft-robot surfaces), drawn over an image that loam_render filled: depth-tested
+ * against out->depth, flat shaded (both sides lit, as the camera sees them), coloured by the mean of
+ * the corners' scalars or by `color`. Triangles reaching behind the eye (perspective) are skipped.
+ * Serial: the bytes never depend on threads. */
+typedef struct loam_render_triangles {
+    int count;                 /* triangles */
+    const int32_t* index;      /* 3 vertex indices per triangle */
+    int vertex_count;
+    const float *x, *y, *z;    /* vertex positions, m */
+    const float* scalar;       /* optional per-vertex value; NULL: all `color` */
+    float scalar_min, scalar_max;
+    loam_colormap colormap;
+    uint8_t color[3];
+} loam_render_triangles;
+
+loam_render_triangles loam_render_triangles_default(void);
+loam_status loam_render_triangles_draw(const loam_camera* cam, const loam_render_triangles* tris, loam_image* out,
+                                       loam_error* err);
+
 /* Sensors for observations (sensors.c): cheap, particles only, serial (observation images are
  * small; the bytes never depend on threads).
  * Depth camera: for each pixel the view-axis depth (m) of the nearest particle surface on its ray,

@@ -561,11 +561,12 @@ static int bench_granular(int argc, char** argv) {
 int loam_cmd_bench(int argc, char** argv) {
     /* argv[0] is "bench"; argv[1] names the benchmark. */
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fprintf(argc < 2 ? stderr : stdout, "usage: loam bench granular [options]   (loam bench granular --help)\n");
+        fprintf(argc < 2 ? stderr : stdout, "usage: loam bench granular|env|softbody [options]   (loam bench granular --help)\n");
         return argc < 2 ? LOAM_ERR_INPUT : 0;
     }
     if (!strcmp(argv[1], "granular")) return bench_granular(argc - 2, argv + 2);
     if (!strcmp(argv[1], "env")) return loam_bench_env(argc - 2, argv + 2);
-    fprintf(stderr, "loam bench: unknown benchmark '%s' (known: granular, env)\n", argv[1]);
+    if (!strcmp(argv[1], "softbody")) return loam_bench_softbody(argc - 2, argv + 2);
+    fprintf(stderr, "loam bench: unknown benchmark '%s' (known: granular, env, softbody)\n", argv[1]);
     return LOAM_ERR_INPUT;
 }

@@ -7,5 +7,11 @@ int loam_cmd_run(int argc, char** argv);
 int loam_cmd_bench(int argc, char** argv);
 /* `loam bench env ...` (cmd_bench_env.c); argv[0] is its first option. */
 int loam_bench_env(int argc, char** argv);
+/* `loam bench softbody ...` (cmd_bench_softbody.c). */
+int loam_bench_softbody(int argc, char** argv);
+/* `loam evolve ...` (cmd_evolve.c): evolve voxel robots, or replay a saved one. */
+int loam_cmd_evolve(int argc, char** argv);
+/* `loam robot KIND ... --out FILE` (cmd_robot.c): write a soft robot file. */
+int loam_cmd_robot(int argc, char** argv);
 
 #endif

@@ -13,6 +13,10 @@ static void usage(FILE* f) {
             "                 [--set key=value ...] [--quiet]\n"
             "  loam bench granular --particles N [--steps M] [--threads T] [--json]\n"
             "  loam bench env --kind bulldozing|gear_tower|excavation [--particles N] [--batch B] [--json]\n"
+            "  loam bench softbody [--solver force|xpbd_jacobi|xpbd_gs] [--threads T] [--json]\n"
+            "  loam evolve [--env water|land] [--generations G] [--population P] [--out DIR]\n"
+            "  loam evolve --replay ROBOT.json [--frames K] [--out DIR]\n"
+            "  loam robot voxel|random|nn [--size N | --points N] [--seed S] --out ROBOT.json\n"
             "  loam help | --help | --version\n"
             "Run `loam run --help` or `loam bench granular --help` for details.\n"
             "Exit status: 0 ok, 2 bad input, 3 simulation diverged, 4 I/O error, 5 out of memory.\n",
@@ -27,6 +31,8 @@ int main(int argc, char** argv) {
     const char* cmd = argv[1];
     if (strcmp(cmd, "run") == 0) return loam_cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0) return loam_cmd_bench(argc - 1, argv + 1);
+    if (strcmp(cmd, "evolve") == 0) return loam_cmd_evolve(argc - 1, argv + 1);
+    if (strcmp(cmd, "robot") == 0) return loam_cmd_robot(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return 0;

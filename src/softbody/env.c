@@ -1,0 +1,136 @@
+/* Environments: water (equation 1 per face), linear drag, and land's constraints (mass-mass contact
+ * through the shared spatial hash, a floor with static and kinetic friction). */
+#include <math.h>
+#include <string.h>
+
+#include "softbody/internal.h"
+
+/* Equation 1 of paper 002 on every face: F = -1/2 rho A ((C_D - C_L)(v.n) v + C_L |v|^2 n), with v
+ * the centroid velocity and n the unit normal turned to point along v, a third to each corner.
+ * Computed per face, then summed per surface mass (kernels.c): no two faces write one mass. */
+static void water(const loam_softbody_def* d, sb_slot* s) {
+    if (!s->nsurf) return;
+    sb_face_forces(s->nf, s->fa, s->fb, s->fc, s->x, s->y, s->z, s->vx, s->vy, s->vz, 0.5f * d->rho,
+                   d->drag_coefficient - d->lift_coefficient, d->lift_coefficient, s->gx, s->gy, s->gz);
+    s->gx[s->nf] = s->gy[s->nf] = s->gz[s->nf] = 0.0f;
+    sb_gather_faces(s->nsurf, s->fdeg, s->fof, s->gx, s->gy, s->gz, s->sx, s->sy, s->sz);
+    for (int q = 0; q < s->nsurf; ++q) {
+        int i = s->surf[q];
+        s->fx[i] += s->sx[q], s->fy[i] += s->sy[q], s->fz[i] += s->sz[q];
+    }
+}
+
+void sb_env_forces(const loam_softbody_def* d, sb_slot* s) {
+    if (d->env == LOAM_SB_WATER) water(d, s);
+    else if (d->env == LOAM_SB_LINEAR_DRAG) {
+        float c = d->linear_drag;
+        for (int i = 0; i < s->nm; ++i) s->fx[i] -= c * s->vx[i], s->fy[i] -= c * s->vy[i], s->fz[i] -= c * s->vz[i];
+    }
+}
+
+/* Mass-mass contact as a position constraint: masses closer than two contact radii are pushed apart,
+ * each by its inverse-mass share of the overlap, all from the same positions (Jacobi). Candidates
+ * come from a Verlet pair list (pairs within 2 r + skin, rebuilt from the spatial hash when a mass
+ * has moved skin / 2): a robot at rest rebuilds rarely and checks few pairs, where querying 27
+ * buckets per mass every step cost eight spring passes. Each mass sums its partners in index order
+ * (pairs are sorted), so the result does not depend on the hash's chain order. */
+static int moved_past_skin(const sb_slot* s) {
+    float lim = 0.25f * s->skin * s->skin;
+    int moved = 0;
+    for (int i = 0; i < s->nm; ++i) {
+        float dx = s->x[i] - s->bx[i], dy = s->y[i] - s->by[i], dz = s->z[i] - s->bz[i];
+        moved |= !(dx * dx + dy * dy + dz * dz <= lim); /* NaN counts as moved */
+    }
+    return moved;
+}
+
+/* Returns 0 when a mass has more than SB_MAX_CONTACTS candidates or the list is full. */
+static int build_pairs(sb_slot* s) {
+    int n = s->nm, np = 0;
+    float reach = 2.0f * s->contact_r + s->skin, reach2 = reach * reach;
+    /* Inside the population's loop over robots this parallel build runs on the robot's thread (a
+     * nested region is serial); the chain order it leaves does not matter, partners are sorted. */
+    loam_hash_build(&s->hash, n, s->x, s->y, s->z);
+    for (int i = 0; i < n; ++i) {
+        int32_t buckets[27], partner[SB_MAX_CONTACTS];
+        int nb = loam_hash_neighbor_buckets(&s->hash, s->x[i], s->y[i], s->z[i], buckets), count = 0;
+        for (int q = 0; q < nb; ++q)
+            for (int j = s->hash.head[buckets[q]]; j >= 0; j = s->hash.next[j]) {
+                if (j <= i) continue;
+                float dx = s->x[i] - s->x[j], dy = s->y[i] - s->y[j], dz = s->z[i] - s->z[j];
+                if (!(dx * dx + dy * dy + dz * dz < reach2)) continue;
+                if (count == SB_MAX_CONTACTS) return 0;
+                int at = count++;
+                while (at > 0 && partner[at - 1] > j) partner[at] = partner[at - 1], --at;
+                partner[at] = j;
+            }
+        if (np + count > s->pair_cap) return 0;
+        for (int q = 0; q < count; ++q) s->pairs[2 * np] = i, s->pairs[2 * np + 1] = partner[q], ++np;
+    }
+    s->npairs = np;
+    memcpy(s->bx, s->x, sizeof(float) * (size_t)n);
+    memcpy(s->by, s->y, sizeof(float) * (size_t)n);
+    memcpy(s->bz, s->z, sizeof(float) * (size_t)n);
+    return 1;
+}
+
+/* The push of pair (a, b) on mass a: its inverse-mass share of the overlap along b -> a. */
+static inline void push(const sb_slot* s, int a, int b, float r2, float* cx, float* cy, float* cz) {
+    float wsum = s->w[a] + s->w[b];
+    float dx = s->x[a] - s->x[b], dy = s->y[a] - s->y[b], dz = s->z[a] - s->z[b];
+    float len2 = dx * dx + dy * dy + dz * dz;
+    if (!(len2 < r2 * r2)) return;
+    float len = sqrtf(len2);
+    if (!(len > 0.0f) || !(wsum > 0.0f)) return;
+    float q = s->w[a] / wsum * (r2 - len) / len;
+    cx[a] += q * dx, cy[a] += q * dy, cz[a] += q * dz;
+}
+
+static void mass_contacts(sb_slot* s) {
+    int n = s->nm;
+    if (s->npairs < 0 || moved_past_skin(s))
+        if (!build_pairs(s)) {
+            /* too crowded for the list (a collapsed robot): no contact this step rather than a
+             * partial one; retried next step */
+            s->npairs = -1;
+            return;
+        }
+    float r2 = 2.0f * s->contact_r;
+    float *cx = s->fx, *cy = s->fy, *cz = s->fz; /* forces are used by now: scratch */
+    memset(cx, 0, sizeof(float) * (size_t)n);
+    memset(cy, 0, sizeof(float) * (size_t)n);
+    memset(cz, 0, sizeof(float) * (size_t)n);
+    /* pairs sorted by (i, j): mass m meets partners k < m (as j) before partners j > m (as i),
+     * each group ascending, so every mass sums its partners in index order */
+    for (int q = 0; q < s->npairs; ++q) {
+        int i = s->pairs[2 * q], j = s->pairs[2 * q + 1];
+        push(s, i, j, r2, cx, cy, cz);
+        push(s, j, i, r2, cx, cy, cz);
+    }
+    for (int i = 0; i < n; ++i) s->x[i] += cx[i], s->y[i] += cy[i], s->z[i] += cz[i];
+}
+
+/* The floor as a position constraint with friction at the position level (Macklin et al. 2014): the
+ * depth d pushed out this step is the normal impulse times dt/m; a tangential move over the step
+ * shorter than mu_s d is undone (sticking), a longer one is shortened by mu_k d (sliding). */
+static void floor_friction(const loam_softbody_def* d, sb_slot* s) {
+    const float fz = d->floor_z, ms = d->mu_static, mk = d->mu_kinetic;
+    for (int i = 0; i < s->nm; ++i) {
+        float depth = fz - s->z[i];
+        if (!(depth > 0.0f) || s->w[i] == 0.0f) continue;
+        s->z[i] = fz;
+        float tx = s->x[i] - s->px[i], ty = s->y[i] - s->py[i];
+        float t = sqrtf(tx * tx + ty * ty);
+        if (t <= ms * depth) {
+            s->x[i] = s->px[i], s->y[i] = s->py[i];
+        } else {
+            float keep = 1.0f - mk * depth / t;
+            s->x[i] = s->px[i] + keep * tx, s->y[i] = s->py[i] + keep * ty;
+        }
+    }
+}
+
+void sb_land_constraints(const loam_softbody_def* d, sb_slot* s) {
+    if (s->has_hash) mass_contacts(s);
+    floor_friction(d, s);
+}
