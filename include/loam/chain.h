@@ -6,7 +6,7 @@
 #ifndef LOAM_CHAIN_H
 #define LOAM_CHAIN_H
 
-#include "loam/body.h"
+#include "loam/multibody.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -14,11 +14,8 @@ extern "C" {
 
 #define LOAM_CHAIN_MAX_LINKS 32
 
-typedef enum loam_joint_type {
-    LOAM_JOINT_FIXED = 0,
-    LOAM_JOINT_REVOLUTE,  /* about the joint frame's z axis, rad */
-    LOAM_JOINT_PRISMATIC  /* along the joint frame's z axis, m */
-} loam_joint_type;
+/* Joints are loam_joint_type from loam/multibody.h (the dynamic tree); a chain takes fixed, revolute
+ * and prismatic joints about or along the joint frame's z axis. */
 
 typedef struct loam_link_def {
     char name[LOAM_NAME_MAX];

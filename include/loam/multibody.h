@@ -1,0 +1,166 @@
+/* loam multibody: rigid bodies and articulated trees in generalized coordinates, in double precision.
+ *
+ * A model (loam_mb_model) is what does not change while stepping: the tree of bodies, their joints,
+ * inertias, limits, damping, actuators and collision geometry. A state (loam_mb_state) is what does:
+ * joint positions q, velocities qd, applied torques and control targets, time, and the quantities
+ * derived from them (body poses and twists, mass matrix). One model, many states.
+ *
+ * Every body hangs from its parent (or the world) by one joint. A free rigid body is a body with a
+ * FLOATING joint to the world; a welded one has a FIXED joint. Bodies are numbered parents first.
+ *
+ * Conventions (docs/multibody.md has every parameter with its unit and default):
+ * - revolute and prismatic joints: one coordinate, about/along `axis` in the joint frame (rad, m);
+ * - floating joints: q = (x, y, z, qw, qx, qy, qz), the body's pose in its joint frame (for a root
+ *   body: the world); qd = (vx, vy, vz, wx, wy, wz), the velocity of the body origin and the angular
+ *   velocity, both in the joint frame's axes (like loam_twist);
+ * - the body frame is the joint frame moved by q; com and inertia are given in the body frame. */
+#ifndef LOAM_MULTIBODY_H
+#define LOAM_MULTIBODY_H
+
+#include "loam/body.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum loam_joint_type {
+    LOAM_JOINT_FIXED = 0,
+    LOAM_JOINT_REVOLUTE,  /* about the axis (default: the joint frame's z), rad */
+    LOAM_JOINT_PRISMATIC, /* along the axis (default: the joint frame's z), m */
+    LOAM_JOINT_FLOATING   /* six degrees of freedom (multibody only; chains reject it) */
+} loam_joint_type;
+
+/* Position coordinates and velocity coordinates of one joint of a type. */
+int loam_joint_nq(loam_joint_type type);
+int loam_joint_nv(loam_joint_type type);
+const char* loam_joint_type_name(loam_joint_type type);
+
+/* Who moves a body's joint. */
+typedef enum loam_mb_motion {
+    LOAM_MB_DYNAMIC = 0, /* by the dynamics */
+    LOAM_MB_KINEMATIC,   /* by the host: the step keeps the joint velocity the host wrote into qd */
+    LOAM_MB_FIXED        /* held where it is (qd = 0), whatever the joint type */
+} loam_mb_motion;
+
+/* How a joint's actuator makes its force (applied torques in state->tau are always added). */
+typedef enum loam_mb_control {
+    LOAM_CONTROL_TORQUE = 0, /* only state->tau (zero: a passive joint) */
+    LOAM_CONTROL_POSITION,   /* kp (q_ref - q) + kd (qd_ref - qd), implicit in the step */
+    LOAM_CONTROL_VELOCITY    /* kd (qd_ref - qd), implicit in the step */
+} loam_mb_control;
+
+typedef struct loam_mb_body_def {
+    char name[LOAM_NAME_MAX];
+    char joint_name[LOAM_NAME_MAX]; /* optional; errors and URDF round trips use it */
+    int parent;                     /* an earlier body, or -1 for the world */
+    loam_joint_type joint;
+    loam_posed placement;           /* joint frame in the parent's body frame (world for roots) */
+    loam_vec3d axis;                /* joint axis in the joint frame, normalized on create; (0, 0, 1) */
+    loam_mb_motion motion;
+    double mass;                    /* kg, >= 0 */
+    loam_vec3d com;                 /* centre of mass in the body frame, m */
+    double inertia[6];              /* about the com, body axes: ixx, iyy, izz, ixy, ixz, iyz, kg m^2 */
+    int limited;                    /* 1: lower <= q <= upper is enforced (1-dof joints) */
+    double lower, upper;            /* rad or m */
+    double max_velocity;            /* rad/s or m/s, 0 = none (reported, used by chains) */
+    double max_effort;              /* N m or N: clamp on the actuator force, 0 = none */
+    double damping;                 /* N m s/rad or N s/m, >= 0, implicit */
+    loam_mb_control control;
+    double kp;                      /* N m/rad or N/m, >= 0 (POSITION) */
+    double kd;                      /* N m s/rad or N s/m, >= 0 (POSITION, VELOCITY) */
+} loam_mb_body_def;
+
+/* Collision geometry attached to a body (the shape vocabulary of loam/geom.h, in double). */
+typedef struct loam_mb_geom_def {
+    int body;
+    loam_shape_type type;   /* BOX, SPHERE, CAPSULE, CYLINDER or MESH */
+    loam_posed pose;        /* in the body frame */
+    loam_vec3d size;        /* as loam_shape: half extents, radius, radius and half length */
+    char mesh[256];         /* MESH: the file as written in the source (URDF filename) */
+    loam_vec3d mesh_scale;  /* MESH: (1, 1, 1) */
+} loam_mb_geom_def;
+
+typedef struct loam_mb_options {
+    loam_vec3d gravity; /* m/s^2, (0, 0, -9.81) */
+    double dt;          /* s, 1e-3 */
+    double limit_erp;   /* fraction of a joint-limit violation removed per step, 0.2 */
+    int limit_iterations; /* Gauss-Seidel sweeps over active joint limits, 50 */
+} loam_mb_options;
+
+typedef struct loam_mb_model {
+    char name[LOAM_NAME_MAX];
+    int nbody, nq, nv, ngeom;
+    loam_mb_body_def* body; /* nbody, parents first */
+    int* q_adr;             /* nbody: first position coordinate of each body's joint */
+    int* v_adr;             /* nbody: first velocity coordinate */
+    int* dof_body;          /* nv: the body whose joint owns each velocity coordinate */
+    loam_mb_geom_def* geom; /* ngeom */
+    loam_mb_options opt;
+} loam_mb_model;
+
+typedef struct loam_mb_state {
+    int nq, nv, nbody;
+    double time;     /* s */
+    int64_t step;    /* steps taken */
+    /* Inputs (the host writes these). */
+    double* q;       /* nq */
+    double* qd;      /* nv; KINEMATIC joints keep what the host writes here */
+    double* tau;     /* nv: applied joint forces, N m or N */
+    double* q_ref;   /* nv: position targets (1-dof joints) */
+    double* qd_ref;  /* nv: velocity targets */
+    double* xfrc;    /* 6 per body: world force (N) and torque (N m) at the centre of mass */
+    /* Derived by loam_mb_kinematics (and by every step, at its end). */
+    loam_posed* xpose; /* nbody: world pose of each body frame */
+    double* xvel;      /* 6 per body: world velocity of the body origin, world angular velocity */
+    /* Derived by loam_mb_step / loam_mb_mass_matrix. */
+    double* mass_matrix; /* nv x nv, row-major */
+    double* act_force;   /* nv: actuator force of the last step (tau plus control, after clamping) */
+    double* limit_impulse; /* nv: joint-limit impulse of the last step, N m s or N s */
+    void* work;          /* private */
+} loam_mb_state;
+
+loam_mb_options loam_mb_default_options(void);
+loam_mb_body_def loam_mb_default_body_def(void);
+loam_mb_geom_def loam_mb_default_geom_def(void);
+
+/* Check and copy the definitions. Errors name the body (or geom) and the field. */
+loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, const loam_mb_geom_def* geoms, int ngeom,
+                                 const loam_mb_options* opt, loam_mb_model** out, loam_error* err);
+void loam_mb_model_destroy(loam_mb_model* model);
+/* Index of the body with this name, -1 if none. */
+int loam_mb_body_index(const loam_mb_model* model, const char* name);
+
+/* A state at q = 0 (identity orientations, positions clamped into limits), at rest, with poses. */
+loam_status loam_mb_state_create(const loam_mb_model* model, loam_mb_state** out, loam_error* err);
+void loam_mb_state_destroy(loam_mb_state* state);
+loam_status loam_mb_state_reset(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+
+/* Body poses and twists from q and qd (normalizes floating quaternions in q). */
+loam_status loam_mb_kinematics(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+/* The joint-space mass matrix M(q) (composite rigid bodies) into state->mass_matrix. */
+loam_status loam_mb_mass_matrix(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+/* tau = M(q) qdd + c(q, qd) - (gravity and state->xfrc) (recursive Newton-Euler); qdd may be NULL
+ * for zero, which gives the bias forces. Control, damping and limits are not included. */
+loam_status loam_mb_inverse_dynamics(const loam_mb_model* model, loam_mb_state* state, const double* qdd, double* tau,
+                                     loam_error* err);
+/* qdd = M^-1 (state->tau - bias): the continuous dynamics without control, damping or limits. */
+loam_status loam_mb_forward_dynamics(const loam_mb_model* model, loam_mb_state* state, double* qdd, loam_error* err);
+/* One step of opt.dt: semi-implicit Euler with implicit damping and PD control, actuator effort
+ * limits, joint limits as velocity-level inequalities; then the poses at the new q. A non-finite
+ * result is LOAM_ERR_DIVERGED naming the step and the body. */
+loam_status loam_mb_step(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+
+/* The 6 x nv world Jacobian of the material point of `body` now at world position `point`: rows 0-2
+ * its velocity, rows 3-5 the body's angular velocity (row-major, nv columns). */
+loam_status loam_mb_jacobian(const loam_mb_model* model, const loam_mb_state* state, int body, loam_vec3d point, double* jac,
+                             loam_error* err);
+
+/* Kinetic and gravitational potential energy (J), world linear momentum (kg m/s) and angular
+ * momentum about the world origin (kg m^2/s), from the bodies' twists (needs loam_mb_kinematics). */
+void loam_mb_energy(const loam_mb_model* model, const loam_mb_state* state, double* kinetic, double* potential);
+void loam_mb_momentum(const loam_mb_model* model, const loam_mb_state* state, loam_vec3d* linear, loam_vec3d* angular);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

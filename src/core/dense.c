@@ -1,0 +1,67 @@
+/* See core/dense.h. Plain loops: the matrices here are tens of rows, and a fixed summation order
+ * keeps results identical across builds. */
+#include "core/dense.h"
+
+#include <math.h>
+
+int dense_cholesky(double* a, int n) {
+    for (int j = 0; j < n; ++j) {
+        double d = a[j * n + j];
+        for (int k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
+        if (!(d > 0.0)) return j; /* also catches NaN */
+        d = sqrt(d);
+        a[j * n + j] = d;
+        for (int i = j + 1; i < n; ++i) {
+            double s = a[i * n + j];
+            for (int k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
+            a[i * n + j] = s / d;
+        }
+    }
+    return -1;
+}
+
+void dense_cholesky_solve(const double* l, int n, double* b) {
+    for (int i = 0; i < n; ++i) {
+        double s = b[i];
+        for (int k = 0; k < i; ++k) s -= l[i * n + k] * b[k];
+        b[i] = s / l[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; --i) {
+        double s = b[i];
+        for (int k = i + 1; k < n; ++k) s -= l[k * n + i] * b[k];
+        b[i] = s / l[i * n + i];
+    }
+}
+
+int dense_ldlt(double* a, int n, double tiny) {
+    double scale = 0.0;
+    for (int i = 0; i < n; ++i) scale = fmax(scale, fabs(a[i * n + i]));
+    for (int j = 0; j < n; ++j) {
+        double d = a[j * n + j];
+        for (int k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k] * a[k * n + k];
+        if (!(fabs(d) > tiny * scale)) return j;
+        a[j * n + j] = d;
+        for (int i = j + 1; i < n; ++i) {
+            double s = a[i * n + j];
+            for (int k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k] * a[k * n + k];
+            a[i * n + j] = s / d;
+        }
+    }
+    return -1;
+}
+
+void dense_ldlt_solve(const double* ld, int n, double* b) {
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < i; ++k) b[i] -= ld[i * n + k] * b[k];
+    for (int i = 0; i < n; ++i) b[i] /= ld[i * n + i];
+    for (int i = n - 1; i >= 0; --i)
+        for (int k = i + 1; k < n; ++k) b[i] -= ld[k * n + i] * b[k];
+}
+
+void dense_matvec(const double* a, int rows, int cols, const double* x, double* y) {
+    for (int i = 0; i < rows; ++i) {
+        double s = 0.0;
+        for (int j = 0; j < cols; ++j) s += a[i * cols + j] * x[j];
+        y[i] = s;
+    }
+}

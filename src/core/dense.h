@@ -1,0 +1,22 @@
+/* Small dense linear algebra in double, row-major n x n, shared by the multibody dynamics and the
+ * constraint solvers (mass matrices, Delassus blocks, per-subsystem reduced systems). */
+#ifndef LOAM_CORE_DENSE_H
+#define LOAM_CORE_DENSE_H
+
+/* In-place Cholesky A = L L^T of a symmetric positive definite matrix; L is left in the lower
+ * triangle (the upper is not touched). Returns -1 on success, or the index of the first pivot that
+ * is not positive (the matrix is not SPD). */
+int dense_cholesky(double* a, int n);
+/* Solve L L^T x = b in place, with L from dense_cholesky. */
+void dense_cholesky_solve(const double* l, int n, double* b);
+
+/* In-place A = L D L^T for symmetric matrices that may be indefinite but have nonzero leading minors
+ * (no pivoting): unit-lower L below the diagonal, D on the diagonal. Returns -1 on success, or the
+ * index of the first pivot whose magnitude is below tiny times the largest diagonal entry. */
+int dense_ldlt(double* a, int n, double tiny);
+void dense_ldlt_solve(const double* ld, int n, double* b);
+
+/* y = A x (A is rows x cols). */
+void dense_matvec(const double* a, int rows, int cols, const double* x, double* y);
+
+#endif

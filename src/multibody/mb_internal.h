@@ -1,0 +1,40 @@
+/* Private to the multibody module: per-state work arrays and the joint kinematics shared with the
+ * kinematic chain (src/multibody/chain.c), so there is one definition of what a joint does. */
+#ifndef LOAM_MB_INTERNAL_H
+#define LOAM_MB_INTERNAL_H
+
+#include "core/spatial.h"
+#include "loam/multibody.h"
+
+typedef struct mb_work {
+    sxform* X;     /* nbody: parent coordinates -> body coordinates */
+    sv6* S;        /* 6 per body: motion subspace columns in body coordinates */
+    sv6* cJ;       /* nbody: S-dot qd (floating joints only; zero otherwise) */
+    sv6* v;        /* nbody: body spatial velocity in body coordinates */
+    sv6* a;        /* nbody: RNEA accelerations */
+    sv6* f;        /* nbody: RNEA forces */
+    sinertia* I;   /* nbody: body inertia in body coordinates (from the model) */
+    sinertia* Ic;  /* nbody: composite inertias (CRBA) */
+    double* A;     /* nv x nv: the step's system matrix, then its Cholesky factor (free dofs packed) */
+    double* W;     /* nv x nv: joint-limit Delassus block */
+    double* b;     /* nv */
+    double* x;     /* nv */
+    double* tmp;   /* nv */
+    double* bias;  /* nv */
+    int* free_dof; /* nv: packed index of each dof among the free ones, -1 if prescribed */
+    int* rows;     /* nv: active limit dofs */
+} mb_work;
+
+/* The joint's own motion: the body frame in the joint frame for joint coordinates q. */
+loam_posed mb_joint_motion(loam_joint_type type, loam_vec3d axis, const double* q);
+
+/* Fill X, S, cJ, v, xpose and xvel from q and qd. */
+void mb_kinematics(const loam_mb_model* m, loam_mb_state* s);
+/* Recursive Newton-Euler with the current kinematics: tau = M qdd + c - g - xfrc (qdd may be NULL). */
+void mb_rnea(const loam_mb_model* m, loam_mb_state* s, const double* qdd, double* tau);
+/* Composite rigid bodies into s->mass_matrix, with the current kinematics. */
+void mb_crba(const loam_mb_model* m, loam_mb_state* s);
+/* The spatial inertia of a body definition in its body coordinates. */
+sinertia mb_body_inertia(const loam_mb_body_def* b);
+
+#endif

@@ -1,0 +1,190 @@
+/* Multibody model: defaults, validation, the coordinate layout. See loam/multibody.h. */
+#include <math.h>
+#include <string.h>
+
+#include "core/vecd.h"
+#include "multibody/mb_internal.h"
+
+int loam_joint_nq(loam_joint_type t) { return t == LOAM_JOINT_FLOATING ? 7 : t == LOAM_JOINT_FIXED ? 0 : 1; }
+int loam_joint_nv(loam_joint_type t) { return t == LOAM_JOINT_FLOATING ? 6 : t == LOAM_JOINT_FIXED ? 0 : 1; }
+const char* loam_joint_type_name(loam_joint_type t) {
+    switch (t) {
+    case LOAM_JOINT_FIXED: return "fixed";
+    case LOAM_JOINT_REVOLUTE: return "revolute";
+    case LOAM_JOINT_PRISMATIC: return "prismatic";
+    case LOAM_JOINT_FLOATING: return "floating";
+    }
+    return "unknown";
+}
+
+loam_mb_options loam_mb_default_options(void) {
+    loam_mb_options o;
+    o.gravity = d3(0.0, 0.0, -9.81);
+    o.dt = 1e-3;
+    o.limit_erp = 0.2;
+    o.limit_iterations = 50;
+    return o;
+}
+
+loam_mb_body_def loam_mb_default_body_def(void) {
+    loam_mb_body_def b;
+    memset(&b, 0, sizeof b);
+    b.parent = -1;
+    b.joint = LOAM_JOINT_FIXED;
+    b.placement = pd_identity();
+    b.axis = d3(0, 0, 1);
+    b.motion = LOAM_MB_DYNAMIC;
+    b.control = LOAM_CONTROL_TORQUE;
+    return b;
+}
+
+loam_mb_geom_def loam_mb_default_geom_def(void) {
+    loam_mb_geom_def g;
+    memset(&g, 0, sizeof g);
+    g.type = LOAM_SHAPE_SPHERE;
+    g.pose = pd_identity();
+    g.mesh_scale = d3(1, 1, 1);
+    return g;
+}
+
+static int finite_pose(loam_posed p) { return d3_is_finite(p.p) && qd_is_finite(p.q) && qd_norm(p.q) > 1e-9; }
+
+static loam_status check_body(const loam_mb_body_def* b, int i, loam_error* err) {
+    const char* n = b->name[0] ? b->name : "(unnamed)";
+#define BAD(...) return loam_error_set(err, LOAM_ERR_INPUT, __VA_ARGS__)
+    if (memchr(b->name, 0, sizeof b->name) == NULL || memchr(b->joint_name, 0, sizeof b->joint_name) == NULL)
+        BAD("multibody: body %d: name is not NUL-terminated", i);
+    if (b->parent < -1 || b->parent >= i) BAD("multibody: body %d '%s': parent %d must be -1 or an earlier body", i, n, b->parent);
+    if ((unsigned)b->joint > (unsigned)LOAM_JOINT_FLOATING) BAD("multibody: body '%s': joint: unknown type %d", n, (int)b->joint);
+    if ((unsigned)b->motion > (unsigned)LOAM_MB_FIXED) BAD("multibody: body '%s': motion: unknown value %d", n, (int)b->motion);
+    if ((unsigned)b->control > (unsigned)LOAM_CONTROL_VELOCITY) BAD("multibody: body '%s': control: unknown value %d", n, (int)b->control);
+    if (!finite_pose(b->placement)) BAD("multibody: body '%s': placement is not a finite pose with a nonzero quaternion", n);
+    if (!d3_is_finite(b->axis) || (loam_joint_nv(b->joint) == 1 && !(d3_norm(b->axis) > 1e-9)))
+        BAD("multibody: body '%s': axis (%g, %g, %g) is not a nonzero vector", n, b->axis.x, b->axis.y, b->axis.z);
+    if (!(b->mass >= 0.0 && isfinite(b->mass))) BAD("multibody: body '%s': mass = %g kg, expected >= 0", n, b->mass);
+    if (!d3_is_finite(b->com)) BAD("multibody: body '%s': com is not finite", n);
+    const double* I = b->inertia;
+    for (int k = 0; k < 6; ++k)
+        if (!isfinite(I[k])) BAD("multibody: body '%s': inertia[%d] = %g is not finite", n, k, I[k]);
+    /* Physically possible: positive semidefinite, and principal moments obey the triangle
+     * inequality (checked on the diagonal, which holds for any axes). */
+    double tol = 1e-12 * (fabs(I[0]) + fabs(I[1]) + fabs(I[2]));
+    double m2 = I[0] * I[1] - I[3] * I[3];
+    double det = I[0] * (I[1] * I[2] - I[5] * I[5]) - I[3] * (I[3] * I[2] - I[5] * I[4]) + I[4] * (I[3] * I[5] - I[1] * I[4]);
+    if (I[0] < -tol || I[1] < -tol || I[2] < -tol || m2 < -tol * tol || det < -tol * tol * tol)
+        BAD("multibody: body '%s': inertia (ixx %g, iyy %g, izz %g, ixy %g, ixz %g, iyz %g) is not positive semidefinite", n,
+            I[0], I[1], I[2], I[3], I[4], I[5]);
+    if (I[0] + I[1] < I[2] - tol || I[1] + I[2] < I[0] - tol || I[0] + I[2] < I[1] - tol)
+        BAD("multibody: body '%s': inertia (ixx %g, iyy %g, izz %g) breaks the triangle inequality", n, I[0], I[1], I[2]);
+    if (b->limited && loam_joint_nv(b->joint) == 1 && !(isfinite(b->lower) && isfinite(b->upper) && b->lower <= b->upper))
+        BAD("multibody: body '%s': limits [%g, %g] are not an interval", n, b->lower, b->upper);
+    if (b->limited && loam_joint_nv(b->joint) != 1) BAD("multibody: body '%s': limits on a %s joint", n, loam_joint_type_name(b->joint));
+    if (!(b->max_velocity >= 0.0 && isfinite(b->max_velocity))) BAD("multibody: body '%s': max_velocity = %g, expected >= 0", n, b->max_velocity);
+    if (!(b->max_effort >= 0.0 && isfinite(b->max_effort))) BAD("multibody: body '%s': max_effort = %g, expected >= 0", n, b->max_effort);
+    if (!(b->damping >= 0.0 && isfinite(b->damping))) BAD("multibody: body '%s': damping = %g, expected >= 0", n, b->damping);
+    if (!(b->kp >= 0.0 && isfinite(b->kp))) BAD("multibody: body '%s': kp = %g, expected >= 0", n, b->kp);
+    if (!(b->kd >= 0.0 && isfinite(b->kd))) BAD("multibody: body '%s': kd = %g, expected >= 0", n, b->kd);
+    if (b->control != LOAM_CONTROL_TORQUE && loam_joint_nv(b->joint) != 1)
+        BAD("multibody: body '%s': %s control on a %s joint (only revolute and prismatic joints have actuators)", n,
+            b->control == LOAM_CONTROL_POSITION ? "position" : "velocity", loam_joint_type_name(b->joint));
+#undef BAD
+    return LOAM_OK;
+}
+
+static loam_status check_geom(const loam_mb_geom_def* g, int i, int nbody, loam_error* err) {
+    if (g->body < 0 || g->body >= nbody)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: body %d, expected 0 to %d", i, g->body, nbody - 1);
+    if (g->type != LOAM_SHAPE_BOX && g->type != LOAM_SHAPE_SPHERE && g->type != LOAM_SHAPE_CAPSULE &&
+        g->type != LOAM_SHAPE_CYLINDER && g->type != LOAM_SHAPE_MESH)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: type %d is not box, sphere, capsule, cylinder or mesh", i,
+                              (int)g->type);
+    if (!finite_pose(g->pose)) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: pose is not finite", i);
+    if (!d3_is_finite(g->size) || g->size.x < 0 || g->size.y < 0 || g->size.z < 0)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: size (%g, %g, %g) must be finite and >= 0", i, g->size.x,
+                              g->size.y, g->size.z);
+    if (memchr(g->mesh, 0, sizeof g->mesh) == NULL)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: mesh name is not NUL-terminated", i);
+    return LOAM_OK;
+}
+
+loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, const loam_mb_geom_def* geoms, int ngeom,
+                                 const loam_mb_options* opt, loam_mb_model** out, loam_error* err) {
+    if (!out) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: null output model");
+    *out = NULL;
+    if (nbody < 1 || nbody > 100000 || !bodies)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: %d bodies, expected 1 to 100000", nbody);
+    if (ngeom < 0 || ngeom > 1000000 || (ngeom > 0 && !geoms))
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: %d geoms, expected 0 to 1000000", ngeom);
+    loam_mb_options o = opt ? *opt : loam_mb_default_options();
+    if (!d3_is_finite(o.gravity)) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: gravity is not finite");
+    if (!(o.dt > 0.0 && o.dt <= 1.0)) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: dt = %g s, expected in (0, 1]", o.dt);
+    if (!(o.limit_erp >= 0.0 && o.limit_erp <= 1.0))
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: limit_erp = %g, expected in [0, 1]", o.limit_erp);
+    if (o.limit_iterations < 1 || o.limit_iterations > 100000)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: limit_iterations = %d, expected 1 to 100000", o.limit_iterations);
+    for (int i = 0; i < nbody; ++i) {
+        loam_status st = check_body(&bodies[i], i, err);
+        if (st != LOAM_OK) return st;
+        for (int j = 0; j < i; ++j)
+            if (bodies[i].name[0] && strcmp(bodies[i].name, bodies[j].name) == 0)
+                return loam_error_set(err, LOAM_ERR_INPUT, "multibody: body %d: name '%s' is also body %d's", i, bodies[i].name, j);
+    }
+    for (int i = 0; i < ngeom; ++i) {
+        loam_status st = check_geom(&geoms[i], i, nbody, err);
+        if (st != LOAM_OK) return st;
+    }
+    loam_mb_model* m = loam_calloc(1, sizeof *m);
+    if (!m) return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory");
+    m->nbody = nbody;
+    m->ngeom = ngeom;
+    m->opt = o;
+    m->body = loam_malloc(sizeof *m->body * (size_t)nbody);
+    m->q_adr = loam_malloc(sizeof *m->q_adr * (size_t)nbody);
+    m->v_adr = loam_malloc(sizeof *m->v_adr * (size_t)nbody);
+    m->geom = loam_malloc(sizeof *m->geom * (size_t)(ngeom > 0 ? ngeom : 1));
+    int nv = 0;
+    for (int i = 0; i < nbody; ++i) nv += loam_joint_nv(bodies[i].joint);
+    m->dof_body = loam_malloc(sizeof *m->dof_body * (size_t)(nv > 0 ? nv : 1));
+    if (!m->body || !m->q_adr || !m->v_adr || !m->geom || !m->dof_body) {
+        loam_mb_model_destroy(m);
+        return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory");
+    }
+    memcpy(m->body, bodies, sizeof *bodies * (size_t)nbody);
+    if (ngeom > 0) memcpy(m->geom, geoms, sizeof *geoms * (size_t)ngeom);
+    for (int i = 0; i < nbody; ++i) {
+        loam_mb_body_def* b = &m->body[i];
+        b->placement.q = qd_normalize(b->placement.q);
+        if (loam_joint_nv(b->joint) == 1) b->axis = d3_scale(b->axis, 1.0 / d3_norm(b->axis));
+        m->q_adr[i] = m->nq;
+        m->v_adr[i] = m->nv;
+        for (int k = 0; k < loam_joint_nv(b->joint); ++k) m->dof_body[m->nv + k] = i;
+        m->nq += loam_joint_nq(b->joint);
+        m->nv += loam_joint_nv(b->joint);
+    }
+    for (int i = 0; i < ngeom; ++i) m->geom[i].pose.q = qd_normalize(m->geom[i].pose.q);
+    *out = m;
+    return LOAM_OK;
+}
+
+void loam_mb_model_destroy(loam_mb_model* m) {
+    if (!m) return;
+    loam_free(m->body);
+    loam_free(m->q_adr);
+    loam_free(m->v_adr);
+    loam_free(m->dof_body);
+    loam_free(m->geom);
+    loam_free(m);
+}
+
+int loam_mb_body_index(const loam_mb_model* m, const char* name) {
+    if (!m || !name) return -1;
+    for (int i = 0; i < m->nbody; ++i)
+        if (strcmp(m->body[i].name, name) == 0) return i;
+    return -1;
+}
+
+sinertia mb_body_inertia(const loam_mb_body_def* b) {
+    const double* I = b->inertia;
+    mat3d Ic = {{{I[0], I[3], I[4]}, {I[3], I[1], I[5]}, {I[4], I[5], I[2]}}};
+    return si_from_com(b->mass, b->com, &Ic);
+}

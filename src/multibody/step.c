@@ -1,0 +1,220 @@
+/* One multibody step: semi-implicit Euler in generalized coordinates,
+ *   (M + h (D + Kd) + h^2 Kp) qd+ = M qd + h (tau + Kp (q_ref - q) + Kd qd_ref - c(q, qd)),
+ * so joint damping and PD gains are implicit (stable for any gain at any dt). Prescribed dofs
+ * (kinematic and fixed bodies) keep their velocity and move to the right-hand side. Actuators over
+ * their effort limit are re-solved with the clamped force, explicitly. Joint limits are velocity-level
+ * inequalities on the active joints, solved by projected Gauss-Seidel on their Delassus block; the
+ * general constraint solvers replace this later. See loam/multibody.h. */
+#include <math.h>
+#include <string.h>
+
+#include "core/dense.h"
+#include "multibody/mb_internal.h"
+
+static int is_free(const loam_mb_model* m, int dof) { return m->body[m->dof_body[dof]].motion == LOAM_MB_DYNAMIC; }
+
+static loam_status check_inputs(const loam_mb_model* m, const loam_mb_state* s, loam_error* err) {
+    for (int d = 0; d < m->nv; ++d) {
+        const char* name = m->body[m->dof_body[d]].name;
+        if (!isfinite(s->tau[d])) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: body '%s': tau[%d] = %g", name, d, s->tau[d]);
+        if (!isfinite(s->q_ref[d])) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: body '%s': q_ref[%d] = %g", name, d, s->q_ref[d]);
+        if (!isfinite(s->qd_ref[d])) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: body '%s': qd_ref[%d] = %g", name, d, s->qd_ref[d]);
+    }
+    for (int i = 0; i < 6 * m->nbody; ++i)
+        if (!isfinite(s->xfrc[i]))
+            return loam_error_set(err, LOAM_ERR_INPUT, "multibody: body '%s': xfrc[%d] = %g", m->body[i / 6].name, i % 6, s->xfrc[i]);
+    return LOAM_OK;
+}
+
+/* Gains of dof d: stiffness kp and damping kd that enter the step implicitly (zero once saturated). */
+static void gains(const loam_mb_body_def* b, int saturated, double* kp, double* kd) {
+    *kp = *kd = 0.0;
+    if (saturated) return;
+    if (b->control == LOAM_CONTROL_POSITION) *kp = b->kp;
+    if (b->control != LOAM_CONTROL_TORQUE) *kd = b->kd;
+}
+
+/* Build and solve the free-dof system; on return w->A holds its Cholesky factor and w->x (unpacked,
+ * all nv) the new velocities. Returns the first bad free dof, or -1. */
+static int solve_velocities(const loam_mb_model* m, loam_mb_state* s, const int* sat, const double* clamp) {
+    mb_work* w = s->work;
+    int nv = m->nv, nf = 0;
+    double h = m->opt.dt;
+    const double* M = s->mass_matrix;
+    for (int d = 0; d < nv; ++d) {
+        w->free_dof[d] = is_free(m, d) ? nf++ : -1;
+        const loam_mb_body_def* b = &m->body[m->dof_body[d]];
+        w->x[d] = b->motion == LOAM_MB_FIXED ? 0.0 : s->qd[d];
+    }
+    /* Right-hand side over all dofs, then the prescribed columns moved over. */
+    for (int d = 0; d < nv; ++d) {
+        const loam_mb_body_def* b = &m->body[m->dof_body[d]];
+        double kp, kd, f = s->tau[d] - w->bias[d];
+        gains(b, sat[d], &kp, &kd);
+        if (sat[d]) f = clamp[d] - w->bias[d];
+        else if (b->control != LOAM_CONTROL_TORQUE) f += kp * (s->q_ref[d] - s->q[m->q_adr[m->dof_body[d]]]) + kd * s->qd_ref[d];
+        double r = h * f;
+        for (int k = 0; k < nv; ++k) r += M[d * nv + k] * s->qd[k];
+        w->b[d] = r;
+    }
+    for (int d = 0; d < nv; ++d) {
+        int i = w->free_dof[d];
+        if (i < 0) continue;
+        const loam_mb_body_def* b = &m->body[m->dof_body[d]];
+        double kp, kd;
+        gains(b, sat[d], &kp, &kd);
+        double r = w->b[d];
+        for (int k = 0; k < nv; ++k) {
+            int j = w->free_dof[k];
+            if (j < 0) r -= M[d * nv + k] * w->x[k];
+            else w->A[i * nf + j] = M[d * nv + k];
+        }
+        w->A[i * nf + i] += h * (b->damping + kd) + h * h * kp;
+        w->tmp[i] = r;
+    }
+    int bad = dense_cholesky(w->A, nf);
+    if (bad >= 0) {
+        for (int d = 0; d < nv; ++d)
+            if (w->free_dof[d] == bad) return d;
+        return 0;
+    }
+    dense_cholesky_solve(w->A, nf, w->tmp);
+    for (int d = 0; d < nv; ++d)
+        if (w->free_dof[d] >= 0) w->x[d] = w->tmp[w->free_dof[d]];
+    return -1;
+}
+
+/* The actuator force that the solved velocities imply for dof d. */
+static double actuator_force(const loam_mb_model* m, const loam_mb_state* s, int d, double qd_new) {
+    const loam_mb_body_def* b = &m->body[m->dof_body[d]];
+    double f = s->tau[d];
+    if (b->control == LOAM_CONTROL_POSITION)
+        f += b->kp * (s->q_ref[d] - (s->q[m->q_adr[m->dof_body[d]]] + m->opt.dt * qd_new));
+    if (b->control != LOAM_CONTROL_TORQUE) f += b->kd * (s->qd_ref[d] - qd_new);
+    return f;
+}
+
+/* Velocity-level joint limits: q + h qd+ within [lower, upper] for joints that would leave it, and a
+ * fraction limit_erp of an existing violation removed per step. */
+static void solve_limits(const loam_mb_model* m, loam_mb_state* s) {
+    mb_work* w = s->work;
+    int nv = m->nv, nf = 0, nr = 0;
+    double h = m->opt.dt;
+    for (int d = 0; d < nv; ++d) {
+        s->limit_impulse[d] = 0.0;
+        if (w->free_dof[d] >= 0) ++nf;
+        const loam_mb_body_def* b = &m->body[m->dof_body[d]];
+        if (!b->limited || w->free_dof[d] < 0) continue;
+        double q = s->q[m->q_adr[m->dof_body[d]]], next = q + h * w->x[d];
+        if (next > b->upper || next < b->lower) w->rows[nr++] = d;
+    }
+    if (nr == 0) return;
+    /* Delassus block W = A^-1 restricted to the active rows (column by column). */
+    for (int c = 0; c < nr; ++c) {
+        memset(w->tmp, 0, sizeof(double) * (size_t)nf);
+        w->tmp[w->free_dof[w->rows[c]]] = 1.0;
+        dense_cholesky_solve(w->A, nf, w->tmp);
+        for (int r = 0; r < nr; ++r) w->W[r * nr + c] = w->tmp[w->free_dof[w->rows[r]]];
+    }
+    double* lambda = w->b; /* the right-hand side is no longer needed */
+    memset(lambda, 0, sizeof(double) * (size_t)nr);
+    for (int it = 0; it < m->opt.limit_iterations; ++it) {
+        double change = 0.0;
+        for (int r = 0; r < nr; ++r) {
+            int d = w->rows[r];
+            const loam_mb_body_def* b = &m->body[m->dof_body[d]];
+            double q = s->q[m->q_adr[m->dof_body[d]]];
+            double v = w->x[d];
+            for (int c = 0; c < nr; ++c) v += w->W[r * nr + c] * lambda[c];
+            double next = q + h * w->x[d];
+            int upper = next > b->upper; /* the side that activated the row (x is fixed during the sweeps) */
+            double gap = upper ? b->upper - q : b->lower - q;
+            double bound = (upper ? gap < 0.0 : gap > 0.0) ? m->opt.limit_erp * gap / h : gap / h;
+            double l = lambda[r] + (bound - v) / w->W[r * nr + r];
+            l = upper ? fmin(l, 0.0) : fmax(l, 0.0);
+            change = fmax(change, fabs(l - lambda[r]));
+            lambda[r] = l;
+        }
+        if (change == 0.0) break;
+    }
+    /* qd+ += A^-1 lambda over all free dofs. */
+    memset(w->tmp, 0, sizeof(double) * (size_t)nf);
+    for (int r = 0; r < nr; ++r) w->tmp[w->free_dof[w->rows[r]]] = lambda[r];
+    dense_cholesky_solve(w->A, nf, w->tmp);
+    for (int d = 0; d < nv; ++d)
+        if (w->free_dof[d] >= 0) w->x[d] += w->tmp[w->free_dof[d]];
+    for (int r = 0; r < nr; ++r) s->limit_impulse[w->rows[r]] = lambda[r];
+}
+
+static void integrate(const loam_mb_model* m, loam_mb_state* s) {
+    mb_work* w = s->work;
+    double h = m->opt.dt;
+    memcpy(s->qd, w->x, sizeof(double) * (size_t)m->nv);
+    for (int i = 0; i < m->nbody; ++i) {
+        const loam_mb_body_def* b = &m->body[i];
+        double* q = s->q + m->q_adr[i];
+        const double* v = s->qd + m->v_adr[i];
+        if (loam_joint_nv(b->joint) == 1) q[0] += h * v[0];
+        if (b->joint == LOAM_JOINT_FLOATING) {
+            for (int k = 0; k < 3; ++k) q[k] += h * v[k];
+            /* The angular velocity is in the joint frame's axes: it turns the body from the left. */
+            loam_quatd r = qd_mul(qd_exp(d3_scale(d3_load(v + 3), h)), qd_make(q[3], q[4], q[5], q[6]));
+            r = qd_normalize(r);
+            q[3] = r.w, q[4] = r.x, q[5] = r.y, q[6] = r.z;
+        }
+    }
+}
+
+static loam_status check_diverged(const loam_mb_model* m, const loam_mb_state* s, loam_error* err) {
+    for (int i = 0; i < m->nbody; ++i) {
+        const loam_mb_body_def* b = &m->body[i];
+        int ok = 1;
+        for (int k = 0; k < loam_joint_nq(b->joint); ++k) ok &= isfinite(s->q[m->q_adr[i] + k]) && fabs(s->q[m->q_adr[i] + k]) < 1e9;
+        for (int k = 0; k < loam_joint_nv(b->joint); ++k) ok &= isfinite(s->qd[m->v_adr[i] + k]) && fabs(s->qd[m->v_adr[i] + k]) < 1e9;
+        if (!ok)
+            return loam_error_set(err, LOAM_ERR_DIVERGED, "multibody: diverged at step %lld (t = %g s): body '%s' has a non-finite or huge "
+                                  "joint position or velocity", (long long)s->step, s->time, b->name);
+    }
+    return LOAM_OK;
+}
+
+loam_status loam_mb_step(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
+    loam_status st = loam_mb_kinematics(m, s, err);
+    if (st == LOAM_OK) st = check_inputs(m, s, err);
+    if (st != LOAM_OK) return st;
+    mb_work* w = s->work;
+    int nv = m->nv;
+    mb_crba(m, s);
+    mb_rnea(m, s, NULL, w->bias);
+    /* Saturation flags and clamped forces live in the outputs until the end of the step. */
+    double* clamp = s->act_force;
+    int* sat = w->rows;
+    memset(sat, 0, sizeof(int) * (size_t)nv);
+    for (int pass = 0; pass <= nv; ++pass) {
+        int bad = solve_velocities(m, s, sat, clamp);
+        if (bad >= 0)
+            return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step %lld: body '%s': the system matrix is not positive definite at "
+                                  "dof %d (a moving body without mass or inertia?)", (long long)s->step, m->body[m->dof_body[bad]].name, bad);
+        int changed = 0;
+        for (int d = 0; d < nv; ++d) {
+            const loam_mb_body_def* b = &m->body[m->dof_body[d]];
+            if (sat[d] || w->free_dof[d] < 0 || b->max_effort <= 0.0) continue;
+            double f = actuator_force(m, s, d, w->x[d]);
+            if (fabs(f) > b->max_effort) {
+                sat[d] = 1;
+                clamp[d] = copysign(b->max_effort, f);
+                changed = 1;
+            }
+        }
+        if (!changed) break;
+    }
+    for (int d = 0; d < nv; ++d) clamp[d] = sat[d] ? clamp[d] : actuator_force(m, s, d, w->x[d]);
+    solve_limits(m, s);
+    integrate(m, s);
+    s->time += m->opt.dt;
+    s->step += 1;
+    st = check_diverged(m, s, err);
+    if (st != LOAM_OK) return st;
+    mb_kinematics(m, s);
+    return LOAM_OK;
+}
