@@ -123,6 +123,9 @@ loam_mb_options loam_mb_default_options(void);
 loam_mb_body_def loam_mb_default_body_def(void);
 loam_mb_geom_def loam_mb_default_geom_def(void);
 
+/* Check one body definition as body number `index` of a model (parent, joint, inertia, limits,
+ * gains); the message names the body and the field. */
+loam_status loam_mb_body_def_validate(const loam_mb_body_def* def, int index, loam_error* err);
 /* Check and copy the definitions. Errors name the body (or geom) and the field. */
 loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, const loam_mb_geom_def* geoms, int ngeom,
                                  const loam_mb_options* opt, loam_mb_model** out, loam_error* err);

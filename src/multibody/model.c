@@ -49,7 +49,8 @@ loam_mb_geom_def loam_mb_default_geom_def(void) {
 
 static int finite_pose(loam_posed p) { return d3_is_finite(p.p) && qd_is_finite(p.q) && qd_norm(p.q) > 1e-9; }
 
-static loam_status check_body(const loam_mb_body_def* b, int i, loam_error* err) {
+loam_status loam_mb_body_def_validate(const loam_mb_body_def* b, int i, loam_error* err) {
+    if (!b) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: body %d: null definition", i);
     const char* n = b->name[0] ? b->name : "(unnamed)";
 #define BAD(...) return loam_error_set(err, LOAM_ERR_INPUT, __VA_ARGS__)
     if (memchr(b->name, 0, sizeof b->name) == NULL || memchr(b->joint_name, 0, sizeof b->joint_name) == NULL)
@@ -123,7 +124,7 @@ loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, cons
     if (o.limit_iterations < 1 || o.limit_iterations > 100000)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: limit_iterations = %d, expected 1 to 100000", o.limit_iterations);
     for (int i = 0; i < nbody; ++i) {
-        loam_status st = check_body(&bodies[i], i, err);
+        loam_status st = loam_mb_body_def_validate(&bodies[i], i, err);
         if (st != LOAM_OK) return st;
         for (int j = 0; j < i; ++j)
             if (bodies[i].name[0] && strcmp(bodies[i].name, bodies[j].name) == 0)
