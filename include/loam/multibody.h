@@ -70,21 +70,53 @@ typedef struct loam_mb_body_def {
     double kd;                      /* N m s/rad or N s/m, >= 0 (POSITION, VELOCITY) */
 } loam_mb_body_def;
 
-/* Collision geometry attached to a body (the shape vocabulary of loam/geom.h, in double). */
+/* Collision geometry attached to a body, or to the world (body -1): the shape vocabulary of
+ * loam/geom.h, in double. */
 typedef struct loam_mb_geom_def {
-    int body;
-    loam_shape_type type;   /* BOX, SPHERE, CAPSULE, CYLINDER or MESH */
+    int body;               /* a body, or -1 for static world geometry */
+    loam_shape_type type;   /* PLANE (world only), BOX, SPHERE, CAPSULE, CYLINDER or MESH */
     loam_posed pose;        /* in the body frame */
     loam_vec3d size;        /* as loam_shape: half extents, radius, radius and half length */
     char mesh[256];         /* MESH: the file as written in the source (URDF filename) */
     loam_vec3d mesh_scale;  /* MESH: (1, 1, 1) */
+    double friction;        /* Coulomb coefficient, >= 0, 0.5; a pair uses sqrt(mu_a mu_b) */
 } loam_mb_geom_def;
+
+/* A contact between two geoms: a point, a frame and a depth; its three Jacobian rows (normal, two
+ * tangents) come from loam_mb_contact_jacobian and act on both bodies. */
+typedef struct loam_mb_contact {
+    int body[2];          /* body[0] >= 0; body[1] = -1 for the world */
+    int geom[2];
+    loam_vec3d point;     /* world, m: midway between the two surfaces */
+    loam_vec3d frame[3];  /* world: the normal, pointing from body[1] towards body[0], then two tangents */
+    double depth;         /* m: > 0 overlapping, <= 0 a gap within the contact margin */
+    double friction;
+} loam_mb_contact;
+
+/* Which solver resolves the step's constraints (joint limits, contacts). The paper's SubADMM and its
+ * other baselines join this list. */
+typedef enum loam_mb_solver {
+    LOAM_SOLVER_PGS = 0 /* projected Gauss-Seidel, block per contact, exact Coulomb disk */
+} loam_mb_solver;
+
+/* What the last step's constraint solve did. */
+typedef struct loam_mb_solver_stats {
+    int rows;        /* constraint rows */
+    int iterations;  /* sweeps taken */
+    double time_s;   /* wall time of the solve, s */
+    double error;    /* the paper's error: Fischer-Burmeister for contacts and limits, in m/s */
+} loam_mb_solver_stats;
 
 typedef struct loam_mb_options {
     loam_vec3d gravity; /* m/s^2, (0, 0, -9.81) */
     double dt;          /* s, 1e-3 */
     double limit_erp;   /* fraction of a joint-limit violation removed per step, 0.2 */
-    int limit_iterations; /* Gauss-Seidel sweeps over active joint limits, 50 */
+    loam_mb_solver solver;  /* PGS */
+    int iterations;         /* most solver iterations per step, 100 */
+    double tolerance;       /* stop when no impulse changes the velocity by more than this, m/s, 1e-10 */
+    double contact_erp;     /* fraction of a penetration removed per step, 0.2 */
+    double contact_margin;  /* m: gaps below this become (speculative) contacts, 1e-3 */
+    int max_contacts;       /* per state, 4096 */
 } loam_mb_options;
 
 typedef struct loam_mb_model {
@@ -116,6 +148,10 @@ typedef struct loam_mb_state {
     double* mass_matrix; /* nv x nv, row-major */
     double* act_force;   /* nv: actuator force of the last step (tau plus control, after clamping) */
     double* limit_impulse; /* nv: joint-limit impulse of the last step, N m s or N s */
+    loam_mb_contact* contact; /* the last step's contacts (max_contacts) */
+    int ncontact;
+    double* contact_impulse; /* 3 per contact: normal and tangential impulses, N s */
+    loam_mb_solver_stats solver;
     void* work;          /* private */
 } loam_mb_state;
 
@@ -149,7 +185,8 @@ loam_status loam_mb_inverse_dynamics(const loam_mb_model* model, loam_mb_state* 
 /* qdd = M^-1 (state->tau - bias): the continuous dynamics without control, damping or limits. */
 loam_status loam_mb_forward_dynamics(const loam_mb_model* model, loam_mb_state* state, double* qdd, loam_error* err);
 /* One step of opt.dt: semi-implicit Euler with implicit damping and PD control, actuator effort
- * limits, joint limits as velocity-level inequalities; then the poses at the new q. A non-finite
+ * limits; contacts (loam_mb_collide) and joint limits as velocity-level constraints resolved by
+ * opt.solver; then the poses at the new q. A non-finite
  * result is LOAM_ERR_DIVERGED naming the step and the body. */
 loam_status loam_mb_step(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
 
@@ -157,6 +194,15 @@ loam_status loam_mb_step(const loam_mb_model* model, loam_mb_state* state, loam_
  * its velocity, rows 3-5 the body's angular velocity (row-major, nv columns). */
 loam_status loam_mb_jacobian(const loam_mb_model* model, const loam_mb_state* state, int body, loam_vec3d point, double* jac,
                              loam_error* err);
+
+/* Contacts between the geoms at the current poses (state->contact, state->ncontact): planes
+ * against spheres, boxes and capsules; spheres against spheres and boxes. More than max_contacts is
+ * an error naming the count. */
+loam_status loam_mb_collide(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+/* The contact's 3 x nv Jacobian (rows: normal, tangent 1, tangent 2): the relative velocity of body 0's
+ * material point over body 1's at the contact point, in the contact frame. */
+loam_status loam_mb_contact_jacobian(const loam_mb_model* model, const loam_mb_state* state, const loam_mb_contact* contact,
+                                     double* rows, loam_error* err);
 
 /* Kinetic and gravitational potential energy (J), world linear momentum (kg m/s) and angular
  * momentum about the world origin (kg m^2/s), from the bodies' twists (needs loam_mb_kinematics). */

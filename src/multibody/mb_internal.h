@@ -22,8 +22,19 @@ typedef struct mb_work {
     double* tmp;   /* nv */
     double* bias;  /* nv */
     int* free_dof; /* nv: packed index of each dof among the free ones, -1 if prescribed */
-    int* rows;     /* nv: active limit dofs */
+    int* rows;     /* nv: scratch (saturated actuators) */
+    double* Jpoint; /* 6 x nv: a point Jacobian */
+    double* crow;   /* 3 x nv: a contact's rows */
+    /* The constraint problem (solve/cp.h), grown to the largest row count seen. */
+    int row_cap;
+    double *J, *AJt, *e, *lambda, *diag; /* row_cap x nv, row_cap x nv, row_cap each */
+    int* row_dof;      /* row_cap: the dof of a joint-limit row, -1 for contact rows */
+    struct cp_block* blocks; /* row_cap */
 } mb_work;
+
+/* Rows for joint limits and contacts at the current free velocity w->x, solved by the model's
+ * solver; w->x becomes the constrained velocity. w->A must hold the factor of the free-dof system. */
+loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_error* err);
 
 /* The joint's own motion: the body frame in the joint frame for joint coordinates q. */
 loam_posed mb_joint_motion(loam_joint_type type, loam_vec3d axis, const double* q);

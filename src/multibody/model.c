@@ -22,7 +22,12 @@ loam_mb_options loam_mb_default_options(void) {
     o.gravity = d3(0.0, 0.0, -9.81);
     o.dt = 1e-3;
     o.limit_erp = 0.2;
-    o.limit_iterations = 50;
+    o.solver = LOAM_SOLVER_PGS;
+    o.iterations = 100;
+    o.tolerance = 1e-10;
+    o.contact_erp = 0.2;
+    o.contact_margin = 1e-3;
+    o.max_contacts = 4096;
     return o;
 }
 
@@ -44,6 +49,7 @@ loam_mb_geom_def loam_mb_default_geom_def(void) {
     g.type = LOAM_SHAPE_SPHERE;
     g.pose = pd_identity();
     g.mesh_scale = d3(1, 1, 1);
+    g.friction = 0.5;
     return g;
 }
 
@@ -93,11 +99,15 @@ loam_status loam_mb_body_def_validate(const loam_mb_body_def* b, int i, loam_err
 }
 
 static loam_status check_geom(const loam_mb_geom_def* g, int i, int nbody, loam_error* err) {
-    if (g->body < 0 || g->body >= nbody)
-        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: body %d, expected 0 to %d", i, g->body, nbody - 1);
-    if (g->type != LOAM_SHAPE_BOX && g->type != LOAM_SHAPE_SPHERE && g->type != LOAM_SHAPE_CAPSULE &&
+    if (g->body < -1 || g->body >= nbody)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: body %d, expected -1 (world) to %d", i, g->body, nbody - 1);
+    if (g->type == LOAM_SHAPE_PLANE && g->body != -1)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: a plane must belong to the world (body -1), not body %d", i, g->body);
+    if (!(g->friction >= 0.0 && isfinite(g->friction)))
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: friction = %g, expected >= 0", i, g->friction);
+    if (g->type != LOAM_SHAPE_PLANE && g->type != LOAM_SHAPE_BOX && g->type != LOAM_SHAPE_SPHERE && g->type != LOAM_SHAPE_CAPSULE &&
         g->type != LOAM_SHAPE_CYLINDER && g->type != LOAM_SHAPE_MESH)
-        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: type %d is not box, sphere, capsule, cylinder or mesh", i,
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: type %d is not plane, box, sphere, capsule, cylinder or mesh", i,
                               (int)g->type);
     if (!finite_pose(g->pose)) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: pose is not finite", i);
     if (!d3_is_finite(g->size) || g->size.x < 0 || g->size.y < 0 || g->size.z < 0)
@@ -121,8 +131,18 @@ loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, cons
     if (!(o.dt > 0.0 && o.dt <= 1.0)) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: dt = %g s, expected in (0, 1]", o.dt);
     if (!(o.limit_erp >= 0.0 && o.limit_erp <= 1.0))
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: limit_erp = %g, expected in [0, 1]", o.limit_erp);
-    if (o.limit_iterations < 1 || o.limit_iterations > 100000)
-        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: limit_iterations = %d, expected 1 to 100000", o.limit_iterations);
+    if ((unsigned)o.solver > (unsigned)LOAM_SOLVER_PGS)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: solver = %d is not a known solver", (int)o.solver);
+    if (o.iterations < 1 || o.iterations > 1000000)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: iterations = %d, expected 1 to 1000000", o.iterations);
+    if (!(o.tolerance >= 0.0 && isfinite(o.tolerance)))
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: tolerance = %g m/s, expected >= 0", o.tolerance);
+    if (!(o.contact_erp >= 0.0 && o.contact_erp <= 1.0))
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: contact_erp = %g, expected in [0, 1]", o.contact_erp);
+    if (!(o.contact_margin >= 0.0 && o.contact_margin < 1e3))
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: contact_margin = %g m, expected in [0, 1000)", o.contact_margin);
+    if (o.max_contacts < 0 || o.max_contacts > 10000000)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: max_contacts = %d, expected 0 to 10000000", o.max_contacts);
     for (int i = 0; i < nbody; ++i) {
         loam_status st = loam_mb_body_def_validate(&bodies[i], i, err);
         if (st != LOAM_OK) return st;

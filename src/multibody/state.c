@@ -54,6 +54,10 @@ loam_status loam_mb_state_create(const loam_mb_model* m, loam_mb_state** out, lo
     w->bias = zalloc(nv, sizeof(double), &fail);
     w->free_dof = zalloc(nv, sizeof(int), &fail);
     w->rows = zalloc(nv, sizeof(int), &fail);
+    w->Jpoint = zalloc(6 * nv, sizeof(double), &fail);
+    w->crow = zalloc(3 * nv, sizeof(double), &fail);
+    s->contact = zalloc((size_t)m->opt.max_contacts, sizeof(loam_mb_contact), &fail);
+    s->contact_impulse = zalloc(3 * (size_t)m->opt.max_contacts, sizeof(double), &fail);
     if (fail) {
         loam_mb_state_destroy(s);
         return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory for a state of %d dofs", m->nv);
@@ -78,6 +82,8 @@ loam_status loam_mb_state_reset(const loam_mb_model* m, loam_mb_state* s, loam_e
     memset(s->xfrc, 0, sizeof(double) * 6 * (size_t)m->nbody);
     memset(s->act_force, 0, sizeof(double) * (size_t)m->nv);
     memset(s->limit_impulse, 0, sizeof(double) * (size_t)m->nv);
+    s->ncontact = 0;
+    memset(&s->solver, 0, sizeof s->solver);
     for (int i = 0; i < m->nbody; ++i) {
         const loam_mb_body_def* b = &m->body[i];
         double* q = s->q + m->q_adr[i];
@@ -93,11 +99,13 @@ void loam_mb_state_destroy(loam_mb_state* s) {
     if (!s) return;
     mb_work* w = s->work;
     if (w) {
-        void* ptrs[] = {w->X, w->S, w->cJ, w->v, w->a, w->f, w->I, w->Ic, w->A, w->W, w->b, w->x, w->tmp, w->bias, w->free_dof, w->rows};
+        void* ptrs[] = {w->X, w->S, w->cJ, w->v, w->a, w->f, w->I, w->Ic, w->A, w->W, w->b, w->x, w->tmp, w->bias, w->free_dof, w->rows,
+                        w->Jpoint, w->crow, w->J, w->AJt, w->e, w->lambda, w->diag, w->row_dof, w->blocks};
         for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
         loam_free(w);
     }
-    void* ptrs[] = {s->q, s->qd, s->tau, s->q_ref, s->qd_ref, s->xfrc, s->xpose, s->xvel, s->mass_matrix, s->act_force, s->limit_impulse};
+    void* ptrs[] = {s->q, s->qd, s->tau, s->q_ref, s->qd_ref, s->xfrc, s->xpose, s->xvel, s->mass_matrix, s->act_force, s->limit_impulse,
+                    s->contact, s->contact_impulse};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
     loam_free(s);
 }

@@ -2,9 +2,8 @@
  *   (M + h (D + Kd) + h^2 Kp) qd+ = M qd + h (tau + Kp (q_ref - q) + Kd qd_ref - c(q, qd)),
  * so joint damping and PD gains are implicit (stable for any gain at any dt). Prescribed dofs
  * (kinematic and fixed bodies) keep their velocity and move to the right-hand side. Actuators over
- * their effort limit are re-solved with the clamped force, explicitly. Joint limits are velocity-level
- * inequalities on the active joints, solved by projected Gauss-Seidel on their Delassus block; the
- * general constraint solvers replace this later. See loam/multibody.h. */
+ * their effort limit are re-solved with the clamped force, explicitly. Joint limits and contacts are
+ * velocity-level constraints on the result (multibody/constraints.c). See loam/multibody.h. */
 #include <math.h>
 #include <string.h>
 
@@ -94,58 +93,6 @@ static double actuator_force(const loam_mb_model* m, const loam_mb_state* s, int
     return f;
 }
 
-/* Velocity-level joint limits: q + h qd+ within [lower, upper] for joints that would leave it, and a
- * fraction limit_erp of an existing violation removed per step. */
-static void solve_limits(const loam_mb_model* m, loam_mb_state* s) {
-    mb_work* w = s->work;
-    int nv = m->nv, nf = 0, nr = 0;
-    double h = m->opt.dt;
-    for (int d = 0; d < nv; ++d) {
-        s->limit_impulse[d] = 0.0;
-        if (w->free_dof[d] >= 0) ++nf;
-        const loam_mb_body_def* b = &m->body[m->dof_body[d]];
-        if (!b->limited || w->free_dof[d] < 0) continue;
-        double q = s->q[m->q_adr[m->dof_body[d]]], next = q + h * w->x[d];
-        if (next > b->upper || next < b->lower) w->rows[nr++] = d;
-    }
-    if (nr == 0) return;
-    /* Delassus block W = A^-1 restricted to the active rows (column by column). */
-    for (int c = 0; c < nr; ++c) {
-        memset(w->tmp, 0, sizeof(double) * (size_t)nf);
-        w->tmp[w->free_dof[w->rows[c]]] = 1.0;
-        dense_cholesky_solve(w->A, nf, w->tmp);
-        for (int r = 0; r < nr; ++r) w->W[r * nr + c] = w->tmp[w->free_dof[w->rows[r]]];
-    }
-    double* lambda = w->b; /* the right-hand side is no longer needed */
-    memset(lambda, 0, sizeof(double) * (size_t)nr);
-    for (int it = 0; it < m->opt.limit_iterations; ++it) {
-        double change = 0.0;
-        for (int r = 0; r < nr; ++r) {
-            int d = w->rows[r];
-            const loam_mb_body_def* b = &m->body[m->dof_body[d]];
-            double q = s->q[m->q_adr[m->dof_body[d]]];
-            double v = w->x[d];
-            for (int c = 0; c < nr; ++c) v += w->W[r * nr + c] * lambda[c];
-            double next = q + h * w->x[d];
-            int upper = next > b->upper; /* the side that activated the row (x is fixed during the sweeps) */
-            double gap = upper ? b->upper - q : b->lower - q;
-            double bound = (upper ? gap < 0.0 : gap > 0.0) ? m->opt.limit_erp * gap / h : gap / h;
-            double l = lambda[r] + (bound - v) / w->W[r * nr + r];
-            l = upper ? fmin(l, 0.0) : fmax(l, 0.0);
-            change = fmax(change, fabs(l - lambda[r]));
-            lambda[r] = l;
-        }
-        if (change == 0.0) break;
-    }
-    /* qd+ += A^-1 lambda over all free dofs. */
-    memset(w->tmp, 0, sizeof(double) * (size_t)nf);
-    for (int r = 0; r < nr; ++r) w->tmp[w->free_dof[w->rows[r]]] = lambda[r];
-    dense_cholesky_solve(w->A, nf, w->tmp);
-    for (int d = 0; d < nv; ++d)
-        if (w->free_dof[d] >= 0) w->x[d] += w->tmp[w->free_dof[d]];
-    for (int r = 0; r < nr; ++r) s->limit_impulse[w->rows[r]] = lambda[r];
-}
-
 static void integrate(const loam_mb_model* m, loam_mb_state* s) {
     mb_work* w = s->work;
     double h = m->opt.dt;
@@ -209,7 +156,7 @@ loam_status loam_mb_step(const loam_mb_model* m, loam_mb_state* s, loam_error* e
         if (!changed) break;
     }
     for (int d = 0; d < nv; ++d) clamp[d] = sat[d] ? clamp[d] : actuator_force(m, s, d, w->x[d]);
-    solve_limits(m, s);
+    if ((st = mb_solve_constraints(m, s, err)) != LOAM_OK) return st;
     integrate(m, s);
     s->time += m->opt.dt;
     s->step += 1;

@@ -1,0 +1,59 @@
+/* A constraint problem in velocity form, the one interface every multibody solver works on:
+ *
+ *   v = v_free + A^-1 J^T lambda,   w = J v + e,
+ *
+ * with A the step's SPD system matrix (given by its Cholesky factor), and per block of rows:
+ * UNILATERAL  w >= 0, lambda >= 0, w lambda = 0          (joint limits, one-sided hard constraints)
+ * EQUALITY    w = 0, lambda free                          (bilateral hard constraints)
+ * CONTACT     3 rows (normal, two tangents): Signorini on the normal, Coulomb disk |lambda_t| <= mu
+ *             lambda_n, and maximal dissipation (sliding opposes the tangential velocity).
+ * Units: v and w in the dofs' velocity units (m/s, rad/s), lambda in impulse units (N s, N m s).
+ * Private: the solvers of paper 004 (PGS now; PJ, SubADMM, full ADMM, nonsmooth Newton next). */
+#ifndef LOAM_SOLVE_CP_H
+#define LOAM_SOLVE_CP_H
+
+#include <stddef.h>
+
+typedef enum cp_kind { CP_UNILATERAL = 0, CP_EQUALITY, CP_CONTACT } cp_kind;
+
+typedef struct cp_block {
+    int row;     /* first row */
+    cp_kind kind;
+    double mu;   /* CONTACT: friction coefficient */
+} cp_block;
+
+typedef struct cp_problem {
+    int n;              /* velocity unknowns */
+    const double* chol; /* n x n lower Cholesky factor of A (core/dense.h) */
+    double* v;          /* n: in, the free velocity; out, the constrained one */
+    int m;              /* rows */
+    const double* J;    /* m x n, row-major */
+    const double* e;    /* m */
+    double* lambda;     /* m: in, a warm start (or zeros); out, the impulses */
+    int nblock;
+    const cp_block* block;
+    /* scratch, filled by cp_prepare */
+    double* AJt;        /* m x n: row r is A^-1 J_r^T */
+    double* diag;       /* m: W_rr = J_r A^-1 J_r^T */
+} cp_problem;
+
+typedef struct cp_result {
+    int iterations;
+    double error; /* cp_error at the end */
+} cp_result;
+
+/* AJt and diag from J and the factor; then v = v_free + A^-1 J^T lambda for the warm start. */
+void cp_prepare(cp_problem* p);
+/* The row velocity J_r v + e_r. */
+double cp_row_velocity(const cp_problem* p, int r);
+/* The constraint error (m/s): per block the largest of the Fischer-Burmeister function of (w,
+ * W_rr lambda) for unilateral rows and contact normals, |w| for equalities, and for friction the
+ * natural-map residual |lambda_t - proj_disk(lambda_t - w_t / W_tt)| scaled by W_tt. */
+double cp_error(const cp_problem* p);
+
+/* Projected Gauss-Seidel: sweeps over the blocks in order, each row solved with its diagonal, the
+ * tangential pair projected onto the friction disk; stops after `iterations` sweeps or when no
+ * impulse change moves a row velocity by more than `tolerance` (m/s). */
+cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance);
+
+#endif
