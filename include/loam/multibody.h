@@ -96,8 +96,12 @@ typedef struct loam_mb_contact {
 /* Which solver resolves the step's constraints (joint limits, contacts). The paper's SubADMM and its
  * other baselines join this list. */
 typedef enum loam_mb_solver {
-    LOAM_SOLVER_PGS = 0 /* projected Gauss-Seidel, block per contact, exact Coulomb disk */
+    LOAM_SOLVER_PGS = 0, /* projected Gauss-Seidel, block per contact, exact Coulomb disk */
+    LOAM_SOLVER_PJ,      /* projected Jacobi, relaxed by opt.jacobi_relaxation */
+    LOAM_SOLVER_SUBADMM, /* the paper's subsystem-based ADMM: one subsystem per tree of bodies */
+    LOAM_SOLVER_FADMM    /* the same ADMM with the whole system as one subsystem (a baseline) */
 } loam_mb_solver;
+const char* loam_mb_solver_name(loam_mb_solver solver);
 
 /* What the last step's constraint solve did. */
 typedef struct loam_mb_solver_stats {
@@ -112,6 +116,7 @@ typedef struct loam_mb_options {
     double dt;          /* s, 1e-3 */
     double limit_erp;   /* fraction of a joint-limit violation removed per step, 0.2 */
     loam_mb_solver solver;  /* PGS */
+    double jacobi_relaxation; /* PJ: fraction of each sweep's update applied, (0, 1], 0.5 */
     int iterations;         /* most solver iterations per step, 100 */
     double tolerance;       /* stop when no impulse changes the velocity by more than this, m/s, 1e-10 */
     double contact_erp;     /* fraction of a penetration removed per step, 0.2 */
@@ -126,6 +131,8 @@ typedef struct loam_mb_model {
     int* q_adr;             /* nbody: first position coordinate of each body's joint */
     int* v_adr;             /* nbody: first velocity coordinate */
     int* dof_body;          /* nv: the body whose joint owns each velocity coordinate */
+    int ntree;              /* trees of bodies (the subsystems of the ADMM solvers) */
+    int* body_tree;         /* nbody: the tree of each body, numbered by their roots' order */
     loam_mb_geom_def* geom; /* ngeom */
     loam_mb_options opt;
 } loam_mb_model;

@@ -90,11 +90,28 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
     double* v = w->tmp;
     for (int d = 0; d < nv; ++d)
         if (w->free_dof[d] >= 0) v[w->free_dof[d]] = w->x[d];
+    /* Subsystems: one per tree of bodies. */
+    for (int d = 0; d < nv; ++d)
+        if (w->free_dof[d] >= 0) w->group[w->free_dof[d]] = m->body_tree[m->dof_body[d]];
+    int ngroup = m->ntree;
     memset(w->lambda, 0, sizeof(double) * (size_t)rows);
-    cp_problem p = {nf, w->A, v, rows, w->J, w->e, w->lambda, nb, w->blocks, w->AJt, w->diag};
+    cp_problem p = {nf, w->A0, w->A, ngroup, w->group, v, rows, w->J, w->e, w->lambda, nb, w->blocks, w->AJt, w->diag};
     double t0 = loam_clock_seconds();
-    cp_prepare(&p);
-    cp_result res = cp_solve_pgs(&p, m->opt.iterations, m->opt.tolerance);
+    cp_result res;
+    if (m->opt.solver == LOAM_SOLVER_SUBADMM || m->opt.solver == LOAM_SOLVER_FADMM) {
+        cp_prepare(&p); /* the diagonal, for the error */
+        for (int i = 0; i < nf; ++i) v[i] = 0.0;
+        for (int d = 0; d < nv; ++d)
+            if (w->free_dof[d] >= 0) v[w->free_dof[d]] = w->x[d];
+        res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, m->opt.solver == LOAM_SOLVER_FADMM);
+    } else {
+        cp_prepare(&p);
+        res = m->opt.solver == LOAM_SOLVER_PJ ? cp_solve_pj(&p, m->opt.iterations, m->opt.tolerance, m->opt.jacobi_relaxation)
+                                              : cp_solve_pgs(&p, m->opt.iterations, m->opt.tolerance);
+    }
+    if (res.iterations < 0)
+        return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: step %lld: the %s solver could not allocate or factorize its systems (%d rows)",
+                              (long long)s->step, loam_mb_solver_name(m->opt.solver), rows);
     s->solver.rows = rows;
     s->solver.iterations = res.iterations;
     s->solver.error = res.error;

@@ -16,6 +16,8 @@ typedef struct mb_work {
     sinertia* I;   /* nbody: body inertia in body coordinates (from the model) */
     sinertia* Ic;  /* nbody: composite inertias (CRBA) */
     double* A;     /* nv x nv: the step's system matrix, then its Cholesky factor (free dofs packed) */
+    double* A0;    /* nv x nv: the same system matrix, unfactored */
+    int* group;    /* nv: subsystem (tree) of each packed free dof */
     double* W;     /* nv x nv: joint-limit Delassus block */
     double* b;     /* nv */
     double* x;     /* nv */

@@ -17,12 +17,23 @@ const char* loam_joint_type_name(loam_joint_type t) {
     return "unknown";
 }
 
+const char* loam_mb_solver_name(loam_mb_solver s) {
+    switch (s) {
+    case LOAM_SOLVER_PGS: return "pgs";
+    case LOAM_SOLVER_PJ: return "pj";
+    case LOAM_SOLVER_SUBADMM: return "subadmm";
+    case LOAM_SOLVER_FADMM: return "fadmm";
+    }
+    return "unknown";
+}
+
 loam_mb_options loam_mb_default_options(void) {
     loam_mb_options o;
     o.gravity = d3(0.0, 0.0, -9.81);
     o.dt = 1e-3;
     o.limit_erp = 0.2;
     o.solver = LOAM_SOLVER_PGS;
+    o.jacobi_relaxation = 0.5;
     o.iterations = 100;
     o.tolerance = 1e-10;
     o.contact_erp = 0.2;
@@ -131,7 +142,9 @@ loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, cons
     if (!(o.dt > 0.0 && o.dt <= 1.0)) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: dt = %g s, expected in (0, 1]", o.dt);
     if (!(o.limit_erp >= 0.0 && o.limit_erp <= 1.0))
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: limit_erp = %g, expected in [0, 1]", o.limit_erp);
-    if ((unsigned)o.solver > (unsigned)LOAM_SOLVER_PGS)
+    if (!(o.jacobi_relaxation > 0.0 && o.jacobi_relaxation <= 1.0))
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: jacobi_relaxation = %g, expected in (0, 1]", o.jacobi_relaxation);
+    if ((unsigned)o.solver > (unsigned)LOAM_SOLVER_FADMM)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: solver = %d is not a known solver", (int)o.solver);
     if (o.iterations < 1 || o.iterations > 1000000)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: iterations = %d, expected 1 to 1000000", o.iterations);
@@ -166,7 +179,8 @@ loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, cons
     int nv = 0;
     for (int i = 0; i < nbody; ++i) nv += loam_joint_nv(bodies[i].joint);
     m->dof_body = loam_malloc(sizeof *m->dof_body * (size_t)(nv > 0 ? nv : 1));
-    if (!m->body || !m->q_adr || !m->v_adr || !m->geom || !m->dof_body) {
+    m->body_tree = loam_malloc(sizeof *m->body_tree * (size_t)nbody);
+    if (!m->body_tree || !m->q_adr || !m->v_adr || !m->geom || !m->dof_body) {
         loam_mb_model_destroy(m);
         return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory");
     }
@@ -176,6 +190,7 @@ loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, cons
         loam_mb_body_def* b = &m->body[i];
         b->placement.q = qd_normalize(b->placement.q);
         if (loam_joint_nv(b->joint) == 1) b->axis = d3_scale(b->axis, 1.0 / d3_norm(b->axis));
+        m->body_tree[i] = b->parent < 0 ? m->ntree++ : m->body_tree[b->parent];
         m->q_adr[i] = m->nq;
         m->v_adr[i] = m->nv;
         for (int k = 0; k < loam_joint_nv(b->joint); ++k) m->dof_body[m->nv + k] = i;
@@ -193,6 +208,7 @@ void loam_mb_model_destroy(loam_mb_model* m) {
     loam_free(m->q_adr);
     loam_free(m->v_adr);
     loam_free(m->dof_body);
+    loam_free(m->body_tree);
     loam_free(m->geom);
     loam_free(m);
 }

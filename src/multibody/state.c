@@ -48,6 +48,8 @@ loam_status loam_mb_state_create(const loam_mb_model* m, loam_mb_state** out, lo
     w->Ic = zalloc(nb, sizeof(sinertia), &fail);
     w->A = zalloc(nv * nv, sizeof(double), &fail);
     w->W = zalloc(nv * nv, sizeof(double), &fail);
+    w->A0 = zalloc(nv * nv, sizeof(double), &fail);
+    w->group = zalloc(nv, sizeof(int), &fail);
     w->b = zalloc(nv, sizeof(double), &fail);
     w->x = zalloc(nv, sizeof(double), &fail);
     w->tmp = zalloc(nv, sizeof(double), &fail);
@@ -100,7 +102,7 @@ void loam_mb_state_destroy(loam_mb_state* s) {
     mb_work* w = s->work;
     if (w) {
         void* ptrs[] = {w->X, w->S, w->cJ, w->v, w->a, w->f, w->I, w->Ic, w->A, w->W, w->b, w->x, w->tmp, w->bias, w->free_dof, w->rows,
-                        w->Jpoint, w->crow, w->J, w->AJt, w->e, w->lambda, w->diag, w->row_dof, w->blocks};
+                        w->Jpoint, w->crow, w->A0, w->group, w->J, w->AJt, w->e, w->lambda, w->diag, w->row_dof, w->blocks};
         for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
         loam_free(w);
     }

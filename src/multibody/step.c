@@ -71,6 +71,7 @@ static int solve_velocities(const loam_mb_model* m, loam_mb_state* s, const int*
         w->A[i * nf + i] += h * (b->damping + kd) + h * h * kp;
         w->tmp[i] = r;
     }
+    memcpy(w->A0, w->A, sizeof(double) * (size_t)nf * (size_t)nf);
     int bad = dense_cholesky(w->A, nf);
     if (bad >= 0) {
         for (int d = 0; d < nv; ++d)

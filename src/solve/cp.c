@@ -43,11 +43,14 @@ double cp_error(const cp_problem* p) {
         err = fmax(err, fabs(fb(w, p->diag[r] * p->lambda[r])));
         if (k->kind != CP_CONTACT) continue;
         double w1 = cp_row_velocity(p, r + 1), w2 = cp_row_velocity(p, r + 2);
-        double d1 = p->diag[r + 1] > 0 ? p->diag[r + 1] : 1.0, d2 = p->diag[r + 2] > 0 ? p->diag[r + 2] : 1.0;
-        double y1 = p->lambda[r + 1] - w1 / d1, y2 = p->lambda[r + 2] - w2 / d2;
+        /* One scalar for both tangents: the natural map's fixed point is then exactly maximal
+         * dissipation (sliding opposite to the friction impulse). */
+        double d = fmax(p->diag[r + 1], p->diag[r + 2]);
+        if (!(d > 0.0)) d = 1.0;
+        double y1 = p->lambda[r + 1] - w1 / d, y2 = p->lambda[r + 2] - w2 / d;
         double radius = k->mu * fmax(p->lambda[r], 0.0), len = sqrt(y1 * y1 + y2 * y2);
         if (len > radius) y1 *= radius / len, y2 *= radius / len;
-        double dx = (p->lambda[r + 1] - y1) * d1, dy = (p->lambda[r + 2] - y2) * d2;
+        double dx = (p->lambda[r + 1] - y1) * d, dy = (p->lambda[r + 2] - y2) * d;
         err = fmax(err, sqrt(dx * dx + dy * dy));
     }
     return err;

@@ -24,7 +24,10 @@ typedef struct cp_block {
 
 typedef struct cp_problem {
     int n;              /* velocity unknowns */
+    const double* A;    /* n x n system matrix (block diagonal over the groups) */
     const double* chol; /* n x n lower Cholesky factor of A (core/dense.h) */
+    int ngroup;         /* subsystems: the trees of bodies (ADMM solvers split along them) */
+    const int* group;   /* n: the subsystem of each unknown, 0 .. ngroup-1 */
     double* v;          /* n: in, the free velocity; out, the constrained one */
     int m;              /* rows */
     const double* J;    /* m x n, row-major */
@@ -48,12 +51,25 @@ void cp_prepare(cp_problem* p);
 double cp_row_velocity(const cp_problem* p, int r);
 /* The constraint error (m/s): per block the largest of the Fischer-Burmeister function of (w,
  * W_rr lambda) for unilateral rows and contact normals, |w| for equalities, and for friction the
- * natural-map residual |lambda_t - proj_disk(lambda_t - w_t / W_tt)| scaled by W_tt. */
+ * natural-map residual |lambda_t - proj_disk(lambda_t - w_t / d)| d, with d the larger tangential
+ * diagonal (one scalar for both tangents, so that zero means maximal dissipation). */
 double cp_error(const cp_problem* p);
 
-/* Projected Gauss-Seidel: sweeps over the blocks in order, each row solved with its diagonal, the
+/* Projected Gauss-Seidel: sweeps over the blocks in order, the normal solved with its diagonal, the
  * tangential pair projected onto the friction disk; stops after `iterations` sweeps or when no
  * impulse change moves a row velocity by more than `tolerance` (m/s). */
 cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance);
+
+/* Projected Jacobi: every block's update from the same v, then all applied, scaled by `relaxation`
+ * (in (0, 1]; plain Jacobi overshoots where blocks share a body). Same stopping rule as PGS. */
+cp_result cp_solve_pj(cp_problem* p, int iterations, double tolerance, double relaxation);
+
+/* ADMM over subsystems (paper 004, Algorithm 1): per group a reduced solve with A_s + beta_s J_s^T J_s,
+ * factorized once, then a closed-form projection per constraint block with the scalar Delassus
+ * W_c = sum 1/beta_s (exact Coulomb for contacts). beta_s = tr(A_s) / ||J_s||_F^2. With
+ * `whole_system` every unknown is one subsystem: the full-system ADMM baseline. Stops when the
+ * largest change of the per-subsystem constraint velocities y is at most `tolerance` (m/s).
+ * Allocates its scratch per call (a first version; the step keeps no ADMM state yet). */
+cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, int whole_system);
 
 #endif

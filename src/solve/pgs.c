@@ -27,9 +27,11 @@ cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance) {
             if (k->kind != CP_EQUALITY) l = fmax(l, 0.0);
             change = fmax(change, apply(p, r, l));
             if (k->kind != CP_CONTACT) continue;
-            double t[2];
-            for (int s = 0; s < 2; ++s)
-                t[s] = p->diag[r + 1 + s] > 0.0 ? p->lambda[r + 1 + s] - cp_row_velocity(p, r + 1 + s) / p->diag[r + 1 + s] : 0.0;
+            /* One scalar for both tangents: with two different diagonals the projected fixed point
+             * would make the sliding velocity anti-parallel to D lambda_t, not to lambda_t (not
+             * maximal dissipation). */
+            double d = fmax(p->diag[r + 1], p->diag[r + 2]), t[2];
+            for (int s = 0; s < 2; ++s) t[s] = d > 0.0 ? p->lambda[r + 1 + s] - cp_row_velocity(p, r + 1 + s) / d : 0.0;
             double radius = k->mu * p->lambda[r], len = sqrt(t[0] * t[0] + t[1] * t[1]);
             if (len > radius) t[0] *= radius / len, t[1] *= radius / len;
             change = fmax(change, apply(p, r + 1, t[0]));
