@@ -1,4 +1,5 @@
-/* Multibody test 4: every solver (PGS, projected Jacobi, subsystem ADMM, full-system ADMM), run to
+/* Multibody test 4: every solver (PGS, projected Jacobi, subsystem ADMM, full-system ADMM, nonsmooth
+ * Newton), run to
  * convergence on the same small contact problem (sphere-plane, sphere-sphere and sphere-box contacts
  * between four subsystems, sliding and sticking), gives the same velocities; SubADMM's result meets the
  * constraint error tolerance; and a fixed iteration budget reports iterations, time and error. */
@@ -53,11 +54,11 @@ static void start(loam_mb_state* s) {
 }
 
 int main(void) {
-    static const loam_mb_solver solvers[4] = {LOAM_SOLVER_PGS, LOAM_SOLVER_PJ, LOAM_SOLVER_SUBADMM, LOAM_SOLVER_FADMM};
+    static const loam_mb_solver solvers[5] = {LOAM_SOLVER_PGS, LOAM_SOLVER_PJ, LOAM_SOLVER_SUBADMM, LOAM_SOLVER_FADMM, LOAM_SOLVER_NNEWTON};
     double ref[NV], impulse_ref = 0;
     loam_error err;
-    for (int k = 0; k < 4; ++k) {
-        loam_mb_model* m = scene(solvers[k], 200000, 1e-14);
+    for (int k = 0; k < 5; ++k) {
+        loam_mb_model* m = scene(solvers[k], solvers[k] == LOAM_SOLVER_NNEWTON ? 100 : 200000, 1e-14);
         loam_mb_state* s = NULL;
         if (!m || loam_mb_state_create(m, &s, &err) != LOAM_OK) {
             CHECK(0, "setup: %s", err.message);
@@ -84,16 +85,17 @@ int main(void) {
         loam_mb_state_destroy(s);
         loam_mb_model_destroy(m);
     }
-    /* A fixed budget (the paper's 30 iterations): every solver reports what it did. */
-    for (int k = 0; k < 4; ++k) {
-        loam_mb_model* m = scene(solvers[k], 30, 0.0);
+    /* A fixed budget (the paper's 30 iterations, 3 for Newton): every solver reports what it did. */
+    for (int k = 0; k < 5; ++k) {
+        int budget = solvers[k] == LOAM_SOLVER_NNEWTON ? 3 : 30;
+        loam_mb_model* m = scene(solvers[k], budget, 0.0);
         loam_mb_state* s = NULL;
         if (!m || loam_mb_state_create(m, &s, &err) != LOAM_OK) continue;
         start(s);
         CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
-        CHECK(s->solver.iterations == 30 && s->solver.time_s > 0 && isfinite(s->solver.error) && s->solver.error >= 0,
+        CHECK(s->solver.iterations == budget && s->solver.time_s > 0 && isfinite(s->solver.error) && s->solver.error >= 0,
               "%s: %d iterations, %g s, error %g", loam_mb_solver_name(solvers[k]), s->solver.iterations, s->solver.time_s, s->solver.error);
-        fprintf(stderr, "%-8s 30 iterations: error %.2e m/s\n", loam_mb_solver_name(solvers[k]), s->solver.error);
+        fprintf(stderr, "%-8s %2d iterations: error %.2e m/s\n", loam_mb_solver_name(solvers[k]), budget, s->solver.error);
         loam_mb_state_destroy(s);
         loam_mb_model_destroy(m);
     }

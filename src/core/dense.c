@@ -58,6 +58,46 @@ void dense_ldlt_solve(const double* ld, int n, double* b) {
         for (int k = i + 1; k < n; ++k) b[i] -= ld[k * n + i] * b[k];
 }
 
+int dense_lu(double* a, int n, int* piv, double tiny) {
+    double scale = 0.0;
+    for (int i = 0; i < n * n; ++i) scale = fmax(scale, fabs(a[i]));
+    for (int j = 0; j < n; ++j) {
+        int p = j;
+        for (int i = j + 1; i < n; ++i)
+            if (fabs(a[i * n + j]) > fabs(a[p * n + j])) p = i;
+        piv[j] = p;
+        if (!(fabs(a[p * n + j]) > tiny * scale)) return j;
+        if (p != j)
+            for (int k = 0; k < n; ++k) {
+                double t = a[j * n + k];
+                a[j * n + k] = a[p * n + k];
+                a[p * n + k] = t;
+            }
+        for (int i = j + 1; i < n; ++i) {
+            double f = a[i * n + j] / a[j * n + j];
+            a[i * n + j] = f;
+            if (f != 0.0)
+                for (int k = j + 1; k < n; ++k) a[i * n + k] -= f * a[j * n + k];
+        }
+    }
+    return -1;
+}
+
+void dense_lu_solve(const double* lu, int n, const int* piv, double* b) {
+    for (int j = 0; j < n; ++j)
+        if (piv[j] != j) {
+            double t = b[j];
+            b[j] = b[piv[j]];
+            b[piv[j]] = t;
+        }
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < i; ++k) b[i] -= lu[i * n + k] * b[k];
+    for (int i = n - 1; i >= 0; --i) {
+        for (int k = i + 1; k < n; ++k) b[i] -= lu[i * n + k] * b[k];
+        b[i] /= lu[i * n + i];
+    }
+}
+
 void dense_matvec(const double* a, int rows, int cols, const double* x, double* y) {
     for (int i = 0; i < rows; ++i) {
         double s = 0.0;

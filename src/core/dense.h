@@ -16,6 +16,12 @@ void dense_cholesky_solve(const double* l, int n, double* b);
 int dense_ldlt(double* a, int n, double tiny);
 void dense_ldlt_solve(const double* ld, int n, double* b);
 
+/* In-place LU with partial pivoting, P A = L U (unit L below the diagonal, U on and above), for
+ * general square matrices (Newton systems of nonsmooth solvers). Returns -1 on success, or the
+ * column whose pivot is below tiny times the largest entry of the matrix. */
+int dense_lu(double* a, int n, int* piv, double tiny);
+void dense_lu_solve(const double* lu, int n, const int* piv, double* b);
+
 /* y = A x (A is rows x cols). */
 void dense_matvec(const double* a, int rows, int cols, const double* x, double* y);
 

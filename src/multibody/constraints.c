@@ -106,8 +106,9 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
         res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, m->opt.solver == LOAM_SOLVER_FADMM);
     } else {
         cp_prepare(&p);
-        res = m->opt.solver == LOAM_SOLVER_PJ ? cp_solve_pj(&p, m->opt.iterations, m->opt.tolerance, m->opt.jacobi_relaxation)
-                                              : cp_solve_pgs(&p, m->opt.iterations, m->opt.tolerance);
+        if (m->opt.solver == LOAM_SOLVER_PJ) res = cp_solve_pj(&p, m->opt.iterations, m->opt.tolerance, m->opt.jacobi_relaxation);
+        else if (m->opt.solver == LOAM_SOLVER_NNEWTON) res = cp_solve_nnewton(&p, m->opt.iterations, m->opt.tolerance);
+        else res = cp_solve_pgs(&p, m->opt.iterations, m->opt.tolerance);
     }
     if (res.iterations < 0)
         return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: step %lld: the %s solver could not allocate or factorize its systems (%d rows)",

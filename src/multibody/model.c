@@ -23,6 +23,7 @@ const char* loam_mb_solver_name(loam_mb_solver s) {
     case LOAM_SOLVER_PJ: return "pj";
     case LOAM_SOLVER_SUBADMM: return "subadmm";
     case LOAM_SOLVER_FADMM: return "fadmm";
+    case LOAM_SOLVER_NNEWTON: return "nnewton";
     }
     return "unknown";
 }
@@ -144,7 +145,7 @@ loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, cons
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: limit_erp = %g, expected in [0, 1]", o.limit_erp);
     if (!(o.jacobi_relaxation > 0.0 && o.jacobi_relaxation <= 1.0))
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: jacobi_relaxation = %g, expected in (0, 1]", o.jacobi_relaxation);
-    if ((unsigned)o.solver > (unsigned)LOAM_SOLVER_FADMM)
+    if ((unsigned)o.solver > (unsigned)LOAM_SOLVER_NNEWTON)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: solver = %d is not a known solver", (int)o.solver);
     if (o.iterations < 1 || o.iterations > 1000000)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: iterations = %d, expected 1 to 1000000", o.iterations);

@@ -72,4 +72,8 @@ cp_result cp_solve_pj(cp_problem* p, int iterations, double tolerance, double re
  * Allocates its scratch per call (a first version; the step keeps no ADMM state yet). */
 cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, int whole_system);
 
+/* Nonsmooth Newton on the Alart-Curnier equations of the impulses (see nnewton.c), with the dense
+ * Delassus matrix; stops when |F| <= tolerance. */
+cp_result cp_solve_nnewton(cp_problem* p, int iterations, double tolerance);
+
 #endif
