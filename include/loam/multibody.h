@@ -134,6 +134,13 @@ typedef struct loam_mb_model {
     int* dof_body;          /* nv: the body whose joint owns each velocity coordinate */
     int ntree;              /* trees of bodies (the subsystems of the ADMM solvers) */
     int* body_tree;         /* nbody: the tree of each body, numbered by their roots' order */
+    /* The mass matrix is block diagonal, one block per tree (dofs of different trees never couple). */
+    int* tree_nv;           /* ntree: velocity coordinates of each tree */
+    int* tree_dof_adr;      /* ntree: where each tree's dofs start in tree_dofs */
+    int* tree_dofs;         /* nv: the dofs grouped by tree, ascending within a tree */
+    int* dof_local;         /* nv: a dof's index within its tree */
+    int* tree_madr;         /* ntree: where each tree's block starts in state->mass_matrix */
+    int nM;                 /* sum of tree_nv^2: the size of state->mass_matrix */
     loam_mb_geom_def* geom; /* ngeom */
     loam_mb_options opt;
 } loam_mb_model;
@@ -153,7 +160,8 @@ typedef struct loam_mb_state {
     loam_posed* xpose; /* nbody: world pose of each body frame */
     double* xvel;      /* 6 per body: world velocity of the body origin, world angular velocity */
     /* Derived by loam_mb_step / loam_mb_mass_matrix. */
-    double* mass_matrix; /* nv x nv, row-major */
+    double* mass_matrix; /* the blocks of M per tree: tree t's tree_nv[t]^2 entries at tree_madr[t],
+                            row-major over the tree's dofs (see loam_mb_mass_matrix_dense) */
     double* act_force;   /* nv: actuator force of the last step (tau plus control, after clamping) */
     double* limit_impulse; /* nv: joint-limit impulse of the last step, N m s or N s */
     loam_mb_contact* contact; /* the last step's contacts (max_contacts) */
@@ -186,6 +194,8 @@ loam_status loam_mb_state_reset(const loam_mb_model* model, loam_mb_state* state
 loam_status loam_mb_kinematics(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
 /* The joint-space mass matrix M(q) (composite rigid bodies) into state->mass_matrix. */
 loam_status loam_mb_mass_matrix(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+/* state->mass_matrix spread into a full nv x nv row-major matrix (zeros between trees). */
+void loam_mb_mass_matrix_dense(const loam_mb_model* model, const loam_mb_state* state, double* out);
 /* tau = M(q) qdd + c(q, qd) - (gravity and state->xfrc) (recursive Newton-Euler); qdd may be NULL
  * for zero, which gives the bias forces. Control, damping and limits are not included. */
 loam_status loam_mb_inverse_dynamics(const loam_mb_model* model, loam_mb_state* state, const double* qdd, double* tau,

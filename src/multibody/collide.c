@@ -151,16 +151,16 @@ loam_status loam_mb_contact_jacobian(const loam_mb_model* m, const loam_mb_state
     if (!m || !s || !c || !rows) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: contact jacobian: null argument");
     int nv = m->nv;
     for (int k = 0; k < 3 * nv; ++k) rows[k] = 0.0;
-    double* J = ((mb_work*)s->work)->Jpoint;
     for (int side = 0; side < 2; ++side) {
-        if (c->body[side] < 0) continue;
-        loam_status st = loam_mb_jacobian(m, s, c->body[side], c->point, J, err);
-        if (st != LOAM_OK) return st;
+        if (c->body[side] < -1 || c->body[side] >= m->nbody)
+            return loam_error_set(err, LOAM_ERR_INPUT, "multibody: contact jacobian: body %d, expected -1 to %d", c->body[side], m->nbody - 1);
         double sign = side == 0 ? 1.0 : -1.0;
-        for (int r = 0; r < 3; ++r) {
-            loam_vec3d f = c->frame[r];
-            for (int k = 0; k < nv; ++k) rows[r * nv + k] += sign * (f.x * J[k] + f.y * J[nv + k] + f.z * J[2 * nv + k]);
-        }
+        for (int j = c->body[side]; j >= 0; j = m->body[j].parent)
+            for (int k = 0; k < loam_joint_nv(m->body[j].joint); ++k) {
+                loam_vec3d lin, ang;
+                mb_dof_column(s, j, k, c->point, &lin, &ang);
+                for (int r = 0; r < 3; ++r) rows[r * nv + m->v_adr[j] + k] += sign * d3_dot(c->frame[r], lin);
+            }
     }
     return LOAM_OK;
 }

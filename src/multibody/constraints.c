@@ -1,6 +1,6 @@
 /* The step's constraint stage: joint limits and contacts as rows of the velocity-form problem of
- * solve/cp.h, over the free (dynamic) dofs; prescribed dofs enter the row offsets. Rows are dense
- * over the free dofs for now (the paper's per-subsystem structure comes with SubADMM).
+ * solve/cp.h over the free (dynamic) dofs, one segment per tree a row touches; prescribed dofs
+ * enter the row offsets. Then the model's solver.
  *
  * Position errors become velocity offsets: a row with gap phi (>= 0 open, < 0 violated) asks for
  * w = J v + phi / h >= 0 while open (the joint or contact may close the gap in this step but not
@@ -12,103 +12,157 @@
 #include "multibody/mb_internal.h"
 #include "solve/cp.h"
 
-static loam_status reserve(mb_work* w, int rows, int nf, loam_error* err) {
-    if (rows <= w->row_cap) return LOAM_OK;
-    int cap = rows > 2 * w->row_cap ? rows : 2 * w->row_cap;
-    size_t n = (size_t)(nf > 0 ? nf : 1);
-    double* J = loam_malloc(sizeof(double) * (size_t)cap * n);
-    double* AJt = loam_malloc(sizeof(double) * (size_t)cap * n);
-    double* e = loam_malloc(sizeof(double) * (size_t)cap);
-    double* lambda = loam_malloc(sizeof(double) * (size_t)cap);
-    double* diag = loam_malloc(sizeof(double) * (size_t)cap);
-    int* row_dof = loam_malloc(sizeof(int) * (size_t)cap);
-    cp_block* blocks = loam_malloc(sizeof(cp_block) * (size_t)cap);
-    loam_free(w->J), loam_free(w->AJt), loam_free(w->e), loam_free(w->lambda), loam_free(w->diag), loam_free(w->row_dof), loam_free(w->blocks);
-    w->J = J, w->AJt = AJt, w->e = e, w->lambda = lambda, w->diag = diag, w->row_dof = row_dof, w->blocks = blocks;
-    w->row_cap = (J && AJt && e && lambda && diag && row_dof && blocks) ? cap : 0;
-    if (!w->row_cap) return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory for %d constraint rows", rows);
+static loam_status reserve(mb_work* w, int rows, int segs, size_t vals, loam_error* err) {
+    if (rows > w->row_cap) {
+        int cap = rows > 2 * w->row_cap ? rows : 2 * w->row_cap;
+        loam_free(w->e), loam_free(w->lambda), loam_free(w->diag), loam_free(w->row_dof), loam_free(w->row_seg), loam_free(w->blocks);
+        w->e = loam_malloc(sizeof(double) * (size_t)cap);
+        w->lambda = loam_malloc(sizeof(double) * (size_t)cap);
+        w->diag = loam_malloc(sizeof(double) * (size_t)cap);
+        w->row_dof = loam_malloc(sizeof(int) * (size_t)cap);
+        w->row_seg = loam_malloc(sizeof(int) * ((size_t)cap + 1));
+        w->blocks = loam_malloc(sizeof(cp_block) * (size_t)cap);
+        w->row_cap = (w->e && w->lambda && w->diag && w->row_dof && w->row_seg && w->blocks) ? cap : 0;
+    }
+    if (segs > w->seg_cap) {
+        int cap = segs > 2 * w->seg_cap ? segs : 2 * w->seg_cap;
+        loam_free(w->segs);
+        w->segs = loam_malloc(sizeof(cp_seg) * (size_t)cap);
+        w->seg_cap = w->segs ? cap : 0;
+    }
+    if (vals > (size_t)w->val_cap) {
+        size_t cap = vals > 2 * (size_t)w->val_cap ? vals : 2 * (size_t)w->val_cap;
+        if (cap > (size_t)1 << 30) cap = vals;
+        loam_free(w->J), loam_free(w->AJ);
+        w->J = loam_malloc(sizeof(double) * cap);
+        w->AJ = loam_malloc(sizeof(double) * cap);
+        w->val_cap = (w->J && w->AJ) ? (int)cap : 0;
+    }
+    if (rows > w->row_cap || segs > w->seg_cap || vals > (size_t)w->val_cap)
+        return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory for %d constraint rows", rows);
     return LOAM_OK;
 }
 
 static double offset(double phi, double h, double erp) { return phi >= 0.0 ? phi / h : erp * phi / h; }
 
+/* The trees with free dofs that a contact's bodies belong to (at most two). */
+static int contact_trees(const loam_mb_model* m, const mb_work* w, const loam_mb_contact* c, int* trees) {
+    int n = 0;
+    for (int side = 0; side < 2; ++side) {
+        if (c->body[side] < 0) continue;
+        int t = m->body_tree[c->body[side]];
+        if (w->gfree_off[t + 1] == w->gfree_off[t] || (n == 1 && trees[0] == t)) continue;
+        trees[n++] = t;
+    }
+    return n;
+}
+
+static int limit_row_needed(const loam_mb_model* m, const loam_mb_state* s, int d) {
+    const mb_work* w = s->work;
+    const loam_mb_body_def* b = &m->body[m->dof_body[d]];
+    if (!b->limited || w->free_dof[d] < 0) return 0;
+    double q = s->q[m->q_adr[m->dof_body[d]]], next = q + m->opt.dt * w->x[d];
+    return next > b->upper ? 2 : next < b->lower ? 1 : 0;
+}
+
 loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
     mb_work* w = s->work;
-    int nv = m->nv, nf = 0;
+    int nv = m->nv, nf = w->gfree_off[m->ntree];
     double h = m->opt.dt;
-    for (int d = 0; d < nv; ++d) {
-        nf += w->free_dof[d] >= 0;
-        s->limit_impulse[d] = 0.0;
-    }
+    for (int d = 0; d < nv; ++d) s->limit_impulse[d] = 0.0;
+    s->ncontact = 0;
     loam_status st = m->ngeom > 1 ? loam_mb_collide(m, s, err) : LOAM_OK;
     if (st != LOAM_OK) return st;
-    if (m->ngeom <= 1) s->ncontact = 0;
     memset(&s->solver, 0, sizeof s->solver);
     for (int k = 0; k < 3 * s->ncontact; ++k) s->contact_impulse[k] = 0.0;
 
-    /* Count rows: limits predicted to be left, 3 per contact. */
-    int rows = 3 * s->ncontact;
-    for (int d = 0; d < nv; ++d) {
-        const loam_mb_body_def* b = &m->body[m->dof_body[d]];
-        if (!b->limited || w->free_dof[d] < 0) continue;
-        double q = s->q[m->q_adr[m->dof_body[d]]], next = q + h * w->x[d];
-        rows += next > b->upper || next < b->lower;
+    /* Sizes: rows, segments, values. */
+    int rows = 0, segs = 0, trees[2];
+    size_t vals = 0;
+    for (int d = 0; d < nv; ++d)
+        if (limit_row_needed(m, s, d)) {
+            int t = m->body_tree[m->dof_body[d]];
+            rows += 1, segs += 1, vals += (size_t)(w->gfree_off[t + 1] - w->gfree_off[t]);
+        }
+    for (int c = 0; c < s->ncontact; ++c) {
+        int nt = contact_trees(m, w, &s->contact[c], trees);
+        if (nt == 0) continue;
+        rows += 3, segs += 3 * nt;
+        for (int k = 0; k < nt; ++k) vals += 3 * (size_t)(w->gfree_off[trees[k] + 1] - w->gfree_off[trees[k]]);
     }
     if (rows == 0 || nf == 0) return LOAM_OK;
-    if ((st = reserve(w, rows, nf, err)) != LOAM_OK) return st;
-    memset(w->J, 0, sizeof(double) * (size_t)rows * (size_t)nf);
-    int r = 0, nb = 0;
+    if ((st = reserve(w, rows, segs, vals, err)) != LOAM_OK) return st;
+    cp_group* groups = w->groups;
+    for (int t = 0; t < m->ntree; ++t)
+        groups[t] = (cp_group){w->gfree_off[t], w->gfree_off[t + 1] - w->gfree_off[t], w->A0 + w->aoff[t], w->A + w->aoff[t]};
+    memset(w->J, 0, sizeof(double) * vals);
+
+    int r = 0, nb = 0, ns = 0;
+    size_t nval = 0;
     for (int d = 0; d < nv; ++d) {
+        int side = limit_row_needed(m, s, d);
+        if (!side) continue;
         const loam_mb_body_def* b = &m->body[m->dof_body[d]];
-        if (!b->limited || w->free_dof[d] < 0) continue;
-        double q = s->q[m->q_adr[m->dof_body[d]]], next = q + h * w->x[d];
-        if (!(next > b->upper || next < b->lower)) continue;
-        int upper = next > b->upper; /* the row pushes down from the upper limit: J = -e_d */
-        w->J[(size_t)r * (size_t)nf + (size_t)w->free_dof[d]] = upper ? -1.0 : 1.0;
+        int t = m->body_tree[m->dof_body[d]], upper = side == 2; /* the upper limit's row is J = -e_d */
+        double q = s->q[m->q_adr[m->dof_body[d]]];
+        w->row_seg[r] = ns;
+        w->segs[ns++] = (cp_seg){t, nval};
+        w->J[nval + (size_t)(w->free_dof[d] - groups[t].off)] = upper ? -1.0 : 1.0;
+        nval += (size_t)groups[t].n;
         w->e[r] = offset(upper ? b->upper - q : q - b->lower, h, m->opt.limit_erp);
-        w->row_dof[r] = upper ? -2 - d : d; /* the sign survives in the encoding */
+        w->row_dof[r] = upper ? -2 - d : d;
         w->blocks[nb++] = (cp_block){r, CP_UNILATERAL, 0.0};
         ++r;
     }
     for (int c = 0; c < s->ncontact; ++c) {
         const loam_mb_contact* ct = &s->contact[c];
-        if ((st = loam_mb_contact_jacobian(m, s, ct, w->crow, err)) != LOAM_OK) return st;
-        for (int k = 0; k < 3; ++k) {
-            double e = k == 0 ? offset(-ct->depth, h, m->opt.contact_erp) : 0.0;
-            for (int d = 0; d < nv; ++d) {
-                double j = w->crow[k * nv + d];
-                if (w->free_dof[d] >= 0) w->J[(size_t)(r + k) * (size_t)nf + (size_t)w->free_dof[d]] = j;
-                else e += j * w->x[d]; /* a prescribed dof's known velocity */
+        int nt = contact_trees(m, w, ct, trees);
+        if (nt == 0) continue;
+        size_t base[3][2];
+        for (int q = 0; q < 3; ++q) {
+            w->row_seg[r + q] = ns;
+            for (int k = 0; k < nt; ++k) {
+                base[q][k] = nval;
+                w->segs[ns++] = (cp_seg){trees[k], nval};
+                nval += (size_t)groups[trees[k]].n;
             }
-            w->e[r + k] = e;
-            w->row_dof[r + k] = -1;
+            w->e[r + q] = q == 0 ? offset(-ct->depth, h, m->opt.contact_erp) : 0.0;
+            w->row_dof[r + q] = -1;
+        }
+        for (int side = 0; side < 2; ++side) {
+            double sign = side == 0 ? 1.0 : -1.0;
+            for (int j = ct->body[side]; j >= 0; j = m->body[j].parent)
+                for (int k = 0; k < loam_joint_nv(m->body[j].joint); ++k) {
+                    loam_vec3d lin, ang;
+                    mb_dof_column(s, j, k, ct->point, &lin, &ang);
+                    int d = m->v_adr[j] + k, t = m->body_tree[j], slot = trees[0] == t ? 0 : 1;
+                    for (int q = 0; q < 3; ++q) {
+                        double val = sign * d3_dot(ct->frame[q], lin);
+                        if (w->free_dof[d] >= 0) w->J[base[q][slot] + (size_t)(w->free_dof[d] - groups[t].off)] += val;
+                        else w->e[r + q] += val * w->x[d]; /* a prescribed dof's known velocity */
+                    }
+                }
         }
         w->blocks[nb++] = (cp_block){r, CP_CONTACT, ct->friction};
         r += 3;
     }
+    w->row_seg[r] = ns;
+
     /* Pack the free velocity, solve, unpack. */
     double* v = w->tmp;
     for (int d = 0; d < nv; ++d)
         if (w->free_dof[d] >= 0) v[w->free_dof[d]] = w->x[d];
-    /* Subsystems: one per tree of bodies. */
-    for (int d = 0; d < nv; ++d)
-        if (w->free_dof[d] >= 0) w->group[w->free_dof[d]] = m->body_tree[m->dof_body[d]];
-    int ngroup = m->ntree;
     memset(w->lambda, 0, sizeof(double) * (size_t)rows);
-    cp_problem p = {nf, w->A0, w->A, ngroup, w->group, v, rows, w->J, w->e, w->lambda, nb, w->blocks, w->AJt, w->diag};
+    cp_problem p = {nf, m->ntree, groups, v, rows, w->row_seg, w->segs, w->J, w->AJ, w->e, w->lambda, nb, w->blocks, w->diag};
     double t0 = loam_clock_seconds();
+    cp_prepare(&p);
     cp_result res;
-    if (m->opt.solver == LOAM_SOLVER_SUBADMM || m->opt.solver == LOAM_SOLVER_FADMM) {
-        cp_prepare(&p); /* the diagonal, for the error */
-        for (int i = 0; i < nf; ++i) v[i] = 0.0;
-        for (int d = 0; d < nv; ++d)
-            if (w->free_dof[d] >= 0) v[w->free_dof[d]] = w->x[d];
-        res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, m->opt.solver == LOAM_SOLVER_FADMM);
-    } else {
-        cp_prepare(&p);
-        if (m->opt.solver == LOAM_SOLVER_PJ) res = cp_solve_pj(&p, m->opt.iterations, m->opt.tolerance, m->opt.jacobi_relaxation);
-        else if (m->opt.solver == LOAM_SOLVER_NNEWTON) res = cp_solve_nnewton(&p, m->opt.iterations, m->opt.tolerance);
-        else res = cp_solve_pgs(&p, m->opt.iterations, m->opt.tolerance);
+    switch (m->opt.solver) {
+    case LOAM_SOLVER_PJ: res = cp_solve_pj(&p, m->opt.iterations, m->opt.tolerance, m->opt.jacobi_relaxation); break;
+    case LOAM_SOLVER_SUBADMM: res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, 0); break;
+    case LOAM_SOLVER_FADMM: res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, 1); break;
+    case LOAM_SOLVER_NNEWTON: res = cp_solve_nnewton(&p, m->opt.iterations, m->opt.tolerance); break;
+    default: res = cp_solve_pgs(&p, m->opt.iterations, m->opt.tolerance); break;
     }
     if (res.iterations < 0)
         return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: step %lld: the %s solver could not allocate or factorize its systems (%d rows)",
@@ -124,7 +178,11 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
         int d = w->row_dof[k];
         if (d >= 0) s->limit_impulse[d] = w->lambda[k];
         else if (d <= -2) s->limit_impulse[-2 - d] = -w->lambda[k];
-        else s->contact_impulse[c++] = w->lambda[k];
+        else {
+            while (c < s->ncontact && contact_trees(m, w, &s->contact[c], trees) == 0) ++c; /* contacts that made no rows */
+            for (int q = 0; q < 3; ++q) s->contact_impulse[3 * c + q] = w->lambda[k + q];
+            k += 2, ++c;
+        }
     }
     return LOAM_OK;
 }

@@ -53,9 +53,8 @@ void mb_rnea(const loam_mb_model* m, loam_mb_state* s, const double* qdd, double
 
 void mb_crba(const loam_mb_model* m, loam_mb_state* s) {
     mb_work* w = s->work;
-    int nv = m->nv;
     double* H = s->mass_matrix;
-    memset(H, 0, sizeof(double) * (size_t)nv * (size_t)nv);
+    memset(H, 0, sizeof(double) * (size_t)m->nM);
     for (int i = 0; i < m->nbody; ++i) w->Ic[i] = w->I[i];
     for (int i = m->nbody - 1; i >= 0; --i) {
         int p = m->body[i].parent;
@@ -65,18 +64,19 @@ void mb_crba(const loam_mb_model* m, loam_mb_state* s) {
         }
     }
     for (int i = 0; i < m->nbody; ++i) {
-        int ni = loam_joint_nv(m->body[i].joint);
+        int ni = loam_joint_nv(m->body[i].joint), t = m->body_tree[i], ntv = m->tree_nv[t];
+        double* Ht = H + m->tree_madr[t];
         for (int k = 0; k < ni; ++k) {
-            int row = m->v_adr[i] + k;
+            int row = m->dof_local[m->v_adr[i] + k];
             sv6 F = si_apply(&w->Ic[i], w->S[6 * i + k]);
-            for (int k2 = 0; k2 < ni; ++k2) H[row * nv + m->v_adr[i] + k2] = sv6_dot(w->S[6 * i + k2], F);
+            for (int k2 = 0; k2 < ni; ++k2) Ht[row * ntv + m->dof_local[m->v_adr[i] + k2]] = sv6_dot(w->S[6 * i + k2], F);
             for (int j = i; m->body[j].parent >= 0;) {
                 F = sx_transpose_force(&w->X[j], F);
                 j = m->body[j].parent;
                 int nj = loam_joint_nv(m->body[j].joint);
                 for (int k2 = 0; k2 < nj; ++k2) {
-                    int col = m->v_adr[j] + k2;
-                    H[row * nv + col] = H[col * nv + row] = sv6_dot(w->S[6 * j + k2], F);
+                    int col = m->dof_local[m->v_adr[j] + k2];
+                    Ht[row * ntv + col] = Ht[col * ntv + row] = sv6_dot(w->S[6 * j + k2], F);
                 }
             }
         }
@@ -107,15 +107,32 @@ loam_status loam_mb_forward_dynamics(const loam_mb_model* m, loam_mb_state* s, d
     loam_status st = check(m, s, err);
     if (st != LOAM_OK) return st;
     mb_work* w = s->work;
-    int nv = m->nv;
     mb_crba(m, s);
     mb_rnea(m, s, NULL, w->bias);
-    memcpy(w->A, s->mass_matrix, sizeof(double) * (size_t)nv * (size_t)nv);
-    int bad = dense_cholesky(w->A, nv);
-    if (bad >= 0)
-        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: body '%s': the mass matrix is singular at dof %d (a massless moving body?)",
-                              m->body[m->dof_body[bad]].name, bad);
-    for (int k = 0; k < nv; ++k) qdd[k] = s->tau[k] - w->bias[k];
-    dense_cholesky_solve(w->A, nv, qdd);
+    /* One Cholesky per tree: the blocks are independent. */
+    for (int t = 0; t < m->ntree; ++t) {
+        int n = m->tree_nv[t];
+        const int* dofs = m->tree_dofs + m->tree_dof_adr[t];
+        memcpy(w->A, s->mass_matrix + m->tree_madr[t], sizeof(double) * (size_t)n * (size_t)n);
+        int bad = dense_cholesky(w->A, n);
+        if (bad >= 0)
+            return loam_error_set(err, LOAM_ERR_INPUT, "multibody: body '%s': the mass matrix is singular at dof %d (a massless moving body?)",
+                                  m->body[m->dof_body[dofs[bad]]].name, dofs[bad]);
+        for (int k = 0; k < n; ++k) w->tmp[k] = s->tau[dofs[k]] - w->bias[dofs[k]];
+        dense_cholesky_solve(w->A, n, w->tmp);
+        for (int k = 0; k < n; ++k) qdd[dofs[k]] = w->tmp[k];
+    }
     return LOAM_OK;
+}
+
+void loam_mb_mass_matrix_dense(const loam_mb_model* m, const loam_mb_state* s, double* out) {
+    if (!m || !s || !out) return;
+    int nv = m->nv;
+    memset(out, 0, sizeof(double) * (size_t)nv * (size_t)nv);
+    for (int t = 0; t < m->ntree; ++t) {
+        int n = m->tree_nv[t];
+        const int* dofs = m->tree_dofs + m->tree_dof_adr[t];
+        for (int r = 0; r < n; ++r)
+            for (int c = 0; c < n; ++c) out[(size_t)dofs[r] * (size_t)nv + (size_t)dofs[c]] = s->mass_matrix[m->tree_madr[t] + r * n + c];
+    }
 }

@@ -92,16 +92,13 @@ loam_status loam_mb_jacobian(const loam_mb_model* m, const loam_mb_state* s, int
     if (body < 0 || body >= m->nbody)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: jacobian: body %d, expected 0 to %d", body, m->nbody - 1);
     if (!d3_is_finite(point)) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: jacobian: point is not finite");
-    const mb_work* w = s->work;
     int nv = m->nv;
     memset(jac, 0, sizeof(double) * 6 * (size_t)nv);
     for (int j = body; j >= 0; j = m->body[j].parent) {
         int n = loam_joint_nv(m->body[j].joint);
-        loam_posed P = s->xpose[j];
-        loam_vec3d arm = d3_sub(point, P.p);
         for (int k = 0; k < n; ++k) {
-            const sv6* c = &w->S[6 * j + k];
-            loam_vec3d om = qd_rotate(P.q, c->ang), lin = d3_add(qd_rotate(P.q, c->lin), d3_cross(om, arm));
+            loam_vec3d lin, om;
+            mb_dof_column(s, j, k, point, &lin, &om);
             int col = m->v_adr[j] + k;
             for (int r = 0; r < 3; ++r) {
                 jac[r * nv + col] = d3_get(lin, r);

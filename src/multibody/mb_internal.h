@@ -15,24 +15,36 @@ typedef struct mb_work {
     sv6* f;        /* nbody: RNEA forces */
     sinertia* I;   /* nbody: body inertia in body coordinates (from the model) */
     sinertia* Ic;  /* nbody: composite inertias (CRBA) */
-    double* A;     /* nv x nv: the step's system matrix, then its Cholesky factor (free dofs packed) */
-    double* A0;    /* nv x nv: the same system matrix, unfactored */
-    int* group;    /* nv: subsystem (tree) of each packed free dof */
-    double* W;     /* nv x nv: joint-limit Delassus block */
+    double* A;     /* nM: per tree, the Cholesky factor of the step's free-dof system (at aoff[t]) */
+    double* A0;    /* nM: the same systems, unfactored */
+    int* aoff;     /* ntree: where tree t's free-dof block starts in A and A0 */
+    int* gfree_off; /* ntree + 1: where tree t's free dofs start in the packed order */
     double* b;     /* nv */
     double* x;     /* nv */
     double* tmp;   /* nv */
     double* bias;  /* nv */
-    int* free_dof; /* nv: packed index of each dof among the free ones, -1 if prescribed */
+    int* free_dof; /* nv: packed index of each dof among the free ones (tree by tree), -1 if prescribed */
     int* rows;     /* nv: scratch (saturated actuators) */
-    double* Jpoint; /* 6 x nv: a point Jacobian */
-    double* crow;   /* 3 x nv: a contact's rows */
-    /* The constraint problem (solve/cp.h), grown to the largest row count seen. */
-    int row_cap;
-    double *J, *AJt, *e, *lambda, *diag; /* row_cap x nv, row_cap x nv, row_cap each */
-    int* row_dof;      /* row_cap: the dof of a joint-limit row, -1 for contact rows */
-    struct cp_block* blocks; /* row_cap */
+    /* The constraint problem (solve/cp.h), grown to the largest size seen. */
+    int row_cap, seg_cap, val_cap;
+    double *e, *lambda, *diag;   /* row_cap */
+    int* row_dof;                /* row_cap: limit rows: the dof (-2 - dof for an upper limit); -1 contacts */
+    int* row_seg;                /* row_cap + 1 */
+    struct cp_block* blocks;     /* row_cap */
+    struct cp_seg* segs;         /* seg_cap */
+    double *J, *AJ;              /* val_cap */
+    struct cp_group* groups;     /* ntree */
 } mb_work;
+
+/* The k-th dof of body j's joint, per unit velocity: the world velocity of the material point now at
+ * `point` (on j or a descendant) and the world angular velocity. One definition for every Jacobian. */
+static inline void mb_dof_column(const loam_mb_state* s, int j, int k, loam_vec3d point, loam_vec3d* lin, loam_vec3d* ang) {
+    const mb_work* w = s->work;
+    const sv6* c = &w->S[6 * j + k];
+    loam_posed P = s->xpose[j];
+    *ang = qd_rotate(P.q, c->ang);
+    *lin = d3_add(qd_rotate(P.q, c->lin), d3_cross(*ang, d3_sub(point, P.p)));
+}
 
 /* Rows for joint limits and contacts at the current free velocity w->x, solved by the model's
  * solver; w->x becomes the constrained velocity. w->A must hold the factor of the free-dof system. */

@@ -181,7 +181,9 @@ loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, cons
     for (int i = 0; i < nbody; ++i) nv += loam_joint_nv(bodies[i].joint);
     m->dof_body = loam_malloc(sizeof *m->dof_body * (size_t)(nv > 0 ? nv : 1));
     m->body_tree = loam_malloc(sizeof *m->body_tree * (size_t)nbody);
-    if (!m->body_tree || !m->q_adr || !m->v_adr || !m->geom || !m->dof_body) {
+    m->tree_dofs = loam_malloc(sizeof(int) * (size_t)(nv > 0 ? nv : 1));
+    m->dof_local = loam_malloc(sizeof(int) * (size_t)(nv > 0 ? nv : 1));
+    if (!m->body_tree || !m->tree_dofs || !m->dof_local || !m->q_adr || !m->v_adr || !m->geom || !m->dof_body) {
         loam_mb_model_destroy(m);
         return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory");
     }
@@ -199,6 +201,33 @@ loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, cons
         m->nv += loam_joint_nv(b->joint);
     }
     for (int i = 0; i < ngeom; ++i) m->geom[i].pose.q = qd_normalize(m->geom[i].pose.q);
+    /* Per-tree dof layout: the mass matrix's blocks. */
+    m->tree_nv = loam_calloc((size_t)m->ntree, sizeof(int));
+    m->tree_dof_adr = loam_calloc((size_t)m->ntree, sizeof(int));
+    m->tree_madr = loam_calloc((size_t)m->ntree, sizeof(int));
+    if (!m->tree_nv || !m->tree_dof_adr || !m->tree_madr) {
+        loam_mb_model_destroy(m);
+        return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory");
+    }
+    for (int d = 0; d < m->nv; ++d) m->tree_nv[m->body_tree[m->dof_body[d]]]++;
+    for (int t = 0; t < m->ntree; ++t) {
+        if ((double)m->nM + (double)m->tree_nv[t] * m->tree_nv[t] > 2e9) {
+            loam_mb_model_destroy(m);
+            return loam_error_set(err, LOAM_ERR_INPUT, "multibody: tree %d has %d dofs: its mass matrix block is too large", t, m->tree_nv[t]);
+        }
+        m->tree_madr[t] = m->nM;
+        m->nM += m->tree_nv[t] * m->tree_nv[t];
+        m->tree_dof_adr[t] = t > 0 ? m->tree_dof_adr[t - 1] + m->tree_nv[t - 1] : 0;
+    }
+    {
+        int* fill = m->tree_nv; /* count again while placing */
+        for (int t = 0; t < m->ntree; ++t) fill[t] = 0;
+        for (int d = 0; d < m->nv; ++d) {
+            int t = m->body_tree[m->dof_body[d]];
+            m->dof_local[d] = fill[t];
+            m->tree_dofs[m->tree_dof_adr[t] + fill[t]++] = d;
+        }
+    }
     *out = m;
     return LOAM_OK;
 }
@@ -210,6 +239,11 @@ void loam_mb_model_destroy(loam_mb_model* m) {
     loam_free(m->v_adr);
     loam_free(m->dof_body);
     loam_free(m->body_tree);
+    loam_free(m->tree_nv);
+    loam_free(m->tree_dof_adr);
+    loam_free(m->tree_dofs);
+    loam_free(m->dof_local);
+    loam_free(m->tree_madr);
     loam_free(m->geom);
     loam_free(m);
 }

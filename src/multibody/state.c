@@ -3,6 +3,7 @@
 
 #include "core/vecd.h"
 #include "multibody/mb_internal.h"
+#include "solve/cp.h"
 
 static void* zalloc(size_t count, size_t size, int* failed) {
     void* p = loam_calloc(count > 0 ? count : 1, size);
@@ -35,7 +36,7 @@ loam_status loam_mb_state_create(const loam_mb_model* m, loam_mb_state** out, lo
     s->xfrc = zalloc(6 * nb, sizeof(double), &fail);
     s->xpose = zalloc(nb, sizeof(loam_posed), &fail);
     s->xvel = zalloc(6 * nb, sizeof(double), &fail);
-    s->mass_matrix = zalloc(nv * nv, sizeof(double), &fail);
+    s->mass_matrix = zalloc((size_t)m->nM, sizeof(double), &fail);
     s->act_force = zalloc(nv, sizeof(double), &fail);
     s->limit_impulse = zalloc(nv, sizeof(double), &fail);
     w->X = zalloc(nb, sizeof(sxform), &fail);
@@ -46,18 +47,17 @@ loam_status loam_mb_state_create(const loam_mb_model* m, loam_mb_state** out, lo
     w->f = zalloc(nb, sizeof(sv6), &fail);
     w->I = zalloc(nb, sizeof(sinertia), &fail);
     w->Ic = zalloc(nb, sizeof(sinertia), &fail);
-    w->A = zalloc(nv * nv, sizeof(double), &fail);
-    w->W = zalloc(nv * nv, sizeof(double), &fail);
-    w->A0 = zalloc(nv * nv, sizeof(double), &fail);
-    w->group = zalloc(nv, sizeof(int), &fail);
+    w->A = zalloc((size_t)m->nM, sizeof(double), &fail);
+    w->A0 = zalloc((size_t)m->nM, sizeof(double), &fail);
+    w->aoff = zalloc((size_t)m->ntree, sizeof(int), &fail);
+    w->gfree_off = zalloc((size_t)m->ntree + 1, sizeof(int), &fail);
     w->b = zalloc(nv, sizeof(double), &fail);
     w->x = zalloc(nv, sizeof(double), &fail);
     w->tmp = zalloc(nv, sizeof(double), &fail);
     w->bias = zalloc(nv, sizeof(double), &fail);
     w->free_dof = zalloc(nv, sizeof(int), &fail);
     w->rows = zalloc(nv, sizeof(int), &fail);
-    w->Jpoint = zalloc(6 * nv, sizeof(double), &fail);
-    w->crow = zalloc(3 * nv, sizeof(double), &fail);
+    w->groups = zalloc((size_t)m->ntree, sizeof(cp_group), &fail);
     s->contact = zalloc((size_t)m->opt.max_contacts, sizeof(loam_mb_contact), &fail);
     s->contact_impulse = zalloc(3 * (size_t)m->opt.max_contacts, sizeof(double), &fail);
     if (fail) {
@@ -101,8 +101,9 @@ void loam_mb_state_destroy(loam_mb_state* s) {
     if (!s) return;
     mb_work* w = s->work;
     if (w) {
-        void* ptrs[] = {w->X, w->S, w->cJ, w->v, w->a, w->f, w->I, w->Ic, w->A, w->W, w->b, w->x, w->tmp, w->bias, w->free_dof, w->rows,
-                        w->Jpoint, w->crow, w->A0, w->group, w->J, w->AJt, w->e, w->lambda, w->diag, w->row_dof, w->blocks};
+        void* ptrs[] = {w->X, w->S, w->cJ, w->v, w->a, w->f, w->I, w->Ic, w->A, w->A0, w->aoff, w->gfree_off, w->b, w->x, w->tmp, w->bias,
+                        w->free_dof, w->rows, w->groups, w->e, w->lambda, w->diag, w->row_dof, w->row_seg,
+                        w->blocks, w->segs, w->J, w->AJ};
         for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
         loam_free(w);
     }

@@ -33,52 +33,56 @@ static void gains(const loam_mb_body_def* b, int saturated, double* kp, double* 
     if (b->control != LOAM_CONTROL_TORQUE) *kd = b->kd;
 }
 
-/* Build and solve the free-dof system; on return w->A holds its Cholesky factor and w->x (unpacked,
- * all nv) the new velocities. Returns the first bad free dof, or -1. */
+/* Build and solve the free-dof system, one block per tree (the mass matrix couples no two trees):
+ * free dofs are packed tree by tree (w->free_dof, w->gfree_off); tree t's system and its Cholesky
+ * factor sit at w->aoff[t] in w->A0 and w->A; w->x (all nv) gets the new velocities. Returns the
+ * first dof whose pivot fails, or -1. */
 static int solve_velocities(const loam_mb_model* m, loam_mb_state* s, const int* sat, const double* clamp) {
     mb_work* w = s->work;
-    int nv = m->nv, nf = 0;
+    int nv = m->nv, nf = 0, asize = 0;
     double h = m->opt.dt;
-    const double* M = s->mass_matrix;
-    for (int d = 0; d < nv; ++d) {
-        w->free_dof[d] = is_free(m, d) ? nf++ : -1;
-        const loam_mb_body_def* b = &m->body[m->dof_body[d]];
-        w->x[d] = b->motion == LOAM_MB_FIXED ? 0.0 : s->qd[d];
+    for (int d = 0; d < nv; ++d) w->x[d] = m->body[m->dof_body[d]].motion == LOAM_MB_FIXED ? 0.0 : s->qd[d];
+    for (int t = 0; t < m->ntree; ++t) {
+        w->gfree_off[t] = nf;
+        w->aoff[t] = asize;
+        const int* dofs = m->tree_dofs + m->tree_dof_adr[t];
+        for (int k = 0; k < m->tree_nv[t]; ++k) w->free_dof[dofs[k]] = is_free(m, dofs[k]) ? nf++ : -1;
+        asize += (nf - w->gfree_off[t]) * (nf - w->gfree_off[t]);
     }
-    /* Right-hand side over all dofs, then the prescribed columns moved over. */
-    for (int d = 0; d < nv; ++d) {
-        const loam_mb_body_def* b = &m->body[m->dof_body[d]];
-        double kp, kd, f = s->tau[d] - w->bias[d];
-        gains(b, sat[d], &kp, &kd);
-        if (sat[d]) f = clamp[d] - w->bias[d];
-        else if (b->control != LOAM_CONTROL_TORQUE) f += kp * (s->q_ref[d] - s->q[m->q_adr[m->dof_body[d]]]) + kd * s->qd_ref[d];
-        double r = h * f;
-        for (int k = 0; k < nv; ++k) r += M[d * nv + k] * s->qd[k];
-        w->b[d] = r;
-    }
-    for (int d = 0; d < nv; ++d) {
-        int i = w->free_dof[d];
-        if (i < 0) continue;
-        const loam_mb_body_def* b = &m->body[m->dof_body[d]];
-        double kp, kd;
-        gains(b, sat[d], &kp, &kd);
-        double r = w->b[d];
-        for (int k = 0; k < nv; ++k) {
-            int j = w->free_dof[k];
-            if (j < 0) r -= M[d * nv + k] * w->x[k];
-            else w->A[i * nf + j] = M[d * nv + k];
+    w->gfree_off[m->ntree] = nf;
+    for (int t = 0; t < m->ntree; ++t) {
+        int n = m->tree_nv[t], off = w->gfree_off[t], nft = w->gfree_off[t + 1] - off;
+        const int* dofs = m->tree_dofs + m->tree_dof_adr[t];
+        const double* M = s->mass_matrix + m->tree_madr[t];
+        double* A = w->A0 + w->aoff[t];
+        for (int r = 0; r < n; ++r) {
+            int d = dofs[r], i = w->free_dof[d];
+            if (i < 0) continue;
+            i -= off;
+            const loam_mb_body_def* b = &m->body[m->dof_body[d]];
+            double kp, kd, f = s->tau[d] - w->bias[d];
+            gains(b, sat[d], &kp, &kd);
+            if (sat[d]) f = clamp[d] - w->bias[d];
+            else if (b->control != LOAM_CONTROL_TORQUE) f += kp * (s->q_ref[d] - s->q[m->q_adr[m->dof_body[d]]]) + kd * s->qd_ref[d];
+            double rhs = h * f;
+            for (int c = 0; c < n; ++c) {
+                int j = w->free_dof[dofs[c]];
+                rhs += M[r * n + c] * s->qd[dofs[c]];
+                if (j < 0) rhs -= M[r * n + c] * w->x[dofs[c]]; /* a prescribed dof's known velocity */
+                else A[i * nft + (j - off)] = M[r * n + c];
+            }
+            A[i * nft + i] += h * (b->damping + kd) + h * h * kp;
+            w->tmp[off + i] = rhs;
         }
-        w->A[i * nf + i] += h * (b->damping + kd) + h * h * kp;
-        w->tmp[i] = r;
+        memcpy(w->A + w->aoff[t], A, sizeof(double) * (size_t)nft * (size_t)nft);
+        int bad = dense_cholesky(w->A + w->aoff[t], nft);
+        if (bad >= 0) {
+            for (int k = 0; k < n; ++k)
+                if (w->free_dof[dofs[k]] == off + bad) return dofs[k];
+            return dofs[0];
+        }
+        dense_cholesky_solve(w->A + w->aoff[t], nft, w->tmp + off);
     }
-    memcpy(w->A0, w->A, sizeof(double) * (size_t)nf * (size_t)nf);
-    int bad = dense_cholesky(w->A, nf);
-    if (bad >= 0) {
-        for (int d = 0; d < nv; ++d)
-            if (w->free_dof[d] == bad) return d;
-        return 0;
-    }
-    dense_cholesky_solve(w->A, nf, w->tmp);
     for (int d = 0; d < nv; ++d)
         if (w->free_dof[d] >= 0) w->x[d] = w->tmp[w->free_dof[d]];
     return -1;

@@ -1,31 +1,48 @@
-/* Shared parts of the constraint solvers: the Delassus diagonal, row velocities, the error. See cp.h. */
+/* Shared parts of the constraint solvers: A^-1 J^T, the Delassus diagonal, row velocities, the
+ * error. See cp.h. */
 #include "solve/cp.h"
 
 #include <math.h>
-#include <stddef.h>
 #include <string.h>
 
 #include "core/dense.h"
 
 void cp_prepare(cp_problem* p) {
-    int n = p->n;
     for (int r = 0; r < p->m; ++r) {
-        double* a = p->AJt + (size_t)r * (size_t)n;
-        memcpy(a, p->J + (size_t)r * (size_t)n, sizeof(double) * (size_t)n);
-        dense_cholesky_solve(p->chol, n, a);
         double d = 0.0;
-        for (int i = 0; i < n; ++i) d += p->J[(size_t)r * (size_t)n + i] * a[i];
+        for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k) {
+            const cp_seg* sg = &p->seg[k];
+            const cp_group* g = &p->group[sg->group];
+            double* a = p->AJ + sg->val;
+            const double* j = p->J + sg->val;
+            memcpy(a, j, sizeof(double) * (size_t)g->n);
+            dense_cholesky_solve(g->L, g->n, a);
+            for (int i = 0; i < g->n; ++i) d += j[i] * a[i];
+        }
         p->diag[r] = d;
-        if (p->lambda[r] != 0.0)
-            for (int i = 0; i < n; ++i) p->v[i] += a[i] * p->lambda[r];
+        if (p->lambda[r] != 0.0) cp_apply(p, r, p->lambda[r]);
     }
 }
 
 double cp_row_velocity(const cp_problem* p, int r) {
-    const double* j = p->J + (size_t)r * (size_t)p->n;
     double w = p->e[r];
-    for (int i = 0; i < p->n; ++i) w += j[i] * p->v[i];
+    for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k) {
+        const cp_seg* sg = &p->seg[k];
+        const cp_group* g = &p->group[sg->group];
+        const double *j = p->J + sg->val, *v = p->v + g->off;
+        for (int i = 0; i < g->n; ++i) w += j[i] * v[i];
+    }
     return w;
+}
+
+void cp_apply(cp_problem* p, int r, double d) {
+    for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k) {
+        const cp_seg* sg = &p->seg[k];
+        const cp_group* g = &p->group[sg->group];
+        const double* a = p->AJ + sg->val;
+        double* v = p->v + g->off;
+        for (int i = 0; i < g->n; ++i) v[i] += a[i] * d;
+    }
 }
 
 static double fb(double a, double b) { return a + b - sqrt(a * a + b * b); }

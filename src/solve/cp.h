@@ -2,13 +2,16 @@
  *
  *   v = v_free + A^-1 J^T lambda,   w = J v + e,
  *
- * with A the step's SPD system matrix (given by its Cholesky factor), and per block of rows:
+ * with A the step's SPD system matrix, block diagonal over groups (the subsystems: trees of bodies),
+ * and per block of rows:
  * UNILATERAL  w >= 0, lambda >= 0, w lambda = 0          (joint limits, one-sided hard constraints)
  * EQUALITY    w = 0, lambda free                          (bilateral hard constraints)
  * CONTACT     3 rows (normal, two tangents): Signorini on the normal, Coulomb disk |lambda_t| <= mu
  *             lambda_n, and maximal dissipation (sliding opposes the tangential velocity).
+ * A row is stored as segments, one per group it touches, each a dense piece over that group's
+ * unknowns; so every operation costs what the rows touch, not the system size.
  * Units: v and w in the dofs' velocity units (m/s, rad/s), lambda in impulse units (N s, N m s).
- * Private: the solvers of paper 004 (PGS now; PJ, SubADMM, full ADMM, nonsmooth Newton next). */
+ * Private: the solvers of paper 004. */
 #ifndef LOAM_SOLVE_CP_H
 #define LOAM_SOLVE_CP_H
 
@@ -22,33 +25,45 @@ typedef struct cp_block {
     double mu;   /* CONTACT: friction coefficient */
 } cp_block;
 
+typedef struct cp_group {
+    int off, n;       /* its unknowns: v[off .. off + n) */
+    const double* A;  /* n x n, row-major */
+    const double* L;  /* its lower Cholesky factor (core/dense.h) */
+} cp_group;
+
+typedef struct cp_seg {
+    int group;
+    size_t val;       /* J values at J[val .. val + n_group), and A^-1 J^T likewise in AJ */
+} cp_seg;
+
 typedef struct cp_problem {
-    int n;              /* velocity unknowns */
-    const double* A;    /* n x n system matrix (block diagonal over the groups) */
-    const double* chol; /* n x n lower Cholesky factor of A (core/dense.h) */
-    int ngroup;         /* subsystems: the trees of bodies (ADMM solvers split along them) */
-    const int* group;   /* n: the subsystem of each unknown, 0 .. ngroup-1 */
-    double* v;          /* n: in, the free velocity; out, the constrained one */
-    int m;              /* rows */
-    const double* J;    /* m x n, row-major */
-    const double* e;    /* m */
-    double* lambda;     /* m: in, a warm start (or zeros); out, the impulses */
+    int n;                  /* unknowns */
+    int ngroup;
+    const cp_group* group;
+    double* v;              /* n: in, the free velocity; out, the constrained one */
+    int m;                  /* rows */
+    const int* row_seg;     /* m + 1: row r's segments are seg[row_seg[r] .. row_seg[r + 1]) */
+    const cp_seg* seg;
+    const double* J;
+    double* AJ;             /* filled by cp_prepare */
+    const double* e;        /* m */
+    double* lambda;         /* m: in, a warm start (or zeros); out, the impulses */
     int nblock;
-    const cp_block* block;
-    /* scratch, filled by cp_prepare */
-    double* AJt;        /* m x n: row r is A^-1 J_r^T */
-    double* diag;       /* m: W_rr = J_r A^-1 J_r^T */
+    const cp_block* block;  /* a contact block's three rows have the same groups */
+    double* diag;           /* m: W_rr = J_r A^-1 J_r^T, filled by cp_prepare */
 } cp_problem;
 
 typedef struct cp_result {
-    int iterations;
-    double error; /* cp_error at the end */
+    int iterations; /* -1: the solver could not allocate or factorize */
+    double error;   /* cp_error at the end */
 } cp_result;
 
-/* AJt and diag from J and the factor; then v = v_free + A^-1 J^T lambda for the warm start. */
+/* AJ and diag from J and the factors; then v += A^-1 J^T lambda for the warm start. */
 void cp_prepare(cp_problem* p);
 /* The row velocity J_r v + e_r. */
 double cp_row_velocity(const cp_problem* p, int r);
+/* v += A^-1 J_r^T d. */
+void cp_apply(cp_problem* p, int r, double d);
 /* The constraint error (m/s): per block the largest of the Fischer-Burmeister function of (w,
  * W_rr lambda) for unilateral rows and contact normals, |w| for equalities, and for friction the
  * natural-map residual |lambda_t - proj_disk(lambda_t - w_t / d)| d, with d the larger tangential
@@ -56,8 +71,8 @@ double cp_row_velocity(const cp_problem* p, int r);
 double cp_error(const cp_problem* p);
 
 /* Projected Gauss-Seidel: sweeps over the blocks in order, the normal solved with its diagonal, the
- * tangential pair projected onto the friction disk; stops after `iterations` sweeps or when no
- * impulse change moves a row velocity by more than `tolerance` (m/s). */
+ * tangent pair with one scalar and projected onto the friction disk; stops after `iterations` sweeps
+ * or when no impulse change moves a row velocity by more than `tolerance` (m/s). */
 cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance);
 
 /* Projected Jacobi: every block's update from the same v, then all applied, scaled by `relaxation`
@@ -67,9 +82,9 @@ cp_result cp_solve_pj(cp_problem* p, int iterations, double tolerance, double re
 /* ADMM over subsystems (paper 004, Algorithm 1): per group a reduced solve with A_s + beta_s J_s^T J_s,
  * factorized once, then a closed-form projection per constraint block with the scalar Delassus
  * W_c = sum 1/beta_s (exact Coulomb for contacts). beta_s = tr(A_s) / ||J_s||_F^2. With
- * `whole_system` every unknown is one subsystem: the full-system ADMM baseline. Stops when the
- * largest change of the per-subsystem constraint velocities y is at most `tolerance` (m/s).
- * Allocates its scratch per call (a first version; the step keeps no ADMM state yet). */
+ * `whole_system` all unknowns are one subsystem (a dense solve): the full-system ADMM baseline.
+ * Stops when the largest change of the per-subsystem constraint velocities y is at most
+ * `tolerance` (m/s). Allocates its scratch per call (the step keeps no ADMM state yet). */
 cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, int whole_system);
 
 /* Nonsmooth Newton on the Alart-Curnier equations of the impulses (see nnewton.c), with the dense

@@ -89,7 +89,7 @@ static double residual(const cp_problem* p, const nn* s, const double* lambda, c
 
 cp_result cp_solve_nnewton(cp_problem* p, int iterations, double tolerance) {
     cp_result res = {0, 0.0};
-    int m = p->m, n = p->n;
+    int m = p->m;
     nn s = {m, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     size_t mm = (size_t)m * (size_t)m + 1, m1 = (size_t)m + 1;
     s.W = loam_malloc(sizeof(double) * mm);
@@ -108,9 +108,13 @@ cp_result cp_solve_nnewton(cp_problem* p, int iterations, double tolerance) {
     /* Delassus W = J A^-1 J^T and w0 = J v_free + e (v holds v_free + A^-1 J^T lambda_warm). */
     for (int i = 0; i < m; ++i)
         for (int j = 0; j < m; ++j) {
-            const double *ji = p->J + (size_t)i * (size_t)n, *aj = p->AJt + (size_t)j * (size_t)n;
             double v = 0.0;
-            for (int k = 0; k < n; ++k) v += ji[k] * aj[k];
+            for (int a = p->row_seg[i]; a < p->row_seg[i + 1]; ++a)
+                for (int b = p->row_seg[j]; b < p->row_seg[j + 1]; ++b) {
+                    if (p->seg[a].group != p->seg[b].group) continue;
+                    const double *ji = p->J + p->seg[a].val, *aj = p->AJ + p->seg[b].val;
+                    for (int k = 0; k < p->group[p->seg[a].group].n; ++k) v += ji[k] * aj[k];
+                }
             s.W[(size_t)i * (size_t)m + j] = v;
         }
     /* v already carries the warm start's share A^-1 J^T lambda_in: take it out of w0 and v. */
@@ -120,10 +124,7 @@ cp_result cp_solve_nnewton(cp_problem* p, int iterations, double tolerance) {
         s.w0[i] = cp_row_velocity(p, i) - wl;
     }
     for (int r = 0; r < m; ++r)
-        if (p->lambda[r] != 0.0) {
-            const double* a = p->AJt + (size_t)r * (size_t)n;
-            for (int i = 0; i < n; ++i) p->v[i] -= a[i] * p->lambda[r];
-        }
+        if (p->lambda[r] != 0.0) cp_apply(p, r, -p->lambda[r]);
     velocities(&s, p->lambda, s.w);
     double f = residual(p, &s, p->lambda, s.w, s.F, s.G);
     for (int it = 0; it < iterations; ++it) {
@@ -147,10 +148,7 @@ cp_result cp_solve_nnewton(cp_problem* p, int iterations, double tolerance) {
     }
     /* v = v_free + A^-1 J^T lambda */
     for (int r = 0; r < m; ++r)
-        if (p->lambda[r] != 0.0) {
-            const double* a = p->AJt + (size_t)r * (size_t)n;
-            for (int i = 0; i < n; ++i) p->v[i] += a[i] * p->lambda[r];
-        }
+        if (p->lambda[r] != 0.0) cp_apply(p, r, p->lambda[r]);
     res.error = cp_error(p);
 done:
     loam_free(s.W), loam_free(s.G), loam_free(s.w0), loam_free(s.w), loam_free(s.F), loam_free(s.step), loam_free(s.trial), loam_free(s.Ftrial);

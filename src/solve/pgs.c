@@ -9,8 +9,7 @@
 static double apply(cp_problem* p, int r, double value) {
     double d = value - p->lambda[r];
     if (d == 0.0) return 0.0;
-    const double* a = p->AJt + (size_t)r * (size_t)p->n;
-    for (int i = 0; i < p->n; ++i) p->v[i] += a[i] * d;
+    cp_apply(p, r, d);
     p->lambda[r] = value;
     return fabs(d) * p->diag[r];
 }

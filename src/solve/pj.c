@@ -34,8 +34,7 @@ cp_result cp_solve_pj(cp_problem* p, int iterations, double tolerance, double re
         for (int r = 0; r < p->m; ++r) {
             double d = relaxation * (next[r] - p->lambda[r]);
             if (d == 0.0) continue;
-            const double* a = p->AJt + (size_t)r * (size_t)p->n;
-            for (int i = 0; i < p->n; ++i) p->v[i] += a[i] * d;
+            cp_apply(p, r, d);
             p->lambda[r] += d;
             change = fmax(change, fabs(d) * p->diag[r]);
         }
