@@ -188,6 +188,9 @@ int loam_mb_body_index(const loam_mb_model* model, const char* name);
 /* A state at q = 0 (identity orientations, positions clamped into limits), at rest, with poses. */
 loam_status loam_mb_state_create(const loam_mb_model* model, loam_mb_state** out, loam_error* err);
 void loam_mb_state_destroy(loam_mb_state* state);
+/* Copy everything a step reads (q, qd, tau, targets, applied wrenches, time, step count) from src
+ * into dst, two states of the same model, and recompute dst's poses. */
+loam_status loam_mb_state_copy(const loam_mb_model* model, loam_mb_state* dst, const loam_mb_state* src, loam_error* err);
 loam_status loam_mb_state_reset(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
 
 /* Body poses and twists from q and qd (normalizes floating quaternions in q). */

@@ -1,8 +1,10 @@
 /* Contacts between multibody geoms: the pairs the paper's scenarios need first (spheres and boxes on
- * planes, spheres among themselves and against boxes, capsules on planes). All pairs are tried
- * (a broadphase comes with the large scenes); parent-child pairs are skipped, since a joint's two
- * links overlap by design. See loam/multibody.h. */
+ * planes, spheres among themselves and against boxes and capsules, capsules on planes). Spheres on
+ * bodies find each other through the spatial hash of the granular module (candidates sorted, so
+ * the contact order never depends on threads); every other pair is tried directly. Parent-child
+ * pairs are skipped, since a joint's two links overlap by design. See loam/multibody.h. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "multibody/mb_internal.h"
 
@@ -128,6 +130,44 @@ static void pair(sink* k, int ga, int gb) {
         sphere_box(k, gb, ga, PB.p, B->size.x, PA, A->size);
     } else if (A->type == LOAM_SHAPE_SPHERE && B->type == LOAM_SHAPE_SPHERE) {
         sphere_sphere(k, ga, gb, PA.p, A->size.x, PB.p, B->size.x);
+    } else if (A->type == LOAM_SHAPE_SPHERE && B->type == LOAM_SHAPE_CAPSULE) {
+        /* the closest point of the capsule's axis segment, then two spheres */
+        loam_vec3d axis = qd_rotate(PB.q, d3(0, 0, 1));
+        double t = d3_dot(d3_sub(PA.p, PB.p), axis);
+        t = fmax(-B->size.z, fmin(B->size.z, t));
+        sphere_sphere(k, ga, gb, PA.p, A->size.x, d3_add(PB.p, d3_scale(axis, t)), B->size.x);
+    }
+}
+
+static int ascending(const void* a, const void* b) { return (*(const int*)a > *(const int*)b) - (*(const int*)a < *(const int*)b); }
+
+static int is_ball(const loam_mb_geom_def* g) { return g->type == LOAM_SHAPE_SPHERE && g->body >= 0; }
+
+/* Ball-ball pairs through the hash: for ball i, the balls j > i in the 27 cells around it. */
+static void ball_pairs(sink* k) {
+    const loam_mb_model* m = k->m;
+    mb_work* w = k->s->work;
+    double rmax = 0.0;
+    for (int i = 0; i < w->nball; ++i) {
+        loam_vec3d c = geom_pose(m, k->s, w->ball_geom[i]).p;
+        w->bx[i] = (float)c.x, w->by[i] = (float)c.y, w->bz[i] = (float)c.z;
+        rmax = fmax(rmax, m->geom[w->ball_geom[i]].size.x);
+    }
+    /* a cell of twice the largest radius plus the margin (and a little for float rounding) */
+    loam_hash_set_cell(&w->hash, (float)(2.0 * rmax + m->opt.contact_margin) * 1.001f + 1e-6f, -1, 0.0f, 0.0f);
+    loam_hash_build(&w->hash, w->nball, w->bx, w->by, w->bz);
+    int32_t buckets[27];
+    for (int i = 0; i < w->nball; ++i) {
+        int nb = loam_hash_neighbor_buckets(&w->hash, w->bx[i], w->by[i], w->bz[i], buckets), nc = 0;
+        for (int q = 0; q < nb; ++q)
+            for (int32_t j = w->hash.head[buckets[q]]; j >= 0; j = w->hash.next[j])
+                if (j > i) w->cand[nc++] = j;
+        qsort(w->cand, (size_t)nc, sizeof(int), ascending);
+        for (int q = 0; q < nc; ++q) {
+            int ga = w->ball_geom[i], gb = w->ball_geom[w->cand[q]];
+            if (adjacent(m, m->geom[ga].body, m->geom[gb].body)) continue;
+            pair(k, ga, gb);
+        }
     }
 }
 
@@ -138,9 +178,10 @@ loam_status loam_mb_collide(const loam_mb_model* m, loam_mb_state* s, loam_error
     for (int a = 0; a < m->ngeom; ++a)
         for (int b = a + 1; b < m->ngeom; ++b) {
             int ba = m->geom[a].body, bb = m->geom[b].body;
-            if ((ba < 0 && bb < 0) || adjacent(m, ba, bb)) continue;
+            if ((ba < 0 && bb < 0) || adjacent(m, ba, bb) || (is_ball(&m->geom[a]) && is_ball(&m->geom[b]))) continue;
             pair(&k, a, b);
         }
+    if (((mb_work*)s->work)->nball > 1) ball_pairs(&k);
     if (k.overflow)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step %lld: %d contacts, more than max_contacts = %d", (long long)s->step,
                               m->opt.max_contacts + k.overflow, m->opt.max_contacts);

@@ -3,6 +3,7 @@
 #ifndef LOAM_MB_INTERNAL_H
 #define LOAM_MB_INTERNAL_H
 
+#include "collide/spatial_hash.h"
 #include "core/spatial.h"
 #include "loam/multibody.h"
 
@@ -34,6 +35,12 @@ typedef struct mb_work {
     struct cp_seg* segs;         /* seg_cap */
     double *J, *AJ;              /* val_cap */
     struct cp_group* groups;     /* ntree */
+    /* Broadphase for spheres on bodies (the many-body scenes): a spatial hash over their centres. */
+    int nball;                   /* sphere geoms on bodies */
+    int* ball_geom;              /* nball: their geom indices, ascending */
+    float *bx, *by, *bz;         /* nball: centres */
+    int* cand;                   /* nball: candidates of one query */
+    loam_spatial_hash hash;
 } mb_work;
 
 /* The k-th dof of body j's joint, per unit velocity: the world velocity of the material point now at

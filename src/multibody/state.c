@@ -58,6 +58,17 @@ loam_status loam_mb_state_create(const loam_mb_model* m, loam_mb_state** out, lo
     w->free_dof = zalloc(nv, sizeof(int), &fail);
     w->rows = zalloc(nv, sizeof(int), &fail);
     w->groups = zalloc((size_t)m->ntree, sizeof(cp_group), &fail);
+    for (int g = 0; g < m->ngeom; ++g) w->nball += m->geom[g].type == LOAM_SHAPE_SPHERE && m->geom[g].body >= 0;
+    w->ball_geom = zalloc((size_t)w->nball, sizeof(int), &fail);
+    w->bx = zalloc((size_t)w->nball, sizeof(float), &fail);
+    w->by = zalloc((size_t)w->nball, sizeof(float), &fail);
+    w->bz = zalloc((size_t)w->nball, sizeof(float), &fail);
+    w->cand = zalloc((size_t)w->nball, sizeof(int), &fail);
+    if (!fail && w->nball > 0) {
+        for (int g = 0, k = 0; g < m->ngeom; ++g)
+            if (m->geom[g].type == LOAM_SHAPE_SPHERE && m->geom[g].body >= 0) w->ball_geom[k++] = g;
+        if (!loam_hash_init(&w->hash, 2 * w->nball + 1, w->nball)) fail = 1;
+    }
     s->contact = zalloc((size_t)m->opt.max_contacts, sizeof(loam_mb_contact), &fail);
     s->contact_impulse = zalloc(3 * (size_t)m->opt.max_contacts, sizeof(double), &fail);
     if (fail) {
@@ -103,12 +114,29 @@ void loam_mb_state_destroy(loam_mb_state* s) {
     if (w) {
         void* ptrs[] = {w->X, w->S, w->cJ, w->v, w->a, w->f, w->I, w->Ic, w->A, w->A0, w->aoff, w->gfree_off, w->b, w->x, w->tmp, w->bias,
                         w->free_dof, w->rows, w->groups, w->e, w->lambda, w->diag, w->row_dof, w->row_seg,
-                        w->blocks, w->segs, w->J, w->AJ};
+                        w->blocks, w->segs, w->J, w->AJ, w->ball_geom, w->bx, w->by, w->bz, w->cand};
         for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
+        if (w->hash.head) loam_hash_free(&w->hash);
         loam_free(w);
     }
     void* ptrs[] = {s->q, s->qd, s->tau, s->q_ref, s->qd_ref, s->xfrc, s->xpose, s->xvel, s->mass_matrix, s->act_force, s->limit_impulse,
                     s->contact, s->contact_impulse};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
     loam_free(s);
+}
+
+loam_status loam_mb_state_copy(const loam_mb_model* m, loam_mb_state* d, const loam_mb_state* s, loam_error* err) {
+    if (!m || !d || !s) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: state copy: null model or state");
+    if (d->nq != m->nq || s->nq != m->nq || d->nv != m->nv || s->nv != m->nv || d->nbody != m->nbody || s->nbody != m->nbody)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: state copy: the states were made for another model");
+    size_t nv = (size_t)m->nv;
+    memcpy(d->q, s->q, sizeof(double) * (size_t)m->nq);
+    memcpy(d->qd, s->qd, sizeof(double) * nv);
+    memcpy(d->tau, s->tau, sizeof(double) * nv);
+    memcpy(d->q_ref, s->q_ref, sizeof(double) * nv);
+    memcpy(d->qd_ref, s->qd_ref, sizeof(double) * nv);
+    memcpy(d->xfrc, s->xfrc, sizeof(double) * 6 * (size_t)m->nbody);
+    d->time = s->time;
+    d->step = s->step;
+    return loam_mb_kinematics(m, d, err);
 }
