@@ -5,7 +5,7 @@
  * time_s is the mean wall time of the constraint solve per step (s), error the mean of the paper's
  * constraint error (m/s) over the steps. Usage: bench_multibody_spheres [N ...] (default 100 200 400).
  * The dense baselines run only on small beds: full-system ADMM up to 200 spheres, nonsmooth Newton
- * up to 100. */
+ * up to 100. LOAM_ADMM_BETA_SCALE (environment) sets opt.admm_beta_scale for the ADMM solvers. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +46,8 @@ static loam_mb_model* build(int n, loam_mb_solver solver, int iterations) {
     o.iterations = iterations;
     o.tolerance = 0.0; /* a fixed budget */
     o.max_contacts = 16 * n + 64;
+    const char* scale = getenv("LOAM_ADMM_BETA_SCALE"); /* for the benchmark's sweep of beta */
+    if (scale) o.admm_beta_scale = atof(scale);
     loam_mb_model* m = NULL;
     loam_error err;
     if (loam_mb_model_create(b, n, g, n + 5, &o, &m, &err) != LOAM_OK) fprintf(stderr, "%s\n", err.message);

@@ -159,8 +159,8 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
     cp_result res;
     switch (m->opt.solver) {
     case LOAM_SOLVER_PJ: res = cp_solve_pj(&p, m->opt.iterations, m->opt.tolerance, m->opt.jacobi_relaxation); break;
-    case LOAM_SOLVER_SUBADMM: res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, 0); break;
-    case LOAM_SOLVER_FADMM: res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, 1); break;
+    case LOAM_SOLVER_SUBADMM: res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, 0, m->opt.admm_beta_scale); break;
+    case LOAM_SOLVER_FADMM: res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, 1, m->opt.admm_beta_scale); break;
     case LOAM_SOLVER_NNEWTON: res = cp_solve_nnewton(&p, m->opt.iterations, m->opt.tolerance); break;
     default: res = cp_solve_pgs(&p, m->opt.iterations, m->opt.tolerance); break;
     }

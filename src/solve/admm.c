@@ -97,7 +97,7 @@ static int setup(const cp_problem* p, admm* a, int whole) {
 }
 
 /* beta_s and the factor of A_s + beta_s J_s^T J_s; returns 0 if a factorization fails. */
-static int factor(const cp_problem* p, admm* a) {
+static int factor(const cp_problem* p, admm* a, double beta_scale) {
     for (int s = 0; s < a->S; ++s) {
         int ns = a->sn[s], so = a->soff[s];
         double* M = a->M + a->moff[s];
@@ -117,7 +117,7 @@ static int factor(const cp_problem* p, admm* a) {
                 for (int i = 0; i < p->group[p->seg[k].group].n; ++i) jj += j[i] * j[i];
             }
         }
-        a->beta[s] = jj > 0.0 ? trA / jj : 1.0; /* the paper's balance of the dynamics and constraint terms */
+        a->beta[s] = beta_scale * (jj > 0.0 ? trA / jj : 1.0); /* the paper's balance of dynamics and constraint terms */
         for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
             int sl = a->sub_slot[q];
             for (int k1 = a->slot_sb[sl]; k1 < a->slot_se[sl]; ++k1)
@@ -149,10 +149,10 @@ static void project(const cp_block* k, const double* r, double* l) {
     }
 }
 
-cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, int whole_system) {
+cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, int whole_system, double beta_scale) {
     cp_result res = {0, 0.0};
     admm a;
-    if (!setup(p, &a, whole_system) || !factor(p, &a)) {
+    if (!setup(p, &a, whole_system) || !factor(p, &a, beta_scale)) {
         release(&a);
         res.iterations = -1;
         return res;
@@ -164,11 +164,13 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, int who
         for (int sl = a.slot_start[r]; sl < a.slot_start[r + 1]; ++sl) a.z[sl] = a.x[sl] = slot_dot(p, &a, sl, p->v);
     }
     for (int it = 0; it < iterations; ++it) {
-        /* (15): one reduced solve per subsystem (independent: parallel later) */
+        /* (15): one reduced solve per subsystem, in parallel (each writes only its own unknowns and
+         * slots, so the result does not depend on the thread count) */
+#pragma omp parallel for schedule(static) if (a.S > 64)
         for (int s = 0; s < a.S; ++s) {
             if (a.sub_slot_start[s + 1] == a.sub_slot_start[s]) continue; /* untouched: keeps v_free */
             int ns = a.sn[s], so = a.soff[s];
-            double* rhs = a.rhs;
+            double* rhs = a.rhs + so; /* disjoint per subsystem */
             memcpy(rhs, a.b + so, sizeof(double) * (size_t)ns);
             for (int q = a.sub_slot_start[s]; q < a.sub_slot_start[s + 1]; ++q) {
                 int sl = a.sub_slot[q], r = a.slot_row[sl];
@@ -183,13 +185,14 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, int who
             memcpy(p->v + so, rhs, sizeof(double) * (size_t)ns);
             for (int q = a.sub_slot_start[s]; q < a.sub_slot_start[s + 1]; ++q) a.x[a.sub_slot[q]] = slot_dot(p, &a, a.sub_slot[q], p->v);
         }
-        /* (16)-(21): closed-form projection per block (independent: parallel later) */
+        /* (16)-(21): closed-form projection per block, in parallel (each writes its own rows) */
         double change = 0.0;
+#pragma omp parallel for schedule(static) reduction(max : change) if (p->nblock > 64)
         for (int c = 0; c < p->nblock; ++c) {
             const cp_block* k = &p->block[c];
             int r0 = k->row, nr = k->kind == CP_CONTACT ? 3 : 1, ns = a.slot_start[r0 + 1] - a.slot_start[r0];
             if (ns == 0) continue;
-            double W = 0.0, rv[3], l[3];
+            double W = 0.0, rv[3], l[3] = {0, 0, 0};
             for (int q = 0; q < ns; ++q) W += 1.0 / a.beta[a.slot_sub[a.slot_start[r0] + q]];
             for (int q = 0; q < nr; ++q) {
                 int r = r0 + q;

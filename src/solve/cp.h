@@ -81,11 +81,11 @@ cp_result cp_solve_pj(cp_problem* p, int iterations, double tolerance, double re
 
 /* ADMM over subsystems (paper 004, Algorithm 1): per group a reduced solve with A_s + beta_s J_s^T J_s,
  * factorized once, then a closed-form projection per constraint block with the scalar Delassus
- * W_c = sum 1/beta_s (exact Coulomb for contacts). beta_s = tr(A_s) / ||J_s||_F^2. With
+ * W_c = sum 1/beta_s (exact Coulomb for contacts). beta_s = beta_scale tr(A_s) / ||J_s||_F^2. With
  * `whole_system` all unknowns are one subsystem (a dense solve): the full-system ADMM baseline.
  * Stops when the largest change of the per-subsystem constraint velocities y is at most
  * `tolerance` (m/s). Allocates its scratch per call (the step keeps no ADMM state yet). */
-cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, int whole_system);
+cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, int whole_system, double beta_scale);
 
 /* Nonsmooth Newton on the Alart-Curnier equations of the impulses (see nnewton.c), with the dense
  * Delassus matrix; stops when |F| <= tolerance. */
