@@ -124,8 +124,8 @@ static loam_status check_diverged(const loam_mb_model* m, const loam_mb_state* s
         for (int k = 0; k < loam_joint_nq(b->joint); ++k) ok &= isfinite(s->q[m->q_adr[i] + k]) && fabs(s->q[m->q_adr[i] + k]) < 1e9;
         for (int k = 0; k < loam_joint_nv(b->joint); ++k) ok &= isfinite(s->qd[m->v_adr[i] + k]) && fabs(s->qd[m->v_adr[i] + k]) < 1e9;
         if (!ok)
-            return loam_error_set(err, LOAM_ERR_DIVERGED, "multibody: diverged at step %lld (t = %g s): body '%s' has a non-finite or huge "
-                                  "joint position or velocity", (long long)s->step, s->time, b->name);
+            return loam_error_set(err, LOAM_ERR_DIVERGED, "multibody: diverged in step %lld (from t = %g s): body '%s' has a non-finite or "
+                                  "huge joint position or velocity", (long long)s->step, s->time, b->name);
     }
     return LOAM_OK;
 }
@@ -163,10 +163,9 @@ loam_status loam_mb_step(const loam_mb_model* m, loam_mb_state* s, loam_error* e
     for (int d = 0; d < nv; ++d) clamp[d] = sat[d] ? clamp[d] : actuator_force(m, s, d, w->x[d]);
     if ((st = mb_solve_constraints(m, s, err)) != LOAM_OK) return st;
     integrate(m, s);
+    if ((st = check_diverged(m, s, err)) != LOAM_OK) return st; /* names the step that failed, from t */
     s->time += m->opt.dt;
     s->step += 1;
-    st = check_diverged(m, s, err);
-    if (st != LOAM_OK) return st;
     mb_kinematics(m, s);
     return LOAM_OK;
 }
