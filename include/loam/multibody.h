@@ -227,7 +227,8 @@ loam_status loam_mb_contact_jacobian(const loam_mb_model* model, const loam_mb_s
                                      double* rows, loam_error* err);
 
 /* Kinetic and gravitational potential energy (J), world linear momentum (kg m/s) and angular
- * momentum about the world origin (kg m^2/s), from the bodies' twists (needs loam_mb_kinematics). */
+ * momentum about the world origin (kg m^2/s), from the bodies' twists (needs loam_mb_kinematics);
+ * zeros for a null or mismatched model/state. */
 void loam_mb_energy(const loam_mb_model* model, const loam_mb_state* state, double* kinetic, double* potential);
 void loam_mb_momentum(const loam_mb_model* model, const loam_mb_state* state, loam_vec3d* linear, loam_vec3d* angular);
 

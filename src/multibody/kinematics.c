@@ -110,6 +110,9 @@ loam_status loam_mb_jacobian(const loam_mb_model* m, const loam_mb_state* s, int
 }
 
 void loam_mb_energy(const loam_mb_model* m, const loam_mb_state* s, double* kinetic, double* potential) {
+    if (kinetic) *kinetic = 0.0;
+    if (potential) *potential = 0.0;
+    if (!m || !s || s->nbody != m->nbody) return;
     const mb_work* w = s->work;
     double T = 0.0, U = 0.0;
     for (int i = 0; i < m->nbody; ++i) {
@@ -122,6 +125,9 @@ void loam_mb_energy(const loam_mb_model* m, const loam_mb_state* s, double* kine
 }
 
 void loam_mb_momentum(const loam_mb_model* m, const loam_mb_state* s, loam_vec3d* linear, loam_vec3d* angular) {
+    if (linear) *linear = d3(0, 0, 0);
+    if (angular) *angular = d3(0, 0, 0);
+    if (!m || !s || s->nbody != m->nbody) return;
     const mb_work* w = s->work;
     loam_vec3d L = d3(0, 0, 0), P = d3(0, 0, 0);
     for (int i = 0; i < m->nbody; ++i) {
