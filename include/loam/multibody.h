@@ -80,6 +80,8 @@ typedef struct loam_mb_geom_def {
     char mesh[256];         /* MESH: the file as written in the source (URDF filename) */
     loam_vec3d mesh_scale;  /* MESH: (1, 1, 1) */
     double friction;        /* Coulomb coefficient, >= 0, 0.5; a pair uses sqrt(mu_a mu_b) */
+    uint32_t contype, conaffinity; /* two geoms collide if (contype_a & conaffinity_b) or
+                                      (contype_b & conaffinity_a) is nonzero (as MuJoCo); 1, 1 */
 } loam_mb_geom_def;
 
 /* A contact between two geoms: a point, a frame and a depth; its three Jacobian rows (normal, two

@@ -2,7 +2,8 @@
  * planes, spheres among themselves and against boxes and capsules, capsules on planes). Spheres on
  * bodies find each other through the spatial hash of the granular module (candidates sorted, so
  * the contact order never depends on threads); every other pair is tried directly. Parent-child
- * pairs are skipped, since a joint's two links overlap by design. See loam/multibody.h. */
+ * pairs are skipped, since a joint's two links overlap by design, and so are pairs whose contype and
+ * conaffinity masks do not meet. See loam/multibody.h. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -107,6 +108,10 @@ static int adjacent(const loam_mb_model* m, int a, int b) {
     return a >= 0 && b >= 0 && (a == b || m->body[a].parent == b || m->body[b].parent == a);
 }
 
+static int filtered(const loam_mb_geom_def* a, const loam_mb_geom_def* b) {
+    return !((a->contype & b->conaffinity) || (b->contype & a->conaffinity));
+}
+
 static void pair(sink* k, int ga, int gb) {
     const loam_mb_model* m = k->m;
     const loam_mb_geom_def *A = &m->geom[ga], *B = &m->geom[gb];
@@ -165,7 +170,7 @@ static void ball_pairs(sink* k) {
         qsort(w->cand, (size_t)nc, sizeof(int), ascending);
         for (int q = 0; q < nc; ++q) {
             int ga = w->ball_geom[i], gb = w->ball_geom[w->cand[q]];
-            if (adjacent(m, m->geom[ga].body, m->geom[gb].body)) continue;
+            if (adjacent(m, m->geom[ga].body, m->geom[gb].body) || filtered(&m->geom[ga], &m->geom[gb])) continue;
             pair(k, ga, gb);
         }
     }
@@ -178,7 +183,9 @@ loam_status loam_mb_collide(const loam_mb_model* m, loam_mb_state* s, loam_error
     for (int a = 0; a < m->ngeom; ++a)
         for (int b = a + 1; b < m->ngeom; ++b) {
             int ba = m->geom[a].body, bb = m->geom[b].body;
-            if ((ba < 0 && bb < 0) || adjacent(m, ba, bb) || (is_ball(&m->geom[a]) && is_ball(&m->geom[b]))) continue;
+            if ((ba < 0 && bb < 0) || adjacent(m, ba, bb) || (is_ball(&m->geom[a]) && is_ball(&m->geom[b])) ||
+                filtered(&m->geom[a], &m->geom[b]))
+                continue;
             pair(&k, a, b);
         }
     if (((mb_work*)s->work)->nball > 1) ball_pairs(&k);

@@ -63,6 +63,8 @@ loam_mb_geom_def loam_mb_default_geom_def(void) {
     g.pose = pd_identity();
     g.mesh_scale = d3(1, 1, 1);
     g.friction = 0.5;
+    g.contype = 1;
+    g.conaffinity = 1;
     return g;
 }
 
