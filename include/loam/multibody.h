@@ -121,6 +121,8 @@ typedef struct loam_mb_options {
     loam_mb_solver solver;  /* PGS */
     double jacobi_relaxation; /* PJ: fraction of each sweep's update applied, (0, 1], 0.5 */
     double admm_beta_scale;   /* SUBADMM, FADMM: multiplies the paper's beta_s = tr(A_s)/|J_s|^2, > 0, 1 */
+    int warm_start;           /* 1: start each solve from the last step's impulses (contacts matched by
+                                 geom pair and nearest point, limits by dof); 0: from zero. 1 */
     int iterations;         /* most solver iterations per step, 100 */
     double tolerance;       /* stop when no impulse changes the velocity by more than this, m/s, 1e-10 */
     double contact_erp;     /* fraction of a penetration removed per step, 0.2 */

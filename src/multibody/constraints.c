@@ -6,6 +6,7 @@
  * w = J v + phi / h >= 0 while open (the joint or contact may close the gap in this step but not
  * pass it), and for J v >= erp |phi| / h once violated (a fraction of the violation per step). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
@@ -65,6 +66,55 @@ static int limit_row_needed(const loam_mb_model* m, const loam_mb_state* s, int 
     return next > b->upper ? 2 : next < b->lower ? 1 : 0;
 }
 
+/* Warm start: the last step's contacts, sorted by geom pair (then by their order), are searched for
+ * the same pair; of those, the nearest point gives its world impulse, re-expressed in the new frame
+ * and put back inside the friction cone. */
+static long long pair_key(const loam_mb_model* m, const loam_mb_contact* c) { return (long long)c->geom[0] * m->ngeom + c->geom[1]; }
+
+static int by_pair(const void* a, const void* b) {
+    const mb_prev *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+static void warm_contact(const loam_mb_model* m, const mb_work* w, const loam_mb_contact* c, double* lambda) {
+    long long key = pair_key(m, c);
+    int lo = 0, hi = w->nprev;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (w->prev[mid].key < key) lo = mid + 1;
+        else hi = mid;
+    }
+    int best = -1;
+    double best_d = INFINITY;
+    for (int i = lo; i < w->nprev && w->prev[i].key == key; ++i) {
+        double d = d3_norm(d3_sub(w->prev[i].point, c->point));
+        if (d < best_d) best_d = d, best = i;
+    }
+    if (best < 0) return;
+    loam_vec3d L = w->prev[best].impulse;
+    lambda[0] = fmax(0.0, d3_dot(L, c->frame[0]));
+    lambda[1] = d3_dot(L, c->frame[1]), lambda[2] = d3_dot(L, c->frame[2]);
+    double t = sqrt(lambda[1] * lambda[1] + lambda[2] * lambda[2]), cap = c->friction * lambda[0];
+    if (t > cap) lambda[1] *= cap / t, lambda[2] *= cap / t;
+}
+
+/* Keep this step's contacts and impulses (world vectors) for the next warm start. */
+static void remember(const loam_mb_model* m, loam_mb_state* s) {
+    mb_work* w = s->work;
+    for (int c = 0; c < s->ncontact; ++c) {
+        const loam_mb_contact* ct = &s->contact[c];
+        const double* l = s->contact_impulse + 3 * c;
+        w->prev[c].key = pair_key(m, ct);
+        w->prev[c].order = c;
+        w->prev[c].point = ct->point;
+        w->prev[c].impulse = d3_add(d3_add(d3_scale(ct->frame[0], l[0]), d3_scale(ct->frame[1], l[1])), d3_scale(ct->frame[2], l[2]));
+    }
+    w->nprev = s->ncontact;
+    qsort(w->prev, (size_t)w->nprev, sizeof(mb_prev), by_pair);
+    memcpy(w->prev_limit, s->limit_impulse, sizeof(double) * (size_t)m->nv);
+}
+
 loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
     mb_work* w = s->work;
     int nv = m->nv, nf = w->gfree_off[m->ntree];
@@ -90,7 +140,10 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
         rows += 3, segs += 3 * nt;
         for (int k = 0; k < nt; ++k) vals += 3 * (size_t)(w->gfree_off[trees[k] + 1] - w->gfree_off[trees[k]]);
     }
-    if (rows == 0 || nf == 0) return LOAM_OK;
+    if (rows == 0 || nf == 0) {
+        remember(m, s);
+        return LOAM_OK;
+    }
     if ((st = reserve(w, rows, segs, vals, err)) != LOAM_OK) return st;
     cp_group* groups = w->groups;
     for (int t = 0; t < m->ntree; ++t)
@@ -153,6 +206,19 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
     for (int d = 0; d < nv; ++d)
         if (w->free_dof[d] >= 0) v[w->free_dof[d]] = w->x[d];
     memset(w->lambda, 0, sizeof(double) * (size_t)rows);
+    if (m->opt.warm_start) {
+        int c = 0;
+        for (int k = 0; k < rows; ++k) {
+            int d = w->row_dof[k];
+            if (d >= 0) w->lambda[k] = fmax(0.0, w->prev_limit[d]);
+            else if (d <= -2) w->lambda[k] = fmax(0.0, -w->prev_limit[-2 - d]);
+            else {
+                while (c < s->ncontact && contact_trees(m, w, &s->contact[c], trees) == 0) ++c;
+                warm_contact(m, w, &s->contact[c], w->lambda + k);
+                k += 2, ++c;
+            }
+        }
+    }
     cp_problem p = {nf, m->ntree, groups, v, rows, w->row_seg, w->segs, w->J, w->AJ, w->e, w->lambda, nb, w->blocks, w->diag};
     double t0 = loam_clock_seconds();
     cp_prepare(&p);
@@ -184,5 +250,6 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
             k += 2, ++c;
         }
     }
+    remember(m, s);
     return LOAM_OK;
 }

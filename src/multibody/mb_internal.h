@@ -7,6 +7,12 @@
 #include "core/spatial.h"
 #include "loam/multibody.h"
 
+typedef struct mb_prev {
+    long long key; /* geom0 * ngeom + geom1 */
+    int order;     /* index in its step, to keep the sort stable */
+    loam_vec3d point, impulse;
+} mb_prev;
+
 typedef struct mb_work {
     sxform* X;     /* nbody: parent coordinates -> body coordinates */
     sv6* S;        /* 6 per body: motion subspace columns in body coordinates */
@@ -35,6 +41,11 @@ typedef struct mb_work {
     struct cp_seg* segs;         /* seg_cap */
     double *J, *AJ;              /* val_cap */
     struct cp_group* groups;     /* ntree */
+    /* The warm start: the last step's contacts (geom pair, point, impulse as a world vector), sorted by
+     * pair and then by their order, and the last step's limit impulses. */
+    int nprev;
+    struct mb_prev* prev;        /* max_contacts */
+    double* prev_limit;          /* nv */
     /* Broadphase for spheres on bodies (the many-body scenes): a spatial hash over their centres. */
     int nball;                   /* sphere geoms on bodies */
     int* ball_geom;              /* nball: their geom indices, ascending */

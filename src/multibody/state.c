@@ -58,6 +58,8 @@ loam_status loam_mb_state_create(const loam_mb_model* m, loam_mb_state** out, lo
     w->free_dof = zalloc(nv, sizeof(int), &fail);
     w->rows = zalloc(nv, sizeof(int), &fail);
     w->groups = zalloc((size_t)m->ntree, sizeof(cp_group), &fail);
+    w->prev = zalloc((size_t)m->opt.max_contacts, sizeof(mb_prev), &fail);
+    w->prev_limit = zalloc(nv, sizeof(double), &fail);
     for (int g = 0; g < m->ngeom; ++g) w->nball += m->geom[g].type == LOAM_SHAPE_SPHERE && m->geom[g].body >= 0;
     w->ball_geom = zalloc((size_t)w->nball, sizeof(int), &fail);
     w->bx = zalloc((size_t)w->nball, sizeof(float), &fail);
@@ -97,6 +99,8 @@ loam_status loam_mb_state_reset(const loam_mb_model* m, loam_mb_state* s, loam_e
     memset(s->limit_impulse, 0, sizeof(double) * (size_t)m->nv);
     s->ncontact = 0;
     memset(&s->solver, 0, sizeof s->solver);
+    ((mb_work*)s->work)->nprev = 0;
+    memset(((mb_work*)s->work)->prev_limit, 0, sizeof(double) * (size_t)m->nv);
     for (int i = 0; i < m->nbody; ++i) {
         const loam_mb_body_def* b = &m->body[i];
         double* q = s->q + m->q_adr[i];
@@ -114,7 +118,7 @@ void loam_mb_state_destroy(loam_mb_state* s) {
     if (w) {
         void* ptrs[] = {w->X, w->S, w->cJ, w->v, w->a, w->f, w->I, w->Ic, w->A, w->A0, w->aoff, w->gfree_off, w->b, w->x, w->tmp, w->bias,
                         w->free_dof, w->rows, w->groups, w->e, w->lambda, w->diag, w->row_dof, w->row_seg,
-                        w->blocks, w->segs, w->J, w->AJ, w->ball_geom, w->bx, w->by, w->bz, w->cand};
+                        w->blocks, w->segs, w->J, w->AJ, w->ball_geom, w->bx, w->by, w->bz, w->cand, w->prev, w->prev_limit};
         for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
         if (w->hash.head) loam_hash_free(&w->hash);
         loam_free(w);
@@ -138,5 +142,10 @@ loam_status loam_mb_state_copy(const loam_mb_model* m, loam_mb_state* d, const l
     memcpy(d->xfrc, s->xfrc, sizeof(double) * 6 * (size_t)m->nbody);
     d->time = s->time;
     d->step = s->step;
+    /* the warm start travels with the state */
+    mb_work *wd = d->work, *ws = s->work;
+    wd->nprev = ws->nprev < m->opt.max_contacts ? ws->nprev : m->opt.max_contacts;
+    memcpy(wd->prev, ws->prev, sizeof(mb_prev) * (size_t)wd->nprev);
+    memcpy(wd->prev_limit, ws->prev_limit, sizeof(double) * nv);
     return loam_mb_kinematics(m, d, err);
 }
