@@ -95,6 +95,28 @@ typedef struct loam_mb_contact {
     double friction;
 } loam_mb_contact;
 
+/* Constraints between two bodies (or a body and the world) besides the joints of the tree: loop
+ * closures, FEM pieces glued together, cable segments. Hard (stiffness 0): an equality held by the
+ * solver, with opt.constraint_erp of the drift removed per step. Soft (stiffness > 0): a spring and
+ * damper on the same error, implicit in the step (paper 004 eq. 3: lambda = -kappa (J v + e^),
+ * kappa = h (h k + d), e^ = k phi / (h k + d)). */
+typedef enum loam_mb_constraint_type {
+    LOAM_CONSTRAINT_POINT = 0, /* anchor 0 on body 0 and anchor 1 on body 1 coincide (3 rows, world axes) */
+    LOAM_CONSTRAINT_DISTANCE   /* the anchors stay `length` apart (1 row) */
+} loam_mb_constraint_type;
+
+typedef struct loam_mb_constraint_def {
+    char name[LOAM_NAME_MAX];
+    loam_mb_constraint_type type;
+    int body[2];          /* body[0] >= 0; body[1] a body or -1 for the world */
+    loam_vec3d anchor[2]; /* m, in each body's frame (world coordinates for the world) */
+    double length;        /* DISTANCE: m, >= 0 (0 is not allowed: the direction would be undefined) */
+    double stiffness;     /* N/m, >= 0; 0 = hard */
+    double damping;       /* N s/m, >= 0 (soft constraints) */
+} loam_mb_constraint_def;
+
+loam_mb_constraint_def loam_mb_default_constraint_def(void);
+
 /* Which solver resolves the step's constraints (joint limits, contacts). The paper's SubADMM and its
  * other baselines join this list. */
 typedef enum loam_mb_solver {
@@ -121,6 +143,7 @@ typedef struct loam_mb_options {
     loam_mb_solver solver;  /* PGS */
     double jacobi_relaxation; /* PJ: fraction of each sweep's update applied, (0, 1], 0.5 */
     double admm_beta_scale;   /* SUBADMM, FADMM: multiplies the paper's beta_s = tr(A_s)/|J_s|^2, > 0, 1 */
+    double constraint_erp;    /* fraction of a hard constraint's drift removed per step, 0.2 */
     int warm_start;           /* 1: start each solve from the last step's impulses (contacts matched by
                                  geom pair and nearest point, limits by dof); 0: from zero. 1 */
     int iterations;         /* most solver iterations per step, 100 */
@@ -147,6 +170,8 @@ typedef struct loam_mb_model {
     int* tree_madr;         /* ntree: where each tree's block starts in state->mass_matrix */
     int nM;                 /* sum of tree_nv^2: the size of state->mass_matrix */
     loam_mb_geom_def* geom; /* ngeom */
+    int nconstraint;
+    loam_mb_constraint_def* constraint; /* nconstraint (loam_mb_model_set_constraints) */
     loam_mb_options opt;
 } loam_mb_model;
 
@@ -172,6 +197,7 @@ typedef struct loam_mb_state {
     loam_mb_contact* contact; /* the last step's contacts (max_contacts) */
     int ncontact;
     double* contact_impulse; /* 3 per contact: normal and tangential impulses, N s */
+    double* constraint_impulse; /* 3 per constraint (POINT: world x, y, z; DISTANCE: the first), N s */
     loam_mb_solver_stats solver;
     void* work;          /* private */
 } loam_mb_state;
@@ -187,6 +213,9 @@ loam_status loam_mb_body_def_validate(const loam_mb_body_def* def, int index, lo
 loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, const loam_mb_geom_def* geoms, int ngeom,
                                  const loam_mb_options* opt, loam_mb_model** out, loam_error* err);
 void loam_mb_model_destroy(loam_mb_model* model);
+/* Replace the model's constraints (checked; errors name the constraint and the field). Call before
+ * creating states: states made earlier do not see a changed count. */
+loam_status loam_mb_model_set_constraints(loam_mb_model* model, const loam_mb_constraint_def* defs, int count, loam_error* err);
 /* Index of the body with this name, -1 if none. */
 int loam_mb_body_index(const loam_mb_model* model, const char* name);
 

@@ -46,16 +46,54 @@ static loam_status reserve(mb_work* w, int rows, int segs, size_t vals, loam_err
 
 static double offset(double phi, double h, double erp) { return phi >= 0.0 ? phi / h : erp * phi / h; }
 
-/* The trees with free dofs that a contact's bodies belong to (at most two). */
-static int contact_trees(const loam_mb_model* m, const mb_work* w, const loam_mb_contact* c, int* trees) {
+/* The trees with free dofs that two bodies belong to (at most two; -1 is the world). */
+static int body_trees(const loam_mb_model* m, const mb_work* w, const int* body, int* trees) {
     int n = 0;
     for (int side = 0; side < 2; ++side) {
-        if (c->body[side] < 0) continue;
-        int t = m->body_tree[c->body[side]];
+        if (body[side] < 0) continue;
+        int t = m->body_tree[body[side]];
         if (w->gfree_off[t + 1] == w->gfree_off[t] || (n == 1 && trees[0] == t)) continue;
         trees[n++] = t;
     }
     return n;
+}
+
+static int contact_trees(const loam_mb_model* m, const mb_work* w, const loam_mb_contact* c, int* trees) { return body_trees(m, w, c->body, trees); }
+
+/* A constraint's rows now: world anchor points, row directions, position errors; returns the count. */
+static int constraint_rows(const loam_mb_model* m, const loam_mb_state* s, const loam_mb_constraint_def* c, loam_vec3d* pa, loam_vec3d* pb,
+                           loam_vec3d* dir, double* phi) {
+    *pa = pd_apply(s->xpose[c->body[0]], c->anchor[0]);
+    *pb = c->body[1] >= 0 ? pd_apply(s->xpose[c->body[1]], c->anchor[1]) : c->anchor[1];
+    loam_vec3d d = d3_sub(*pa, *pb);
+    if (c->type == LOAM_CONSTRAINT_POINT) {
+        dir[0] = d3(1, 0, 0), dir[1] = d3(0, 1, 0), dir[2] = d3(0, 0, 1);
+        phi[0] = d.x, phi[1] = d.y, phi[2] = d.z;
+        return 3;
+    }
+    double len = d3_norm(d);
+    dir[0] = len > 1e-12 ? d3_scale(d, 1.0 / len) : d3(0, 0, 1);
+    phi[0] = len - c->length;
+    (void)m;
+    return 1;
+}
+
+/* Add the velocity of body's material point at p along dirs (times sign) into the rows' segments (the
+ * tree's slot) or, for prescribed dofs, into e. */
+static void add_point_rows(const loam_mb_model* m, const loam_mb_state* s, int body, loam_vec3d p, double sign, const loam_vec3d* dirs,
+                           int nrow, int row0, const int* trees, size_t base[3][2]) {
+    mb_work* w = s->work;
+    for (int j = body; j >= 0; j = m->body[j].parent)
+        for (int k = 0; k < loam_joint_nv(m->body[j].joint); ++k) {
+            loam_vec3d lin, ang;
+            mb_dof_column(s, j, k, p, &lin, &ang);
+            int d = m->v_adr[j] + k, t = m->body_tree[j], slot = trees[0] == t ? 0 : 1;
+            for (int q = 0; q < nrow; ++q) {
+                double val = sign * d3_dot(dirs[q], lin);
+                if (w->free_dof[d] >= 0) w->J[base[q][slot] + (size_t)(w->free_dof[d] - w->gfree_off[t])] += val;
+                else w->e[row0 + q] += val * w->x[d]; /* a prescribed dof's known velocity */
+            }
+        }
 }
 
 static int limit_row_needed(const loam_mb_model* m, const loam_mb_state* s, int d) {
@@ -113,6 +151,7 @@ static void remember(const loam_mb_model* m, loam_mb_state* s) {
     w->nprev = s->ncontact;
     qsort(w->prev, (size_t)w->nprev, sizeof(mb_prev), by_pair);
     memcpy(w->prev_limit, s->limit_impulse, sizeof(double) * (size_t)m->nv);
+    memcpy(w->prev_con, s->constraint_impulse, sizeof(double) * 3 * (size_t)m->nconstraint);
 }
 
 loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
@@ -134,6 +173,15 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
             int t = m->body_tree[m->dof_body[d]];
             rows += 1, segs += 1, vals += (size_t)(w->gfree_off[t + 1] - w->gfree_off[t]);
         }
+    if (m->nconstraint > w->ncon)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: the model has %d constraints, the state was made for %d", m->nconstraint, w->ncon);
+    for (int i = 0; i < 3 * m->nconstraint; ++i) s->constraint_impulse[i] = 0.0;
+    for (int ci = 0; ci < m->nconstraint; ++ci) {
+        int nt = body_trees(m, w, m->constraint[ci].body, trees), nr = m->constraint[ci].type == LOAM_CONSTRAINT_POINT ? 3 : 1;
+        if (nt == 0) continue;
+        rows += nr, segs += nr * nt;
+        for (int k = 0; k < nt; ++k) vals += (size_t)nr * (size_t)(w->gfree_off[trees[k] + 1] - w->gfree_off[trees[k]]);
+    }
     for (int c = 0; c < s->ncontact; ++c) {
         int nt = contact_trees(m, w, &s->contact[c], trees);
         if (nt == 0) continue;
@@ -164,8 +212,33 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
         nval += (size_t)groups[t].n;
         w->e[r] = offset(upper ? b->upper - q : q - b->lower, h, m->opt.limit_erp);
         w->row_dof[r] = upper ? -2 - d : d;
-        w->blocks[nb++] = (cp_block){r, CP_UNILATERAL, 0.0};
+        w->blocks[nb++] = (cp_block){r, CP_UNILATERAL, 0.0, 0.0};
         ++r;
+    }
+    for (int ci = 0; ci < m->nconstraint; ++ci) {
+        const loam_mb_constraint_def* cd = &m->constraint[ci];
+        int nt = body_trees(m, w, cd->body, trees);
+        if (nt == 0) continue;
+        loam_vec3d pa, pb, dir[3];
+        double phi[3];
+        int nr = constraint_rows(m, s, cd, &pa, &pb, dir, phi);
+        /* hard: w + erp phi / h = 0; soft: w + e^ + lambda / kappa = 0 (see loam/multibody.h) */
+        double kappa = h * (h * cd->stiffness + cd->damping), compliance = cd->stiffness > 0.0 ? 1.0 / kappa : 0.0;
+        size_t base[3][2];
+        for (int q = 0; q < nr; ++q) {
+            w->row_seg[r + q] = ns;
+            for (int k = 0; k < nt; ++k) {
+                base[q][k] = nval;
+                w->segs[ns++] = (cp_seg){trees[k], nval};
+                nval += (size_t)groups[trees[k]].n;
+            }
+            w->e[r + q] = cd->stiffness > 0.0 ? cd->stiffness * phi[q] / (h * cd->stiffness + cd->damping) : m->opt.constraint_erp * phi[q] / h;
+            w->row_dof[r + q] = -2 - nv - (3 * ci + q);
+            w->blocks[nb++] = (cp_block){r + q, CP_EQUALITY, 0.0, compliance};
+        }
+        add_point_rows(m, s, cd->body[0], pa, 1.0, dir, nr, r, trees, base);
+        if (cd->body[1] >= 0) add_point_rows(m, s, cd->body[1], pb, -1.0, dir, nr, r, trees, base);
+        r += nr;
     }
     for (int c = 0; c < s->ncontact; ++c) {
         const loam_mb_contact* ct = &s->contact[c];
@@ -182,21 +255,9 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
             w->e[r + q] = q == 0 ? offset(-ct->depth, h, m->opt.contact_erp) : 0.0;
             w->row_dof[r + q] = -1;
         }
-        for (int side = 0; side < 2; ++side) {
-            double sign = side == 0 ? 1.0 : -1.0;
-            for (int j = ct->body[side]; j >= 0; j = m->body[j].parent)
-                for (int k = 0; k < loam_joint_nv(m->body[j].joint); ++k) {
-                    loam_vec3d lin, ang;
-                    mb_dof_column(s, j, k, ct->point, &lin, &ang);
-                    int d = m->v_adr[j] + k, t = m->body_tree[j], slot = trees[0] == t ? 0 : 1;
-                    for (int q = 0; q < 3; ++q) {
-                        double val = sign * d3_dot(ct->frame[q], lin);
-                        if (w->free_dof[d] >= 0) w->J[base[q][slot] + (size_t)(w->free_dof[d] - groups[t].off)] += val;
-                        else w->e[r + q] += val * w->x[d]; /* a prescribed dof's known velocity */
-                    }
-                }
-        }
-        w->blocks[nb++] = (cp_block){r, CP_CONTACT, ct->friction};
+        add_point_rows(m, s, ct->body[0], ct->point, 1.0, ct->frame, 3, r, trees, base);
+        if (ct->body[1] >= 0) add_point_rows(m, s, ct->body[1], ct->point, -1.0, ct->frame, 3, r, trees, base);
+        w->blocks[nb++] = (cp_block){r, CP_CONTACT, ct->friction, 0.0};
         r += 3;
     }
     w->row_seg[r] = ns;
@@ -211,6 +272,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
         for (int k = 0; k < rows; ++k) {
             int d = w->row_dof[k];
             if (d >= 0) w->lambda[k] = fmax(0.0, w->prev_limit[d]);
+            else if (d <= -2 - nv) w->lambda[k] = w->prev_con[-2 - nv - d];
             else if (d <= -2) w->lambda[k] = fmax(0.0, -w->prev_limit[-2 - d]);
             else {
                 while (c < s->ncontact && contact_trees(m, w, &s->contact[c], trees) == 0) ++c;
@@ -243,6 +305,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
     for (int k = 0; k < rows; ++k) {
         int d = w->row_dof[k];
         if (d >= 0) s->limit_impulse[d] = w->lambda[k];
+        else if (d <= -2 - nv) s->constraint_impulse[-2 - nv - d] = w->lambda[k];
         else if (d <= -2) s->limit_impulse[-2 - d] = -w->lambda[k];
         else {
             while (c < s->ncontact && contact_trees(m, w, &s->contact[c], trees) == 0) ++c; /* contacts that made no rows */

@@ -46,6 +46,8 @@ typedef struct mb_work {
     int nprev;
     struct mb_prev* prev;        /* max_contacts */
     double* prev_limit;          /* nv */
+    int ncon;                    /* constraints this state was made for */
+    double* prev_con;            /* 3 per constraint: the last step's impulses */
     /* Broadphase for spheres on bodies (the many-body scenes): a spatial hash over their centres. */
     int nball;                   /* sphere geoms on bodies */
     int* ball_geom;              /* nball: their geom indices, ascending */

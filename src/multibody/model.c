@@ -37,6 +37,7 @@ loam_mb_options loam_mb_default_options(void) {
     o.jacobi_relaxation = 0.5;
     o.admm_beta_scale = 1.0;
     o.warm_start = 1;
+    o.constraint_erp = 0.2;
     o.iterations = 100;
     o.tolerance = 1e-10;
     o.contact_erp = 0.2;
@@ -149,6 +150,8 @@ loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, cons
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: limit_erp = %g, expected in [0, 1]", o.limit_erp);
     if (!(o.jacobi_relaxation > 0.0 && o.jacobi_relaxation <= 1.0))
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: jacobi_relaxation = %g, expected in (0, 1]", o.jacobi_relaxation);
+    if (!(o.constraint_erp >= 0.0 && o.constraint_erp <= 1.0))
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: constraint_erp = %g, expected in [0, 1]", o.constraint_erp);
     if (o.warm_start != 0 && o.warm_start != 1)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: warm_start = %d, expected 0 or 1", o.warm_start);
     if (!(o.admm_beta_scale > 0.0 && o.admm_beta_scale < 1e12))
@@ -253,7 +256,48 @@ void loam_mb_model_destroy(loam_mb_model* m) {
     loam_free(m->dof_local);
     loam_free(m->tree_madr);
     loam_free(m->geom);
+    loam_free(m->constraint);
     loam_free(m);
+}
+
+loam_mb_constraint_def loam_mb_default_constraint_def(void) {
+    loam_mb_constraint_def c;
+    memset(&c, 0, sizeof c);
+    c.type = LOAM_CONSTRAINT_POINT;
+    c.body[1] = -1;
+    return c;
+}
+
+loam_status loam_mb_model_set_constraints(loam_mb_model* m, const loam_mb_constraint_def* defs, int count, loam_error* err) {
+    if (!m || (count > 0 && !defs)) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: set constraints: null model or definitions");
+    if (count < 0 || count > 1000000) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: %d constraints, expected 0 to 1000000", count);
+    for (int i = 0; i < count; ++i) {
+        const loam_mb_constraint_def* c = &defs[i];
+        const char* n = memchr(c->name, 0, sizeof c->name) && c->name[0] ? c->name : "(unnamed)";
+#define BAD(...) return loam_error_set(err, LOAM_ERR_INPUT, __VA_ARGS__)
+        if ((unsigned)c->type > (unsigned)LOAM_CONSTRAINT_DISTANCE) BAD("multibody: constraint %d '%s': type %d is unknown", i, n, (int)c->type);
+        if (c->body[0] < 0 || c->body[0] >= m->nbody) BAD("multibody: constraint %d '%s': body[0] = %d, expected 0 to %d", i, n, c->body[0], m->nbody - 1);
+        if (c->body[1] < -1 || c->body[1] >= m->nbody || c->body[1] == c->body[0])
+            BAD("multibody: constraint %d '%s': body[1] = %d, expected -1 (world) or another body", i, n, c->body[1]);
+        if (!d3_is_finite(c->anchor[0]) || !d3_is_finite(c->anchor[1])) BAD("multibody: constraint %d '%s': an anchor is not finite", i, n);
+        if (c->type == LOAM_CONSTRAINT_DISTANCE && !(c->length > 0.0 && isfinite(c->length)))
+            BAD("multibody: constraint %d '%s': length = %g m, expected > 0", i, n, c->length);
+        if (!(c->stiffness >= 0.0 && isfinite(c->stiffness))) BAD("multibody: constraint %d '%s': stiffness = %g N/m, expected >= 0", i, n, c->stiffness);
+        if (!(c->damping >= 0.0 && isfinite(c->damping))) BAD("multibody: constraint %d '%s': damping = %g N s/m, expected >= 0", i, n, c->damping);
+        if (c->stiffness == 0.0 && c->damping > 0.0)
+            BAD("multibody: constraint %d '%s': damping %g without stiffness (a hard constraint has no damper)", i, n, c->damping);
+#undef BAD
+    }
+    loam_mb_constraint_def* copy = NULL;
+    if (count > 0) {
+        copy = loam_malloc(sizeof *copy * (size_t)count);
+        if (!copy) return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory for %d constraints", count);
+        memcpy(copy, defs, sizeof *copy * (size_t)count);
+    }
+    loam_free(m->constraint);
+    m->constraint = copy;
+    m->nconstraint = count;
+    return LOAM_OK;
 }
 
 int loam_mb_body_index(const loam_mb_model* m, const char* name) {

@@ -60,6 +60,9 @@ loam_status loam_mb_state_create(const loam_mb_model* m, loam_mb_state** out, lo
     w->groups = zalloc((size_t)m->ntree, sizeof(cp_group), &fail);
     w->prev = zalloc((size_t)m->opt.max_contacts, sizeof(mb_prev), &fail);
     w->prev_limit = zalloc(nv, sizeof(double), &fail);
+    w->ncon = m->nconstraint;
+    w->prev_con = zalloc(3 * (size_t)m->nconstraint, sizeof(double), &fail);
+    s->constraint_impulse = zalloc(3 * (size_t)m->nconstraint, sizeof(double), &fail);
     for (int g = 0; g < m->ngeom; ++g) w->nball += m->geom[g].type == LOAM_SHAPE_SPHERE && m->geom[g].body >= 0;
     w->ball_geom = zalloc((size_t)w->nball, sizeof(int), &fail);
     w->bx = zalloc((size_t)w->nball, sizeof(float), &fail);
@@ -100,6 +103,8 @@ loam_status loam_mb_state_reset(const loam_mb_model* m, loam_mb_state* s, loam_e
     s->ncontact = 0;
     memset(&s->solver, 0, sizeof s->solver);
     ((mb_work*)s->work)->nprev = 0;
+    memset(((mb_work*)s->work)->prev_con, 0, sizeof(double) * 3 * (size_t)((mb_work*)s->work)->ncon);
+    memset(s->constraint_impulse, 0, sizeof(double) * 3 * (size_t)((mb_work*)s->work)->ncon);
     memset(((mb_work*)s->work)->prev_limit, 0, sizeof(double) * (size_t)m->nv);
     for (int i = 0; i < m->nbody; ++i) {
         const loam_mb_body_def* b = &m->body[i];
@@ -118,13 +123,13 @@ void loam_mb_state_destroy(loam_mb_state* s) {
     if (w) {
         void* ptrs[] = {w->X, w->S, w->cJ, w->v, w->a, w->f, w->I, w->Ic, w->A, w->A0, w->aoff, w->gfree_off, w->b, w->x, w->tmp, w->bias,
                         w->free_dof, w->rows, w->groups, w->e, w->lambda, w->diag, w->row_dof, w->row_seg,
-                        w->blocks, w->segs, w->J, w->AJ, w->ball_geom, w->bx, w->by, w->bz, w->cand, w->prev, w->prev_limit};
+                        w->blocks, w->segs, w->J, w->AJ, w->ball_geom, w->bx, w->by, w->bz, w->cand, w->prev, w->prev_limit, w->prev_con};
         for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
         if (w->hash.head) loam_hash_free(&w->hash);
         loam_free(w);
     }
     void* ptrs[] = {s->q, s->qd, s->tau, s->q_ref, s->qd_ref, s->xfrc, s->xpose, s->xvel, s->mass_matrix, s->act_force, s->limit_impulse,
-                    s->contact, s->contact_impulse};
+                    s->contact, s->contact_impulse, s->constraint_impulse};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
     loam_free(s);
 }
@@ -147,5 +152,6 @@ loam_status loam_mb_state_copy(const loam_mb_model* m, loam_mb_state* d, const l
     wd->nprev = ws->nprev < m->opt.max_contacts ? ws->nprev : m->opt.max_contacts;
     memcpy(wd->prev, ws->prev, sizeof(mb_prev) * (size_t)wd->nprev);
     memcpy(wd->prev_limit, ws->prev_limit, sizeof(double) * nv);
+    if (wd->ncon == ws->ncon) memcpy(wd->prev_con, ws->prev_con, sizeof(double) * 3 * (size_t)ws->ncon);
     return loam_mb_kinematics(m, d, err);
 }

@@ -136,9 +136,10 @@ static int factor(const cp_problem* p, admm* a, double beta_scale) {
     return 1;
 }
 
-static void project(const cp_block* k, const double* r, double* l) {
+/* r = -w~ / W; a soft equality (compliance c) takes lambda = -w~ / (W + c). */
+static void project(const cp_block* k, const double* r, double W, double* l) {
     if (k->kind == CP_EQUALITY) {
-        l[0] = r[0];
+        l[0] = r[0] * W / (W + k->compliance);
     } else if (k->kind == CP_UNILATERAL) {
         l[0] = fmax(0.0, r[0]);
     } else {
@@ -205,7 +206,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, int who
                 }
                 rv[q] = -wt / W;
             }
-            project(k, rv, l);
+            project(k, rv, W, l);
             for (int q = 0; q < nr; ++q) {
                 int r = r0 + q;
                 for (int sl = a.slot_start[r]; sl < a.slot_start[r + 1]; ++sl) a.z[sl] = a.y[sl] + l[q] / a.beta[a.slot_sub[sl]];

@@ -54,7 +54,7 @@ double cp_error(const cp_problem* p) {
         int r = k->row;
         double w = cp_row_velocity(p, r);
         if (k->kind == CP_EQUALITY) {
-            err = fmax(err, fabs(w));
+            err = fmax(err, fabs(w + k->compliance * p->lambda[r]));
             continue;
         }
         err = fmax(err, fabs(fb(w, p->diag[r] * p->lambda[r])));

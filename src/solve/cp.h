@@ -5,7 +5,7 @@
  * with A the step's SPD system matrix, block diagonal over groups (the subsystems: trees of bodies),
  * and per block of rows:
  * UNILATERAL  w >= 0, lambda >= 0, w lambda = 0          (joint limits, one-sided hard constraints)
- * EQUALITY    w = 0, lambda free                          (bilateral hard constraints)
+ * EQUALITY    w + c lambda = 0, lambda free               (bilateral hard constraints; soft with c > 0)
  * CONTACT     3 rows (normal, two tangents): Signorini on the normal, Coulomb disk |lambda_t| <= mu
  *             lambda_n, and maximal dissipation (sliding opposes the tangential velocity).
  * A row is stored as segments, one per group it touches, each a dense piece over that group's
@@ -20,9 +20,11 @@
 typedef enum cp_kind { CP_UNILATERAL = 0, CP_EQUALITY, CP_CONTACT } cp_kind;
 
 typedef struct cp_block {
-    int row;     /* first row */
+    int row;           /* first row */
     cp_kind kind;
-    double mu;   /* CONTACT: friction coefficient */
+    double mu;         /* CONTACT: friction coefficient */
+    double compliance; /* EQUALITY: c >= 0, the row asks w + c lambda = 0 (c > 0: a soft constraint,
+                          lambda = -(w) / c at rest: a spring-damper; see multibody/constraints.c) */
 } cp_block;
 
 typedef struct cp_group {

@@ -39,10 +39,12 @@ static double residual(const cp_problem* p, const nn* s, const double* lambda, c
         int r = k->row;
         double rho = rho_of(p, k);
         const double* Wr = s->W + (size_t)r * (size_t)m;
-        if (k->kind == CP_EQUALITY) {
-            F[r] = rho * w[r];
-            if (G)
+        if (k->kind == CP_EQUALITY) { /* w + c lambda = 0 */
+            F[r] = rho * (w[r] + k->compliance * lambda[r]);
+            if (G) {
                 for (int j = 0; j < m; ++j) G[r * m + j] = rho * Wr[j];
+                G[r * m + r] += rho * k->compliance;
+            }
             continue;
         }
         double gam = lambda[r] - rho * w[r];

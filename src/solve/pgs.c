@@ -22,8 +22,9 @@ cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance) {
             const cp_block* k = &p->block[b];
             int r = k->row;
             if (!(p->diag[r] > 0.0)) continue; /* a row that moves nothing */
-            double l = p->lambda[r] - cp_row_velocity(p, r) / p->diag[r];
-            if (k->kind != CP_EQUALITY) l = fmax(l, 0.0);
+            double l;
+            if (k->kind == CP_EQUALITY) l = p->lambda[r] - (cp_row_velocity(p, r) + k->compliance * p->lambda[r]) / (p->diag[r] + k->compliance);
+            else l = fmax(p->lambda[r] - cp_row_velocity(p, r) / p->diag[r], 0.0);
             change = fmax(change, apply(p, r, l));
             if (k->kind != CP_CONTACT) continue;
             /* One scalar for both tangents: with two different diagonals the projected fixed point

@@ -19,7 +19,11 @@ cp_result cp_solve_pj(cp_problem* p, int iterations, double tolerance, double re
         for (int b = 0; b < p->nblock; ++b) {
             const cp_block* k = &p->block[b];
             int r = k->row;
-            next[r] = p->diag[r] > 0.0 ? p->lambda[r] - cp_row_velocity(p, r) / p->diag[r] : p->lambda[r];
+            double den = p->diag[r] + (k->kind == CP_EQUALITY ? k->compliance : 0.0);
+            if (k->kind == CP_EQUALITY)
+                next[r] = den > 0.0 ? p->lambda[r] - (cp_row_velocity(p, r) + k->compliance * p->lambda[r]) / den : p->lambda[r];
+            else
+                next[r] = p->diag[r] > 0.0 ? p->lambda[r] - cp_row_velocity(p, r) / p->diag[r] : p->lambda[r];
             if (k->kind == CP_CONTACT) { /* one scalar for both tangents (see pgs.c) */
                 double d = fmax(p->diag[r + 1], p->diag[r + 2]);
                 for (int q = 1; q < 3; ++q) next[r + q] = d > 0.0 ? p->lambda[r + q] - cp_row_velocity(p, r + q) / d : p->lambda[r + q];
