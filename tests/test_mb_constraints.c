@@ -1,0 +1,111 @@
+/* Two-body constraints:
+ * - a pendulum in maximal coordinates (a free body held to a world pivot by a hard POINT constraint)
+ *   swings as the closed-form pendulum integrated by RK4, with PGS and with SubADMM, and the pivot
+ *   holds;
+ * - a soft DISTANCE constraint is a spring: a free mass on it oscillates with period 2 pi sqrt(m/k),
+ *   losing little amplitude to the implicit step;
+ * - bad definitions name the constraint and the field. */
+#include <math.h>
+#include <string.h>
+
+#include "loam/multibody.h"
+#include "test_util.h"
+
+static const double G = 9.81, M = 1.3, A = 0.35, J = 0.02, PIVOT_Z = 1.0;
+
+static double accel(double th) { return -M * A * G * sin(th) / (J + M * A * A); }
+
+static void pendulum(loam_mb_solver solver, int iterations, double tol) {
+    loam_mb_body_def b = loam_mb_default_body_def();
+    strcpy(b.name, "bob");
+    b.joint = LOAM_JOINT_FLOATING;
+    b.mass = M, b.inertia[0] = J, b.inertia[1] = J, b.inertia[2] = 1e-4;
+    loam_mb_options o = loam_mb_default_options();
+    o.dt = 1e-4;
+    o.solver = solver;
+    o.iterations = iterations;
+    o.tolerance = 1e-12;
+    loam_mb_model* m = NULL;
+    loam_mb_state* s = NULL;
+    loam_error err;
+    CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    loam_mb_constraint_def c = loam_mb_default_constraint_def();
+    strcpy(c.name, "pivot");
+    c.body[0] = 0, c.body[1] = -1;
+    c.anchor[0] = (loam_vec3d){0, 0, A}, c.anchor[1] = (loam_vec3d){0, 0, PIVOT_Z};
+    CHECK(m && loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_OK, "%s", err.message);
+    CHECK(m && loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    if (!s) return;
+    double th0 = 0.8;
+    double q[7] = {-A * sin(th0), 0, PIVOT_Z - A * cos(th0), cos(0.5 * th0), 0, sin(0.5 * th0), 0};
+    memcpy(s->q, q, sizeof q);
+    double ref[2] = {th0, 0}, worst = 0, drift = 0;
+    for (int n = 0; n < 10000; ++n) {
+        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        for (int k = 0; k < 10; ++k) { /* RK4 of the closed form, dt/10 */
+            double h = o.dt / 10, k1[2] = {ref[1], accel(ref[0])};
+            double k2[2] = {ref[1] + 0.5 * h * k1[1], accel(ref[0] + 0.5 * h * k1[0])};
+            double k3[2] = {ref[1] + 0.5 * h * k2[1], accel(ref[0] + 0.5 * h * k2[0])};
+            double k4[2] = {ref[1] + h * k3[1], accel(ref[0] + h * k3[0])};
+            for (int i = 0; i < 2; ++i) ref[i] += h / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+        }
+        double th = 2.0 * atan2(s->q[5], s->q[3]);
+        worst = fmax(worst, fabs(th - ref[0]));
+        /* the pivot: body point (0, 0, A) against the world point */
+        double px = s->q[0] + A * sin(th), pz = s->q[2] + A * cos(th);
+        drift = fmax(drift, sqrt(px * px + s->q[1] * s->q[1] + (pz - PIVOT_Z) * (pz - PIVOT_Z)));
+    }
+    fprintf(stderr, "maximal-coordinate pendulum (%s): angle within %.2e rad of RK4 over 1 s, pivot drift %.2e m\n", loam_mb_solver_name(solver),
+            worst, drift);
+    CHECK(worst < tol, "%s: the angle strays %.3e rad from RK4 (tolerance %.0e)", loam_mb_solver_name(solver), worst, tol);
+    CHECK(drift < 1e-5, "%s: the pivot drifted %.3e m", loam_mb_solver_name(solver), drift);
+    loam_mb_state_destroy(s);
+    loam_mb_model_destroy(m);
+}
+
+static void spring(void) {
+    const double mass = 2.0, k = 200.0, L0 = 1.0;
+    loam_mb_body_def b = loam_mb_default_body_def();
+    strcpy(b.name, "mass");
+    b.joint = LOAM_JOINT_FLOATING;
+    b.mass = mass, b.inertia[0] = b.inertia[1] = b.inertia[2] = 0.01;
+    loam_mb_options o = loam_mb_default_options();
+    o.gravity = (loam_vec3d){0, 0, 0};
+    loam_mb_model* m = NULL;
+    loam_mb_state* s = NULL;
+    loam_error err;
+    CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    loam_mb_constraint_def c = loam_mb_default_constraint_def();
+    strcpy(c.name, "spring");
+    c.type = LOAM_CONSTRAINT_DISTANCE, c.body[0] = 0, c.body[1] = -1, c.length = L0, c.stiffness = k;
+    CHECK(m && loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_OK, "%s", err.message);
+    CHECK(m && loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    if (!s) return;
+    s->q[0] = 1.1;
+    double period = 2 * M_PI * sqrt(mass / k), first_min = -1, prev = s->q[0], prev2 = s->q[0], after_period = 0;
+    for (int n = 0; n < 2000; ++n) {
+        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        if (first_min < 0 && prev < prev2 && prev <= s->q[0]) first_min = s->time - o.dt;
+        prev2 = prev, prev = s->q[0];
+        if (fabs(s->time - period) < 0.5 * o.dt) after_period = s->q[0];
+    }
+    fprintf(stderr, "soft distance spring: first turning point at %.4f s (T/2 = %.4f s), after one period x = %.5f (started 1.1)\n", first_min,
+            0.5 * period, after_period);
+    CHECK(fabs(first_min - 0.5 * period) < 0.01 * period, "turning point at %.4f s, T/2 = %.4f s", first_min, 0.5 * period);
+    CHECK(after_period - L0 > 0.95 * 0.1 && after_period - L0 < 0.1 + 1e-9, "after one period the stretch is %.5f m (started 0.1)", after_period - L0);
+    /* bad definitions */
+    c.length = 0.0;
+    CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_ERR_INPUT && strstr(err.message, "'spring'") && strstr(err.message, "length"),
+          "%s", err.message);
+    c.length = 1.0, c.body[1] = 0;
+    CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_ERR_INPUT && strstr(err.message, "body[1]"), "%s", err.message);
+    loam_mb_state_destroy(s);
+    loam_mb_model_destroy(m);
+}
+
+int main(void) {
+    pendulum(LOAM_SOLVER_PGS, 20, 5e-3);
+    pendulum(LOAM_SOLVER_SUBADMM, 200, 5e-3);
+    spring();
+    TEST_MAIN_END();
+}
