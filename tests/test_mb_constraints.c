@@ -4,6 +4,8 @@
  *   holds;
  * - a soft DISTANCE constraint is a spring: a free mass on it oscillates with period 2 pi sqrt(m/k),
  *   losing little amplitude to the implicit step;
+ * - a hard POINT + ANGULAR pair welds a lopsided body to the world against gravity;
+ * - a soft ANGULAR constraint is a torsion spring: period 2 pi sqrt(I/k);
  * - bad definitions name the constraint and the field. */
 #include <math.h>
 #include <string.h>
@@ -103,7 +105,58 @@ static void spring(void) {
     loam_mb_model_destroy(m);
 }
 
+static void weld_and_torsion(void) {
+    loam_mb_body_def b = loam_mb_default_body_def();
+    strcpy(b.name, "block");
+    b.joint = LOAM_JOINT_FLOATING;
+    b.mass = 1.0, b.com = (loam_vec3d){0.2, 0, 0}, b.inertia[0] = 0.01, b.inertia[1] = 0.01, b.inertia[2] = 0.02;
+    loam_mb_model* m = NULL;
+    loam_mb_state* s = NULL;
+    loam_error err;
+    CHECK(loam_mb_model_create(&b, 1, NULL, 0, NULL, &m, &err) == LOAM_OK, "%s", err.message);
+    loam_mb_constraint_def c[2] = {loam_mb_default_constraint_def(), loam_mb_default_constraint_def()};
+    strcpy(c[0].name, "hold"), strcpy(c[1].name, "lock");
+    c[0].body[0] = c[1].body[0] = 0;
+    c[1].type = LOAM_CONSTRAINT_ANGULAR;
+    CHECK(m && loam_mb_model_set_constraints(m, c, 2, &err) == LOAM_OK, "%s", err.message);
+    CHECK(m && loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    if (!s) return;
+    double worst = 0;
+    for (int n = 0; n < 1000; ++n) {
+        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        worst = fmax(worst, fabs(s->q[0]) + fabs(s->q[1]) + fabs(s->q[2]) + fabs(s->q[4]) + fabs(s->q[5]) + fabs(s->q[6]));
+    }
+    CHECK(worst < 1e-6, "the welded block moved (%.3e)", worst);
+    /* the weld carries the weight and its moment: m g and m g x 0.2 m per second of impulse */
+    CHECK(fabs(s->constraint_impulse[2] - 9.81 * 1e-3) < 1e-9 && fabs(fabs(s->constraint_impulse[4]) - 9.81 * 0.2 * 1e-3) < 1e-9,
+          "weld impulses: force z %.9g N s, moment y %.9g N m s", s->constraint_impulse[2], s->constraint_impulse[4]);
+    loam_mb_state_destroy(s);
+
+    /* torsion: pinned at its centre of mass, twisted 0.1 rad about z, no gravity */
+    m->opt.gravity = (loam_vec3d){0, 0, 0};
+    c[0].anchor[0] = (loam_vec3d){0.2, 0, 0}, c[0].anchor[1] = (loam_vec3d){0.2, 0, 0};
+    c[1].stiffness = 2.0;
+    CHECK(loam_mb_model_set_constraints(m, c, 2, &err) == LOAM_OK, "%s", err.message);
+    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    if (!s) return;
+    /* turn by 0.1 rad about the com (0.2, 0, 0): the origin moves to keep the com in place */
+    double a = 0.1;
+    s->q[0] = 0.2 - 0.2 * cos(a), s->q[1] = -0.2 * sin(a), s->q[3] = cos(0.5 * a), s->q[6] = sin(0.5 * a);
+    double period = 2 * M_PI * sqrt(0.02 / 2.0), prev = a, prev2 = a, first = -1;
+    for (int n = 0; n < 1000; ++n) {
+        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        double ang = 2 * atan2(s->q[6], s->q[3]);
+        if (first < 0 && prev < prev2 && prev <= ang) first = s->time - m->opt.dt;
+        prev2 = prev, prev = ang;
+    }
+    fprintf(stderr, "soft angular spring: first turning point at %.4f s (T/2 = %.4f s)\n", first, 0.5 * period);
+    CHECK(fabs(first - 0.5 * period) < 0.01 * period, "torsion turning point at %.4f s, T/2 = %.4f s", first, 0.5 * period);
+    loam_mb_state_destroy(s);
+    loam_mb_model_destroy(m);
+}
+
 int main(void) {
+    weld_and_torsion();
     pendulum(LOAM_SOLVER_PGS, 20, 5e-3);
     pendulum(LOAM_SOLVER_SUBADMM, 200, 5e-3);
     spring();

@@ -102,7 +102,9 @@ typedef struct loam_mb_contact {
  * kappa = h (h k + d), e^ = k phi / (h k + d)). */
 typedef enum loam_mb_constraint_type {
     LOAM_CONSTRAINT_POINT = 0, /* anchor 0 on body 0 and anchor 1 on body 1 coincide (3 rows, world axes) */
-    LOAM_CONSTRAINT_DISTANCE   /* the anchors stay `length` apart (1 row) */
+    LOAM_CONSTRAINT_DISTANCE,  /* the anchors stay `length` apart (1 row) */
+    LOAM_CONSTRAINT_ANGULAR    /* the anchor frames keep the same orientation (3 rows, world axes; with
+                                  POINT: a weld); stiffness in N m/rad, damping in N m s/rad */
 } loam_mb_constraint_type;
 
 typedef struct loam_mb_constraint_def {
@@ -110,6 +112,7 @@ typedef struct loam_mb_constraint_def {
     loam_mb_constraint_type type;
     int body[2];          /* body[0] >= 0; body[1] a body or -1 for the world */
     loam_vec3d anchor[2]; /* m, in each body's frame (world coordinates for the world) */
+    loam_quatd frame[2];  /* ANGULAR: the anchor frames' orientations in each body's frame; identity */
     double length;        /* DISTANCE: m, >= 0 (0 is not allowed: the direction would be undefined) */
     double stiffness;     /* N/m, >= 0; 0 = hard */
     double damping;       /* N s/m, >= 0 (soft constraints) */
@@ -197,7 +200,8 @@ typedef struct loam_mb_state {
     loam_mb_contact* contact; /* the last step's contacts (max_contacts) */
     int ncontact;
     double* contact_impulse; /* 3 per contact: normal and tangential impulses, N s */
-    double* constraint_impulse; /* 3 per constraint (POINT: world x, y, z; DISTANCE: the first), N s */
+    double* constraint_impulse; /* 3 per constraint: POINT world x, y, z (N s); ANGULAR world axes
+                                   (N m s); DISTANCE the first */
     loam_mb_solver_stats solver;
     void* work;          /* private */
 } loam_mb_state;

@@ -66,6 +66,17 @@ static int constraint_rows(const loam_mb_model* m, const loam_mb_state* s, const
     *pa = pd_apply(s->xpose[c->body[0]], c->anchor[0]);
     *pb = c->body[1] >= 0 ? pd_apply(s->xpose[c->body[1]], c->anchor[1]) : c->anchor[1];
     loam_vec3d d = d3_sub(*pa, *pb);
+    if (c->type == LOAM_CONSTRAINT_ANGULAR) {
+        /* the rotation vector taking frame b onto frame a, world axes: its rate is w_a - w_b */
+        loam_quatd qa = qd_mul(s->xpose[c->body[0]].q, qd_normalize(c->frame[0]));
+        loam_quatd qb = c->body[1] >= 0 ? qd_mul(s->xpose[c->body[1]].q, qd_normalize(c->frame[1])) : qd_normalize(c->frame[1]);
+        loam_quatd r = qd_mul(qa, qd_conj(qb));
+        if (r.w < 0) r = qd_make(-r.w, -r.x, -r.y, -r.z);
+        double sn = sqrt(r.x * r.x + r.y * r.y + r.z * r.z), ang = 2.0 * atan2(sn, r.w), f = sn > 1e-12 ? ang / sn : 2.0;
+        dir[0] = d3(1, 0, 0), dir[1] = d3(0, 1, 0), dir[2] = d3(0, 0, 1);
+        phi[0] = f * r.x, phi[1] = f * r.y, phi[2] = f * r.z;
+        return 3;
+    }
     if (c->type == LOAM_CONSTRAINT_POINT) {
         dir[0] = d3(1, 0, 0), dir[1] = d3(0, 1, 0), dir[2] = d3(0, 0, 1);
         phi[0] = d.x, phi[1] = d.y, phi[2] = d.z;
@@ -78,10 +89,10 @@ static int constraint_rows(const loam_mb_model* m, const loam_mb_state* s, const
     return 1;
 }
 
-/* Add the velocity of body's material point at p along dirs (times sign) into the rows' segments (the
- * tree's slot) or, for prescribed dofs, into e. */
-static void add_point_rows(const loam_mb_model* m, const loam_mb_state* s, int body, loam_vec3d p, double sign, const loam_vec3d* dirs,
-                           int nrow, int row0, const int* trees, size_t base[3][2]) {
+/* Add the velocity of body's material point at p (angular: the body's angular velocity) along dirs
+ * (times sign) into the rows' segments (the tree's slot) or, for prescribed dofs, into e. */
+static void add_point_rows(const loam_mb_model* m, const loam_mb_state* s, int body, loam_vec3d p, int angular, double sign,
+                           const loam_vec3d* dirs, int nrow, int row0, const int* trees, size_t base[3][2]) {
     mb_work* w = s->work;
     for (int j = body; j >= 0; j = m->body[j].parent)
         for (int k = 0; k < loam_joint_nv(m->body[j].joint); ++k) {
@@ -89,7 +100,7 @@ static void add_point_rows(const loam_mb_model* m, const loam_mb_state* s, int b
             mb_dof_column(s, j, k, p, &lin, &ang);
             int d = m->v_adr[j] + k, t = m->body_tree[j], slot = trees[0] == t ? 0 : 1;
             for (int q = 0; q < nrow; ++q) {
-                double val = sign * d3_dot(dirs[q], lin);
+                double val = sign * d3_dot(dirs[q], angular ? ang : lin);
                 if (w->free_dof[d] >= 0) w->J[base[q][slot] + (size_t)(w->free_dof[d] - w->gfree_off[t])] += val;
                 else w->e[row0 + q] += val * w->x[d]; /* a prescribed dof's known velocity */
             }
@@ -177,7 +188,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: the model has %d constraints, the state was made for %d", m->nconstraint, w->ncon);
     for (int i = 0; i < 3 * m->nconstraint; ++i) s->constraint_impulse[i] = 0.0;
     for (int ci = 0; ci < m->nconstraint; ++ci) {
-        int nt = body_trees(m, w, m->constraint[ci].body, trees), nr = m->constraint[ci].type == LOAM_CONSTRAINT_POINT ? 3 : 1;
+        int nt = body_trees(m, w, m->constraint[ci].body, trees), nr = m->constraint[ci].type == LOAM_CONSTRAINT_DISTANCE ? 1 : 3;
         if (nt == 0) continue;
         rows += nr, segs += nr * nt;
         for (int k = 0; k < nt; ++k) vals += (size_t)nr * (size_t)(w->gfree_off[trees[k] + 1] - w->gfree_off[trees[k]]);
@@ -236,8 +247,9 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
             w->row_dof[r + q] = -2 - nv - (3 * ci + q);
             w->blocks[nb++] = (cp_block){r + q, CP_EQUALITY, 0.0, compliance};
         }
-        add_point_rows(m, s, cd->body[0], pa, 1.0, dir, nr, r, trees, base);
-        if (cd->body[1] >= 0) add_point_rows(m, s, cd->body[1], pb, -1.0, dir, nr, r, trees, base);
+        int angular = cd->type == LOAM_CONSTRAINT_ANGULAR;
+        add_point_rows(m, s, cd->body[0], pa, angular, 1.0, dir, nr, r, trees, base);
+        if (cd->body[1] >= 0) add_point_rows(m, s, cd->body[1], pb, angular, -1.0, dir, nr, r, trees, base);
         r += nr;
     }
     for (int c = 0; c < s->ncontact; ++c) {
@@ -255,8 +267,8 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
             w->e[r + q] = q == 0 ? offset(-ct->depth, h, m->opt.contact_erp) : 0.0;
             w->row_dof[r + q] = -1;
         }
-        add_point_rows(m, s, ct->body[0], ct->point, 1.0, ct->frame, 3, r, trees, base);
-        if (ct->body[1] >= 0) add_point_rows(m, s, ct->body[1], ct->point, -1.0, ct->frame, 3, r, trees, base);
+        add_point_rows(m, s, ct->body[0], ct->point, 0, 1.0, ct->frame, 3, r, trees, base);
+        if (ct->body[1] >= 0) add_point_rows(m, s, ct->body[1], ct->point, 0, -1.0, ct->frame, 3, r, trees, base);
         w->blocks[nb++] = (cp_block){r, CP_CONTACT, ct->friction, 0.0};
         r += 3;
     }

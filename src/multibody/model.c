@@ -265,6 +265,7 @@ loam_mb_constraint_def loam_mb_default_constraint_def(void) {
     memset(&c, 0, sizeof c);
     c.type = LOAM_CONSTRAINT_POINT;
     c.body[1] = -1;
+    c.frame[0] = c.frame[1] = qd_identity();
     return c;
 }
 
@@ -275,7 +276,10 @@ loam_status loam_mb_model_set_constraints(loam_mb_model* m, const loam_mb_constr
         const loam_mb_constraint_def* c = &defs[i];
         const char* n = memchr(c->name, 0, sizeof c->name) && c->name[0] ? c->name : "(unnamed)";
 #define BAD(...) return loam_error_set(err, LOAM_ERR_INPUT, __VA_ARGS__)
-        if ((unsigned)c->type > (unsigned)LOAM_CONSTRAINT_DISTANCE) BAD("multibody: constraint %d '%s': type %d is unknown", i, n, (int)c->type);
+        if (c->type == LOAM_CONSTRAINT_ANGULAR && (!qd_is_finite(c->frame[0]) || !qd_is_finite(c->frame[1]) || !(qd_norm(c->frame[0]) > 1e-9) ||
+                                                   !(qd_norm(c->frame[1]) > 1e-9)))
+            BAD("multibody: constraint %d '%s': frame is not a finite nonzero quaternion", i, n);
+        if ((unsigned)c->type > (unsigned)LOAM_CONSTRAINT_ANGULAR) BAD("multibody: constraint %d '%s': type %d is unknown", i, n, (int)c->type);
         if (c->body[0] < 0 || c->body[0] >= m->nbody) BAD("multibody: constraint %d '%s': body[0] = %d, expected 0 to %d", i, n, c->body[0], m->nbody - 1);
         if (c->body[1] < -1 || c->body[1] >= m->nbody || c->body[1] == c->body[0])
             BAD("multibody: constraint %d '%s': body[1] = %d, expected -1 (world) or another body", i, n, c->body[1]);
