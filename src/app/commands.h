@@ -7,5 +7,7 @@ int loam_cmd_run(int argc, char** argv);
 int loam_cmd_bench(int argc, char** argv);
 /* `loam bench env ...` (cmd_bench_env.c); argv[0] is its first option. */
 int loam_bench_env(int argc, char** argv);
+/* `loam bench multibody ...` (cmd_bench_multibody.c); argv[0] is its first option. */
+int loam_bench_multibody(int argc, char** argv);
 
 #endif

@@ -13,6 +13,7 @@ static void usage(FILE* f) {
             "                 [--set key=value ...] [--quiet]\n"
             "  loam bench granular --particles N [--steps M] [--threads T] [--json]\n"
             "  loam bench env --kind bulldozing|gear_tower|excavation [--particles N] [--batch B] [--json]\n"
+            "  loam bench multibody [--scenario stirring|spheres|all] [--sizes N,N,...] [--json] [--csv FILE]\n"
             "  loam help | --help | --version\n"
             "Run `loam run --help` or `loam bench granular --help` for details.\n"
             "Exit status: 0 ok, 2 bad input, 3 simulation diverged, 4 I/O error, 5 out of memory.\n",

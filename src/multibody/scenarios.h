@@ -24,4 +24,8 @@ loam_status mb_stirring_create(const char* panda_urdf, int nballs, const loam_mb
 loam_status mb_stirring_control(const mb_stirring* sc, loam_mb_state* state, double hold, loam_error* err);
 void mb_stirring_destroy(mb_stirring* sc);
 
+/* A bed of n free spheres (radius 1 cm, 2500 kg/m^3) on a lattice in a 0.2 x 0.2 m box of five
+ * planes, not yet settled (settle it by stepping). */
+loam_status mb_spheres_create(int n, const loam_mb_options* opt, loam_mb_model** model, loam_mb_state** state, loam_error* err);
+
 #endif
