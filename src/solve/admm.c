@@ -158,8 +158,18 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, int who
         res.iterations = -1;
         return res;
     }
+    /* b = A v_free. On entry v already carries the warm start, v = v_free + A^-1 J^T lambda, so
+     * b = A v - J^T lambda: counting the warm impulses once, through u below. */
     for (int g = 0; g < p->ngroup; ++g) dense_matvec(p->group[g].A, p->group[g].n, p->group[g].n, p->v + p->group[g].off, a.b + p->group[g].off);
-    /* start: u = -lambda (warm start), z = x = J v_free */
+    for (int r = 0; r < p->m; ++r)
+        if (p->lambda[r] != 0.0)
+            for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k) {
+                const cp_group* g = &p->group[p->seg[k].group];
+                const double* j = p->J + p->seg[k].val;
+                for (int i = 0; i < g->n; ++i) a.b[g->off + i] -= j[i] * p->lambda[r];
+            }
+    /* start: u = -lambda and z = x = J v with v the warm-started velocity, so that a correct warm
+     * start is already a fixed point of (15) */
     for (int r = 0; r < p->m; ++r) {
         a.u[r] = -p->lambda[r];
         for (int sl = a.slot_start[r]; sl < a.slot_start[r + 1]; ++sl) a.z[sl] = a.x[sl] = slot_dot(p, &a, sl, p->v);
