@@ -120,6 +120,29 @@ typedef struct loam_mb_constraint_def {
 
 loam_mb_constraint_def loam_mb_default_constraint_def(void);
 
+/* A cable (paper 004's cable subsystem) as rigid segments: `segments` capsules laid along the x axis
+ * of `start`, joined end to end by hard POINT constraints (inextensible and unshearable) and soft
+ * ANGULAR constraints with the rod's bending stiffness E I / l (l the segment length, I = pi r^4 / 4).
+ * Simplifications for now: the angular stiffness is isotropic, so twist is as stiff as bending (a
+ * circular rod's G J is E I / (1 + nu)); stretch and shear are rigid. The builder fills caller arrays:
+ * `segments` bodies and geoms, 2 (segments - 1) constraints; bodies get names "<name>_<i>". */
+typedef struct loam_mb_cable_def {
+    char name[LOAM_NAME_MAX - 16]; /* room for the suffixes of the parts it makes */
+    int segments;        /* >= 1, 10 */
+    double length;       /* m, > 0, 1 */
+    double radius;       /* m, > 0, 0.01 */
+    double density;      /* kg/m^3, > 0, 1000 */
+    double young;        /* Pa, > 0, 1e7 */
+    double damping;      /* N m s/rad at each joint between segments, >= 0, 0 */
+    double friction;     /* of the capsules, >= 0, 0.5 */
+    loam_posed start;    /* the first segment's start; the cable runs along this frame's x; identity */
+} loam_mb_cable_def;
+
+loam_mb_cable_def loam_mb_default_cable_def(void);
+/* first_body: the index the first segment will have in the model (constraints refer to it). */
+loam_status loam_mb_cable_build(const loam_mb_cable_def* def, int first_body, loam_mb_body_def* bodies, loam_mb_geom_def* geoms,
+                                loam_mb_constraint_def* constraints, loam_error* err);
+
 /* Which solver resolves the step's constraints (joint limits, contacts). The paper's SubADMM and its
  * other baselines join this list. */
 typedef enum loam_mb_solver {
