@@ -14,6 +14,7 @@
 
 #include "app/cli_args.h"
 #include "app/commands.h"
+#include "core/clock.h"
 #include "multibody/scenarios.h"
 
 #define WHO "loam bench multibody"
@@ -29,6 +30,8 @@ typedef struct opts {
     int sizes[MAX_SIZES], nsizes;
     int solver_on[NSOLVER];
     int steps, settle, max_dense, threads, json;
+    int step_stats, stats_iterations; /* --step-stats: whole steps of the stirring scene, for peers */
+    loam_mb_solver stats_solver;
     double beta_scale;
     const char* urdf;
     const char* csv;
@@ -50,6 +53,11 @@ static void usage(FILE* f) {
             "  --urdf PATH      the Panda for the stirring scene (default %s/urdf/panda.urdf)\n"
             "  --threads T      threads, 0 = all cores (default 1)\n"
             "  --csv FILE       also write the rows as CSV\n"
+            "  --step-stats     instead: whole steps of the stirring scene with one solver (--solver,\n"
+            "                   --iterations), their wall time and contact depths, as a peer (MuJoCo,\n"
+            "                   bench/peers/mujoco_stirring.py) measures them (no value)\n"
+            "  --solver S       --step-stats: the solver (default pgs)\n"
+            "  --iterations K   --step-stats: its iterations per step (default 30)\n"
             "  --json           also print one JSON object per row and per fit (no value)\n",
             LOAM_SOURCE_DIR);
 }
@@ -127,6 +135,43 @@ static int step(scene* sc, loam_error* err) {
     return loam_mb_step(sc->m, sc->s, err) == LOAM_OK;
 }
 
+/* Whole steps of the stirring scene: wall time per step (collision, dynamics, solve; not the arm's
+ * controller) and contact depths, the numbers a peer engine reports for the same scene. */
+static int step_stats(const opts* o) {
+    for (int z = 0; z < o->nsizes; ++z) {
+        scene sc;
+        loam_error err;
+        if (!make_scene(o, 1, o->sizes[z], o->stats_solver, o->stats_iterations, &sc)) return 2;
+        sc.m->opt.tolerance = 1e-10; /* as in normal use: stop when converged */
+        double t = 0.0, max_depth = 0.0, sum_depth = 0.0;
+        long ndepth = 0;
+        int done = 0;
+        for (int i = 0; i < o->settle + o->steps; ++i) {
+            if (mb_stirring_control(&sc.sc, sc.s, HOLD, &err) != LOAM_OK) break;
+            double t0 = loam_clock_seconds();
+            if (loam_mb_step(sc.m, sc.s, &err) != LOAM_OK) {
+                fprintf(stderr, "%s: %s\n", WHO, err.message);
+                break;
+            }
+            double dt = loam_clock_seconds() - t0;
+            if (i < o->settle) continue;
+            t += dt, ++done;
+            for (int c = 0; c < sc.s->ncontact; ++c) {
+                double d = fmax(sc.s->contact[c].depth, 0.0);
+                max_depth = fmax(max_depth, d), sum_depth += d, ++ndepth;
+            }
+        }
+        if (done)
+            printf("{\"engine\":\"loam\",\"scenario\":\"stirring\",\"n\":%d,\"solver\":\"%s\",\"iterations\":%d,\"steps\":%d,"
+                   "\"step_s\":%.6e,\"max_depth_m\":%.6e,\"mean_depth_m\":%.6e}\n",
+                   o->sizes[z], loam_mb_solver_name(o->stats_solver), o->stats_iterations, done, t / done, max_depth,
+                   ndepth ? sum_depth / ndepth : 0.0);
+        fflush(stdout);
+        free_scene(&sc);
+    }
+    return 0;
+}
+
 typedef struct row {
     int stir, n, solver, iterations, steps, contacts;
     double time_s, error;
@@ -158,6 +203,7 @@ int loam_bench_multibody(int argc, char** argv) {
     o.sizes[0] = 100, o.sizes[1] = 200, o.sizes[2] = 400, o.nsizes = 3;
     for (int k = 0; k < NSOLVER; ++k) o.solver_on[k] = 1;
     o.steps = 10, o.settle = 250, o.max_dense = 200, o.threads = 1, o.beta_scale = 1.0;
+    o.stats_solver = LOAM_SOLVER_PGS, o.stats_iterations = 30;
     o.urdf = LOAM_SOURCE_DIR "/urdf/panda.urdf";
     for (int a = 0; a < argc; ++a) {
         const char* opt = argv[a];
@@ -167,6 +213,10 @@ int loam_bench_multibody(int argc, char** argv) {
         }
         if (!strcmp(opt, "--json")) {
             o.json = 1;
+            continue;
+        }
+        if (!strcmp(opt, "--step-stats")) {
+            o.step_stats = 1;
             continue;
         }
         const char* val = a + 1 < argc ? argv[++a] : NULL;
@@ -183,6 +233,13 @@ int loam_bench_multibody(int argc, char** argv) {
         else if (!strcmp(opt, "--max-dense")) rc = cli_parse_int(WHO, opt, val, 0, 100000, &o.max_dense);
         else if (!strcmp(opt, "--beta-scale")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1e12, &o.beta_scale);
         else if (!strcmp(opt, "--threads")) rc = cli_parse_int(WHO, opt, val, 0, 1024, &o.threads);
+        else if (!strcmp(opt, "--iterations")) rc = cli_parse_int(WHO, opt, val, 1, 1000000, &o.stats_iterations);
+        else if (!strcmp(opt, "--solver")) {
+            int found = 0;
+            for (int k = 0; k < NSOLVER && val; ++k)
+                if (!strcmp(val, loam_mb_solver_name(SOLVERS[k]))) o.stats_solver = SOLVERS[k], found = 1;
+            if (!found) rc = cli_bad_value(WHO, opt, val, "subadmm, pgs, pj, fadmm or nnewton");
+        }
         else if (!strcmp(opt, "--urdf")) {
             if (!val) rc = cli_bad_value(WHO, opt, val, "a path");
             else o.urdf = val;
@@ -196,6 +253,7 @@ int loam_bench_multibody(int argc, char** argv) {
         if (rc) return rc;
     }
     loam_set_threads(o.threads);
+    if (o.step_stats) return step_stats(&o);
     FILE* csv = NULL;
     if (o.csv && !(csv = fopen(o.csv, "w"))) {
         fprintf(stderr, "%s: cannot write %s\n", WHO, o.csv);
