@@ -169,6 +169,10 @@ typedef struct loam_mb_options {
     loam_mb_solver solver;  /* PGS */
     double jacobi_relaxation; /* PJ: fraction of each sweep's update applied, (0, 1], 0.5 */
     double admm_beta_scale;   /* SUBADMM, FADMM: multiplies the paper's beta_s = tr(A_s)/|J_s|^2, > 0, 1 */
+    int admm_group_soft;      /* SUBADMM: 1 = trees joined by soft constraints (a cable's segments)
+                                 form one subsystem, and soft constraints inside a subsystem are
+                                 folded into it (paper 004 Remark 1; FADMM folds them too); 0 = one
+                                 subsystem per tree, every constraint in the iteration. 1 */
     double constraint_erp;    /* fraction of a hard constraint's drift removed per step, 0.2 */
     int warm_start;           /* 1: start each solve from the last step's impulses (contacts matched by
                                  geom pair and nearest point, limits by dof); 0: from zero. 1 */

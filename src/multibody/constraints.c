@@ -44,6 +44,35 @@ static loam_status reserve(mb_work* w, int rows, int segs, size_t vals, loam_err
     return LOAM_OK;
 }
 
+static int find(int* uf, int i) {
+    while (uf[i] != i) i = uf[i] = uf[uf[i]];
+    return i;
+}
+
+/* SubADMM's subsystems: one per tree, or (admm_group_soft) the trees joined by soft constraints,
+ * numbered in tree order. A group that is not a run of consecutive trees (the packed order is by tree)
+ * stays split into its trees. Returns the count. */
+static int subsystems(const loam_mb_model* m, mb_work* w) {
+    int T = m->ntree;
+    for (int t = 0; t < T; ++t) w->uf[t] = t;
+    if (m->opt.admm_group_soft)
+        for (int c = 0; c < m->nconstraint; ++c) {
+            const loam_mb_constraint_def* cd = &m->constraint[c];
+            if (cd->stiffness > 0.0 && cd->body[1] >= 0) {
+                int a = find(w->uf, m->body_tree[cd->body[0]]), b = find(w->uf, m->body_tree[cd->body[1]]);
+                if (a != b) w->uf[a > b ? a : b] = a < b ? a : b; /* the smaller tree is the root */
+            }
+        }
+    /* consecutive check: a tree joins its root's subsystem only if the previous tree did too */
+    int n = 0;
+    for (int t = 0; t < T; ++t) {
+        int r = find(w->uf, t);
+        if (r == t || find(w->uf, t - 1) != r) w->sub_of_tree[t] = n++;
+        else w->sub_of_tree[t] = w->sub_of_tree[t - 1];
+    }
+    return n;
+}
+
 static double offset(double phi, double h, double erp) { return phi >= 0.0 ? phi / h : erp * phi / h; }
 
 /* The trees with free dofs that two bodies belong to (at most two; -1 is the world). */
@@ -299,8 +328,15 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
     cp_result res;
     switch (m->opt.solver) {
     case LOAM_SOLVER_PJ: res = cp_solve_pj(&p, m->opt.iterations, m->opt.tolerance, m->opt.jacobi_relaxation); break;
-    case LOAM_SOLVER_SUBADMM: res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, 0, m->opt.admm_beta_scale); break;
-    case LOAM_SOLVER_FADMM: res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, 1, m->opt.admm_beta_scale); break;
+    case LOAM_SOLVER_SUBADMM: {
+        int nsub = subsystems(m, w);
+        res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, w->sub_of_tree, nsub, m->opt.admm_beta_scale, m->opt.admm_group_soft);
+        break;
+    }
+    case LOAM_SOLVER_FADMM:
+        for (int t = 0; t < m->ntree; ++t) w->sub_of_tree[t] = 0;
+        res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, w->sub_of_tree, 1, m->opt.admm_beta_scale, m->opt.admm_group_soft);
+        break;
     case LOAM_SOLVER_NNEWTON: res = cp_solve_nnewton(&p, m->opt.iterations, m->opt.tolerance); break;
     default: res = cp_solve_pgs(&p, m->opt.iterations, m->opt.tolerance); break;
     }

@@ -41,6 +41,8 @@ typedef struct mb_work {
     struct cp_seg* segs;         /* seg_cap */
     double *J, *AJ;              /* val_cap */
     struct cp_group* groups;     /* ntree */
+    int* sub_of_tree;            /* ntree: the ADMM subsystem of each tree */
+    int* uf;                     /* ntree: union-find scratch */
     /* The warm start: the last step's contacts (geom pair, point, impulse as a world vector), sorted by
      * pair and then by their order, and the last step's limit impulses. */
     int nprev;

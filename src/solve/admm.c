@@ -5,8 +5,11 @@
  *   y_cs = x_cs + u_c / beta_s,  w~_c = sum_s y_cs + e_c,  W_c = sum_s 1/beta_s          (18)
  *   lambda_c = projection of -w~_c / W_c (unilateral, equality, exact Coulomb)            (19)-(21)
  *   z_cs = y_cs + lambda_c / beta_s,  u_c = -lambda_c                                     (16), (14)
- * so the physical impulse is lambda = -u. A "slot" is one row's share in one subsystem: a segment
- * (SubADMM, subsystems = groups) or the whole row (full-system ADMM, one subsystem). */
+ * so the physical impulse is lambda = -u. A subsystem is a run of consecutive groups (one tree, the
+ * trees of a cable, or everything for the full-system variant); a "slot" is one row's share in one
+ * subsystem (its segments in that subsystem). Soft equality rows inside one subsystem may be folded
+ * into it (the paper's Remark 1): A_s += J^T J / c, b_s -= J^T e / c, and they leave the iteration;
+ * their impulse is -(J v + e) / c at the end. */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -17,6 +20,7 @@
 
 typedef struct admm {
     int S;                 /* subsystems */
+    unsigned char* folded; /* m: rows folded into their subsystem */
     int *soff, *sn;        /* their unknowns: v[soff .. soff + sn) */
     int *slot_start;       /* m + 1 */
     int *slot_sub, *slot_sb, *slot_se, *slot_row; /* per slot: subsystem, segment range, row */
@@ -28,7 +32,7 @@ typedef struct admm {
 } admm;
 
 static void release(admm* a) {
-    void* ptrs[] = {a->soff, a->sn, a->slot_start, a->slot_sub, a->slot_sb, a->slot_se, a->slot_row, a->sub_slot, a->sub_slot_start, a->beta, a->M, a->moff,
+    void* ptrs[] = {a->folded, a->soff, a->sn, a->slot_start, a->slot_sub, a->slot_sb, a->slot_se, a->slot_row, a->sub_slot, a->sub_slot_start, a->beta, a->M, a->moff,
                     a->x, a->z, a->y, a->u, a->b, a->rhs};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
 }
@@ -44,11 +48,12 @@ static double slot_dot(const cp_problem* p, const admm* a, int sl, const double*
     return s;
 }
 
-static int setup(const cp_problem* p, admm* a, int whole) {
-    int m = p->m, nslot = whole ? m : p->row_seg[m];
+static int setup(const cp_problem* p, admm* a, const int* sub_of_group, int nsub, int fold) {
+    int m = p->m, nslot = p->row_seg[m];
     memset(a, 0, sizeof *a);
-    a->S = whole ? 1 : p->ngroup;
+    a->S = nsub;
     int S = a->S;
+    a->folded = loam_calloc((size_t)m + 1, 1);
     a->soff = loam_calloc((size_t)S + 1, sizeof(int));
     a->sn = loam_calloc((size_t)S + 1, sizeof(int));
     a->slot_start = loam_calloc((size_t)m + 1, sizeof(int));
@@ -66,37 +71,67 @@ static int setup(const cp_problem* p, admm* a, int whole) {
     a->u = loam_calloc((size_t)m + 1, sizeof(double));
     a->b = loam_calloc((size_t)p->n + 1, sizeof(double));
     a->rhs = loam_calloc((size_t)p->n + 1, sizeof(double));
-    if (!a->soff || !a->sn || !a->slot_start || !a->slot_sub || !a->slot_sb || !a->slot_se || !a->slot_row || !a->sub_slot || !a->sub_slot_start || !a->beta ||
-        !a->moff || !a->x || !a->z || !a->y || !a->u || !a->b || !a->rhs)
+    if (!a->folded || !a->soff || !a->sn || !a->slot_start || !a->slot_sub || !a->slot_sb || !a->slot_se || !a->slot_row || !a->sub_slot ||
+        !a->sub_slot_start || !a->beta || !a->moff || !a->x || !a->z || !a->y || !a->u || !a->b || !a->rhs)
         return 0;
-    if (whole) a->soff[0] = 0, a->sn[0] = p->n;
-    else
-        for (int g = 0; g < S; ++g) a->soff[g] = p->group[g].off, a->sn[g] = p->group[g].n;
+    /* subsystems: runs of consecutive groups (the caller numbers them so) */
+    for (int s = 0; s < S; ++s) a->soff[s] = -1;
+    for (int g = 0; g < p->ngroup; ++g) {
+        int s = sub_of_group[g];
+        if (a->soff[s] < 0) a->soff[s] = p->group[g].off;
+        if (p->group[g].off != a->soff[s] + a->sn[s]) return 0; /* not contiguous */
+        a->sn[s] += p->group[g].n;
+    }
+    for (int s = 0; s < S; ++s)
+        if (a->soff[s] < 0) a->soff[s] = 0;
+    /* slots: a row's segments grouped by subsystem (a row has at most two segments) */
     int sl = 0;
     for (int r = 0; r < m; ++r) {
         a->slot_start[r] = sl;
-        if (whole) {
-            a->slot_sub[sl] = 0, a->slot_sb[sl] = p->row_seg[r], a->slot_se[sl] = p->row_seg[r + 1], a->slot_row[sl] = r;
-            ++sl;
-        } else {
-            for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k, ++sl)
-                a->slot_sub[sl] = p->seg[k].group, a->slot_sb[sl] = k, a->slot_se[sl] = k + 1, a->slot_row[sl] = r;
+        for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++sl) {
+            int s = sub_of_group[p->seg[k].group], e = k + 1;
+            while (e < p->row_seg[r + 1] && sub_of_group[p->seg[e].group] == s) ++e;
+            a->slot_sub[sl] = s, a->slot_sb[sl] = k, a->slot_se[sl] = e, a->slot_row[sl] = r;
+            k = e;
         }
     }
     a->slot_start[m] = sl;
-    for (int k = 0; k < sl; ++k) a->sub_slot_start[a->slot_sub[k] + 1]++;
+    /* soft equalities inside one subsystem are folded into it (Remark 1) */
+    for (int c = 0; c < p->nblock && fold; ++c) {
+        const cp_block* k = &p->block[c];
+        int r = k->row;
+        if (k->kind == CP_EQUALITY && k->compliance > 0.0 && a->slot_start[r + 1] - a->slot_start[r] == 1) a->folded[r] = 1;
+    }
+    for (int k = 0; k < sl; ++k)
+        if (!a->folded[a->slot_row[k]]) a->sub_slot_start[a->slot_sub[k] + 1]++;
     for (int s = 0; s < S; ++s) a->sub_slot_start[s + 1] += a->sub_slot_start[s];
     int* pos = loam_malloc(sizeof(int) * (size_t)(S + 1));
     if (!pos) return 0;
     memcpy(pos, a->sub_slot_start, sizeof(int) * (size_t)S);
-    for (int k = 0; k < sl; ++k) a->sub_slot[pos[a->slot_sub[k]]++] = k;
+    for (int k = 0; k < sl; ++k)
+        if (!a->folded[a->slot_row[k]]) a->sub_slot[pos[a->slot_sub[k]]++] = k;
     loam_free(pos);
     for (int s = 0; s < S; ++s) a->moff[s + 1] = a->moff[s] + (size_t)a->sn[s] * (size_t)a->sn[s];
     a->M = loam_malloc(sizeof(double) * (a->moff[S] + 1));
     return a->M != NULL;
 }
 
-/* beta_s and the factor of A_s + beta_s J_s^T J_s; returns 0 if a factorization fails. */
+/* M += scale J_slot^T J_slot over the subsystem's unknowns (offset so, size ns). */
+static void add_outer(const cp_problem* p, const admm* a, int sl, int so, int ns, double scale, double* M) {
+    for (int k1 = a->slot_sb[sl]; k1 < a->slot_se[sl]; ++k1)
+        for (int k2 = a->slot_sb[sl]; k2 < a->slot_se[sl]; ++k2) {
+            const cp_group *g1 = &p->group[p->seg[k1].group], *g2 = &p->group[p->seg[k2].group];
+            const double *j1 = p->J + p->seg[k1].val, *j2 = p->J + p->seg[k2].val;
+            for (int r = 0; r < g1->n; ++r) {
+                if (j1[r] == 0.0) continue;
+                double* Mr = M + (size_t)(g1->off - so + r) * (size_t)ns + (size_t)(g2->off - so);
+                for (int c = 0; c < g2->n; ++c) Mr[c] += scale * j1[r] * j2[c];
+            }
+        }
+}
+
+/* beta_s and the factor of A_s + beta_s J_s^T J_s (plus folded soft rows); returns 0 if a
+ * factorization fails. */
 static int factor(const cp_problem* p, admm* a, double beta_scale) {
     for (int s = 0; s < a->S; ++s) {
         int ns = a->sn[s], so = a->soff[s];
@@ -108,6 +143,12 @@ static int factor(const cp_problem* p, admm* a, double beta_scale) {
             for (int r = 0; r < G->n; ++r)
                 for (int c = 0; c < G->n; ++c) M[(size_t)(G->off - so + r) * (size_t)ns + (size_t)(G->off - so + c)] = G->A[r * G->n + c];
         }
+        for (int c = 0; c < p->nblock; ++c) { /* folded soft rows of this subsystem: A_s += J^T J / c */
+            const cp_block* k = &p->block[c];
+            int r = k->row, sl = a->slot_start[r];
+            if (!a->folded[r] || a->slot_sub[sl] != s) continue;
+            add_outer(p, a, sl, so, ns, 1.0 / k->compliance, M);
+        }
         double trA = 0.0, jj = 0.0;
         for (int i = 0; i < ns; ++i) trA += M[(size_t)i * (size_t)ns + (size_t)i];
         for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
@@ -118,19 +159,7 @@ static int factor(const cp_problem* p, admm* a, double beta_scale) {
             }
         }
         a->beta[s] = beta_scale * (jj > 0.0 ? trA / jj : 1.0); /* the paper's balance of dynamics and constraint terms */
-        for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
-            int sl = a->sub_slot[q];
-            for (int k1 = a->slot_sb[sl]; k1 < a->slot_se[sl]; ++k1)
-                for (int k2 = a->slot_sb[sl]; k2 < a->slot_se[sl]; ++k2) {
-                    const cp_group *g1 = &p->group[p->seg[k1].group], *g2 = &p->group[p->seg[k2].group];
-                    const double *j1 = p->J + p->seg[k1].val, *j2 = p->J + p->seg[k2].val;
-                    for (int r = 0; r < g1->n; ++r) {
-                        if (j1[r] == 0.0) continue;
-                        double* Mr = M + (size_t)(g1->off - so + r) * (size_t)ns + (size_t)(g2->off - so);
-                        for (int c = 0; c < g2->n; ++c) Mr[c] += a->beta[s] * j1[r] * j2[c];
-                    }
-                }
-        }
+        for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) add_outer(p, a, a->sub_slot[q], so, ns, a->beta[s], M);
         if (dense_cholesky(M, ns) >= 0) return 0;
     }
     return 1;
@@ -150,10 +179,10 @@ static void project(const cp_block* k, const double* r, double W, double* l) {
     }
 }
 
-cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, int whole_system, double beta_scale) {
+cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, double beta_scale, int fold_soft) {
     cp_result res = {0, 0.0};
     admm a;
-    if (!setup(p, &a, whole_system) || !factor(p, &a, beta_scale)) {
+    if (!setup(p, &a, sub_of_group, nsub, fold_soft) || !factor(p, &a, beta_scale)) {
         release(&a);
         res.iterations = -1;
         return res;
@@ -168,6 +197,16 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, int who
                 const double* j = p->J + p->seg[k].val;
                 for (int i = 0; i < g->n; ++i) a.b[g->off + i] -= j[i] * p->lambda[r];
             }
+    /* folded rows: b_s -= J^T e / c */
+    for (int c = 0; c < p->nblock; ++c) {
+        int r = p->block[c].row;
+        if (!a.folded[r]) continue;
+        for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k) {
+            const cp_group* g = &p->group[p->seg[k].group];
+            const double* j = p->J + p->seg[k].val;
+            for (int i = 0; i < g->n; ++i) a.b[g->off + i] -= j[i] * p->e[r] / p->block[c].compliance;
+        }
+    }
     /* start: u = -lambda and z = x = J v with v the warm-started velocity, so that a correct warm
      * start is already a fixed point of (15) */
     for (int r = 0; r < p->m; ++r) {
@@ -202,7 +241,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, int who
         for (int c = 0; c < p->nblock; ++c) {
             const cp_block* k = &p->block[c];
             int r0 = k->row, nr = k->kind == CP_CONTACT ? 3 : 1, ns = a.slot_start[r0 + 1] - a.slot_start[r0];
-            if (ns == 0) continue;
+            if (ns == 0 || a.folded[r0]) continue;
             double W = 0.0, rv[3], l[3] = {0, 0, 0};
             for (int q = 0; q < ns; ++q) W += 1.0 / a.beta[a.slot_sub[a.slot_start[r0] + q]];
             for (int q = 0; q < nr; ++q) {
@@ -226,6 +265,10 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, int who
         }
         res.iterations = it + 1;
         if (it > 0 && change <= tolerance) break;
+    }
+    for (int c = 0; c < p->nblock; ++c) { /* the folded rows' impulses from the final velocities */
+        int r = p->block[c].row;
+        if (a.folded[r]) p->lambda[r] = -cp_row_velocity(p, r) / p->block[c].compliance;
     }
     release(&a);
     res.error = cp_error(p);

@@ -81,13 +81,14 @@ cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance);
  * (in (0, 1]; plain Jacobi overshoots where blocks share a body). Same stopping rule as PGS. */
 cp_result cp_solve_pj(cp_problem* p, int iterations, double tolerance, double relaxation);
 
-/* ADMM over subsystems (paper 004, Algorithm 1): per group a reduced solve with A_s + beta_s J_s^T J_s,
- * factorized once, then a closed-form projection per constraint block with the scalar Delassus
- * W_c = sum 1/beta_s (exact Coulomb for contacts). beta_s = beta_scale tr(A_s) / ||J_s||_F^2. With
- * `whole_system` all unknowns are one subsystem (a dense solve): the full-system ADMM baseline.
- * Stops when the largest change of the per-subsystem constraint velocities y is at most
- * `tolerance` (m/s). Allocates its scratch per call (the step keeps no ADMM state yet). */
-cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, int whole_system, double beta_scale);
+/* ADMM over subsystems (paper 004, Algorithm 1): per subsystem a reduced solve with
+ * A_s + beta_s J_s^T J_s, factorized once, then a closed-form projection per constraint block with the
+ * scalar Delassus W_c = sum 1/beta_s (exact Coulomb for contacts); beta_s = beta_scale tr(A_s) /
+ * ||J_s||_F^2. Subsystems are runs of consecutive groups: sub_of_group[g] in 0..nsub-1, nondecreasing
+ * (all zeros: the full-system ADMM baseline, a dense solve). With fold_soft, soft equality rows inside
+ * one subsystem are folded into it (Remark 1). Stops when the largest change of the per-subsystem
+ * constraint velocities y is at most `tolerance` (m/s). Allocates its scratch per call. */
+cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, double beta_scale, int fold_soft);
 
 /* Nonsmooth Newton on the Alart-Curnier equations of the impulses (see nnewton.c), with the dense
  * Delassus matrix; stops when |F| <= tolerance. */
