@@ -26,7 +26,7 @@ enum { MAX_SIZES = 16, NSOLVER = 5 };
 static const loam_mb_solver SOLVERS[NSOLVER] = {LOAM_SOLVER_SUBADMM, LOAM_SOLVER_PGS, LOAM_SOLVER_PJ, LOAM_SOLVER_FADMM, LOAM_SOLVER_NNEWTON};
 
 typedef struct opts {
-    int scenario[2];        /* spheres, stirring */
+    int scenario[3];        /* spheres, stirring, cable */
     int sizes[MAX_SIZES], nsizes;
     int solver_on[NSOLVER];
     int steps, settle, max_dense, threads, json;
@@ -43,8 +43,8 @@ static void usage(FILE* f) {
             "  Paper 004, Table I and the scaling plot: each scenario settles with PGS, then every solver\n"
             "  steps the same state at 30/60/90 iterations (nonsmooth Newton: 3/6/9).\n"
             "options (each takes a value unless noted):\n"
-            "  --scenario S     stirring, spheres or all (default all)\n"
-            "  --sizes N,N,...  spheres per scene (default 100,200,400)\n"
+            "  --scenario S     stirring, spheres, cable or all (default all)\n"
+            "  --sizes N,N,...  spheres per scene, or cable segments (default 100,200,400)\n"
             "  --solvers L      comma list of subadmm, pgs, pj, fadmm, nnewton (default all)\n"
             "  --steps S        measured steps per run (default 10)\n"
             "  --settle S       settling steps before measuring (default 250)\n"
@@ -93,7 +93,7 @@ static int parse_solvers(const char* val, opts* o) {
 
 /* One scene of `scenario` with the given solver settings; returns 0 on failure (message printed). */
 typedef struct scene {
-    int stir;
+    int stir; /* 0 spheres, 1 stirring, 2 cable */
     mb_stirring sc;
     loam_mb_model* m;
     loam_mb_state* s;
@@ -110,9 +110,11 @@ static int make_scene(const opts* o, int stir, int n, loam_mb_solver solver, int
     mo.admm_beta_scale = o->beta_scale;
     loam_error err;
     loam_status st;
-    if (stir) {
+    if (stir == 1) {
         st = mb_stirring_create(o->urdf, n, &mo, &out->sc, &err);
         out->m = out->sc.model, out->s = out->sc.state;
+    } else if (stir == 2) {
+        st = mb_cable_scene_create(n, &mo, &out->m, &out->s, &err);
     } else {
         st = mb_spheres_create(n, &mo, &out->m, &out->s, &err);
     }
@@ -121,7 +123,7 @@ static int make_scene(const opts* o, int stir, int n, loam_mb_solver solver, int
 }
 
 static void free_scene(scene* sc) {
-    if (sc->stir) mb_stirring_destroy(&sc->sc);
+    if (sc->stir == 1) mb_stirring_destroy(&sc->sc);
     else {
         loam_mb_state_destroy(sc->s);
         loam_mb_model_destroy(sc->m);
@@ -131,7 +133,7 @@ static void free_scene(scene* sc) {
 static const double HOLD = 0.3; /* s: the stirrer rests before its sweep */
 
 static int step(scene* sc, loam_error* err) {
-    if (sc->stir && mb_stirring_control(&sc->sc, sc->s, HOLD, err) != LOAM_OK) return 0;
+    if (sc->stir == 1 && mb_stirring_control(&sc->sc, sc->s, HOLD, err) != LOAM_OK) return 0;
     return loam_mb_step(sc->m, sc->s, err) == LOAM_OK;
 }
 
@@ -199,7 +201,7 @@ static void fit(const row* rows, int nrows, int stir, int solver, int iterations
 int loam_bench_multibody(int argc, char** argv) {
     opts o;
     memset(&o, 0, sizeof o);
-    o.scenario[0] = o.scenario[1] = 1;
+    o.scenario[0] = o.scenario[1] = o.scenario[2] = 1;
     o.sizes[0] = 100, o.sizes[1] = 200, o.sizes[2] = 400, o.nsizes = 3;
     for (int k = 0; k < NSOLVER; ++k) o.solver_on[k] = 1;
     o.steps = 10, o.settle = 250, o.max_dense = 200, o.threads = 1, o.beta_scale = 1.0;
@@ -222,10 +224,9 @@ int loam_bench_multibody(int argc, char** argv) {
         const char* val = a + 1 < argc ? argv[++a] : NULL;
         int rc = 0;
         if (!strcmp(opt, "--scenario")) {
-            if (val && !strcmp(val, "all")) o.scenario[0] = o.scenario[1] = 1;
-            else if (val && !strcmp(val, "spheres")) o.scenario[0] = 1, o.scenario[1] = 0;
-            else if (val && !strcmp(val, "stirring")) o.scenario[0] = 0, o.scenario[1] = 1;
-            else rc = cli_bad_value(WHO, opt, val, "stirring, spheres or all");
+            int which = !val ? -1 : !strcmp(val, "spheres") ? 0 : !strcmp(val, "stirring") ? 1 : !strcmp(val, "cable") ? 2 : !strcmp(val, "all") ? 3 : -1;
+            if (which < 0) rc = cli_bad_value(WHO, opt, val, "stirring, spheres, cable or all");
+            for (int k = 0; k < 3; ++k) o.scenario[k] = which == 3 || which == k;
         } else if (!strcmp(opt, "--sizes")) rc = parse_sizes(val, &o);
         else if (!strcmp(opt, "--solvers")) rc = parse_solvers(val, &o);
         else if (!strcmp(opt, "--steps")) rc = cli_parse_int(WHO, opt, val, 1, 100000, &o.steps);
@@ -263,7 +264,8 @@ int loam_bench_multibody(int argc, char** argv) {
     row rows[2 * MAX_SIZES * NSOLVER * 3];
     int nrows = 0;
     printf("%-9s %6s %-8s %4s %12s %12s %9s\n", "scenario", "n", "solver", "its", "time/step s", "error m/s", "contacts");
-    for (int stir = 0; stir < 2; ++stir) {
+    static const char* names[3] = {"spheres", "stirring", "cable"};
+    for (int stir = 0; stir < 3; ++stir) {
         if (!o.scenario[stir]) continue;
         for (int z = 0; z < o.nsizes; ++z) {
             int n = o.sizes[z];
@@ -299,7 +301,7 @@ int loam_bench_multibody(int argc, char** argv) {
                     if (!r.steps) continue;
                     r.time_s /= r.steps, r.error /= r.steps, r.contacts /= r.steps;
                     rows[nrows++] = r;
-                    const char* scen = stir ? "stirring" : "spheres";
+                    const char* scen = names[stir];
                     const char* name = loam_mb_solver_name(SOLVERS[k]);
                     printf("%-9s %6d %-8s %4d %12.4e %12.4e %9d\n", scen, n, name, its, r.time_s, r.error, r.contacts);
                     if (o.json)
@@ -318,7 +320,7 @@ int loam_bench_multibody(int argc, char** argv) {
             double slope, icpt, r2;
             fit(rows, nrows, stir, k, its, &slope, &icpt, &r2, &npts);
             if (npts < 2) continue;
-            const char* scen = stir ? "stirring" : "spheres";
+            const char* scen = names[stir];
             printf("fit %-9s %-8s %3d it: time = %.4e s + %.4e s x n, R^2 = %.4f (%d sizes)\n", scen, loam_mb_solver_name(SOLVERS[k]), its, icpt,
                    slope, r2, npts);
             if (o.json)

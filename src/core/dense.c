@@ -33,6 +33,49 @@ void dense_cholesky_solve(const double* l, int n, double* b) {
     }
 }
 
+int dense_cholesky_band(double* a, int n, int bw) {
+    for (int j = 0; j < n; ++j) {
+        int k0 = j - bw > 0 ? j - bw : 0, i1 = j + bw < n - 1 ? j + bw : n - 1;
+        double d = a[j * n + j];
+        for (int k = k0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
+        if (!(d > 0.0)) return j;
+        d = sqrt(d);
+        a[j * n + j] = d;
+        for (int i = j + 1; i <= i1; ++i) {
+            int ki = i - bw > k0 ? i - bw : k0;
+            double s = a[i * n + j];
+            for (int k = ki; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
+            a[i * n + j] = s / d;
+        }
+    }
+    return -1;
+}
+
+void dense_cholesky_band_solve(const double* l, int n, int bw, double* b) {
+    for (int i = 0; i < n; ++i) {
+        double s = b[i];
+        for (int k = i - bw > 0 ? i - bw : 0; k < i; ++k) s -= l[i * n + k] * b[k];
+        b[i] = s / l[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; --i) {
+        double s = b[i];
+        int k1 = i + bw < n - 1 ? i + bw : n - 1;
+        for (int k = i + 1; k <= k1; ++k) s -= l[k * n + i] * b[k];
+        b[i] = s / l[i * n + i];
+    }
+}
+
+int dense_bandwidth(const double* a, int n) {
+    int bw = 0;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < i - bw; ++j)
+            if (a[i * n + j] != 0.0 || a[j * n + i] != 0.0) {
+                bw = i - j;
+                break;
+            }
+    return bw;
+}
+
 int dense_ldlt(double* a, int n, double tiny) {
     double scale = 0.0;
     for (int i = 0; i < n; ++i) scale = fmax(scale, fabs(a[i * n + i]));

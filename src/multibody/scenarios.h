@@ -28,4 +28,8 @@ void mb_stirring_destroy(mb_stirring* sc);
  * planes, not yet settled (settle it by stepping). */
 loam_status mb_spheres_create(int n, const loam_mb_options* opt, loam_mb_model** model, loam_mb_state** state, loam_error* err);
 
+/* A cable of n segments (2 cm each, radius 4 mm) clamped at one end 5 cm above a floor and draping
+ * onto it: soft bending, hard joints and many contacts, the cable part of paper 004's scaling plot. */
+loam_status mb_cable_scene_create(int n, const loam_mb_options* opt, loam_mb_model** model, loam_mb_state** state, loam_error* err);
+
 #endif

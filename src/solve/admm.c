@@ -27,12 +27,13 @@ typedef struct admm {
     int *sub_slot, *sub_slot_start; /* slots touching each subsystem, grouped (S + 1 starts) */
     double* beta;          /* S */
     double* M;             /* per subsystem factor at moff */
+    int* bw;               /* S: the half bandwidth of each subsystem's matrix (a cable's is narrow) */
     size_t* moff;          /* S + 1 */
     double *x, *z, *y, *u, *b, *rhs;
 } admm;
 
 static void release(admm* a) {
-    void* ptrs[] = {a->folded, a->soff, a->sn, a->slot_start, a->slot_sub, a->slot_sb, a->slot_se, a->slot_row, a->sub_slot, a->sub_slot_start, a->beta, a->M, a->moff,
+    void* ptrs[] = {a->bw, a->folded, a->soff, a->sn, a->slot_start, a->slot_sub, a->slot_sb, a->slot_se, a->slot_row, a->sub_slot, a->sub_slot_start, a->beta, a->M, a->moff,
                     a->x, a->z, a->y, a->u, a->b, a->rhs};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
 }
@@ -113,7 +114,8 @@ static int setup(const cp_problem* p, admm* a, const int* sub_of_group, int nsub
     loam_free(pos);
     for (int s = 0; s < S; ++s) a->moff[s + 1] = a->moff[s] + (size_t)a->sn[s] * (size_t)a->sn[s];
     a->M = loam_malloc(sizeof(double) * (a->moff[S] + 1));
-    return a->M != NULL;
+    a->bw = loam_calloc((size_t)S + 1, sizeof(int));
+    return a->M != NULL && a->bw != NULL;
 }
 
 /* M += scale J_slot^T J_slot over the subsystem's unknowns (offset so, size ns). */
@@ -160,7 +162,8 @@ static int factor(const cp_problem* p, admm* a, double beta_scale) {
         }
         a->beta[s] = beta_scale * (jj > 0.0 ? trA / jj : 1.0); /* the paper's balance of dynamics and constraint terms */
         for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) add_outer(p, a, a->sub_slot[q], so, ns, a->beta[s], M);
-        if (dense_cholesky(M, ns) >= 0) return 0;
+        a->bw[s] = dense_bandwidth(M, ns);
+        if (dense_cholesky_band(M, ns, a->bw[s]) >= 0) return 0;
     }
     return 1;
 }
@@ -231,7 +234,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
                     for (int i = 0; i < g->n; ++i) rhs[g->off - so + i] += j[i] * coef;
                 }
             }
-            dense_cholesky_solve(a.M + a.moff[s], ns, rhs);
+            dense_cholesky_band_solve(a.M + a.moff[s], ns, a.bw[s], rhs);
             memcpy(p->v + so, rhs, sizeof(double) * (size_t)ns);
             for (int q = a.sub_slot_start[s]; q < a.sub_slot_start[s + 1]; ++q) a.x[a.sub_slot[q]] = slot_dot(p, &a, a.sub_slot[q], p->v);
         }
