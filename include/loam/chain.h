@@ -1,8 +1,9 @@
 /* Kinematic chains (multibody module): a tree of links joined by revolute or prismatic joints,
  * driven by joint-velocity commands within position and velocity limits. Forward kinematics gives
  * each link's pose, and the chain gives each link's twist over a step, which is what the contact
- * solver needs from a tool (robot-driven tools, paper 000 section III). The multibody issue gives
- * the same chain dynamics. */
+ * solver needs from a tool (robot-driven tools, paper 000 section III). It shares its joint types and
+ * joint motion with the dynamic trees of loam/multibody.h; for dynamics, load the same robot as a
+ * multibody model (urdf/panda.urdf has loam_chain_panda's kinematics, tests/test_urdf.c checks it). */
 #ifndef LOAM_CHAIN_H
 #define LOAM_CHAIN_H
 
