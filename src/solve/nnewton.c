@@ -131,8 +131,10 @@ cp_result cp_solve_nnewton(cp_problem* p, int iterations, double tolerance) {
     double f = residual(p, &s, p->lambda, s.w, s.F, s.G);
     for (int it = 0; it < iterations; ++it) {
         for (int i = 0; i < m; ++i) s.step[i] = -s.F[i];
-        /* a tiny Levenberg term keeps the LU going where the generalized Jacobian is singular */
-        for (int i = 0; i < m; ++i) s.G[(size_t)i * (size_t)m + i] += 1e-12;
+        /* A small Levenberg term keeps the LU going where the generalized Jacobian is singular (more
+         * rows than dofs: redundant contacts, W = J A^-1 J^T rank deficient). Scaled per row, since
+         * rows mix rho W (dimensionless, order 1) with identity rows. */
+        for (int i = 0; i < m; ++i) s.G[(size_t)i * (size_t)m + i] += 1e-9 * (1.0 + fabs(s.G[(size_t)i * (size_t)m + i]));
         if (dense_lu(s.G, m, s.piv, 1e-14) >= 0) break;
         dense_lu_solve(s.G, m, s.piv, s.step);
         double t = 1.0, ft = f;
