@@ -10,7 +10,7 @@ loam_status mb_cable_scene_create(int n, const loam_mb_options* opt, loam_mb_mod
     *state = NULL;
     if (n < 2 || n > 100000) return loam_error_set(err, LOAM_ERR_INPUT, "cable scene: %d segments, expected 2 to 100000", n);
     loam_mb_cable_def cd = loam_mb_default_cable_def();
-    cd.segments = n, cd.length = 0.02 * n, cd.radius = 0.004, cd.density = 1500.0, cd.young = 5e6;
+    cd.segments = n, cd.length = 0.02 * n, cd.radius = 0.005, cd.density = 1200.0, cd.young = 1e8;
     double l = cd.length / n, EI = cd.young * M_PI * pow(cd.radius, 4) / 4.0;
     cd.damping = 0.01 * EI / l;
     cd.start.p = (loam_vec3d){0, 0, 0.05};
