@@ -6,6 +6,10 @@
  *   losing little amplitude to the implicit step;
  * - a hard POINT + ANGULAR pair welds a lopsided body to the world against gravity;
  * - a soft ANGULAR constraint is a torsion spring: period 2 pi sqrt(I/k);
+ * - a NO_SLIP constraint makes a free cart a non-holonomic one: pushed sideways and forward it only
+ *   rolls forward (a = F_forward / m); set turning, its velocity follows its heading (exactly the
+ *   heading each step starts from) and its speed is kept (the constraint does no work; the loss per
+ *   step is second order in omega dt);
  * - bad definitions name the constraint and the field. */
 #include <math.h>
 #include <string.h>
@@ -155,7 +159,52 @@ static void weld_and_torsion(void) {
     loam_mb_model_destroy(m);
 }
 
+static void no_slip(void) {
+    loam_mb_body_def b = loam_mb_default_body_def();
+    strcpy(b.name, "cart");
+    b.joint = LOAM_JOINT_FLOATING;
+    b.mass = 2.0, b.inertia[0] = 0.05, b.inertia[1] = 0.08, b.inertia[2] = 0.1;
+    loam_mb_options o = loam_mb_default_options();
+    o.gravity = (loam_vec3d){0, 0, 0};
+    loam_mb_model* m = NULL;
+    loam_mb_state* s = NULL;
+    loam_error err;
+    CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    loam_mb_constraint_def c = loam_mb_default_constraint_def();
+    strcpy(c.name, "wheels");
+    c.type = LOAM_CONSTRAINT_NO_SLIP, c.body[0] = 0, c.body[1] = -1; /* rolls along its x, not along its y */
+    CHECK(m && loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_OK, "%s", err.message);
+    CHECK(m && loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    if (!s) return;
+    s->xfrc[0] = 1.0, s->xfrc[1] = 3.0; /* pushed forward and, harder, sideways */
+    for (int n = 0; n < 1000; ++n) CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+    CHECK(fabs(s->qd[0] - 0.5) < 1e-9 && fabs(s->qd[1]) < 1e-9, "pushed cart moves at (%.9g, %.9g) m/s, expected (0.5, 0)", s->qd[0], s->qd[1]);
+    /* turning freely at 1 rad/s: the velocity turns with the heading, the speed stays */
+    s->xfrc[0] = s->xfrc[1] = 0.0;
+    s->qd[5] = 1.0;
+    double worst_side = 0, speed0 = 0.5, speed = 0;
+    for (int n = 0; n < 1500; ++n) {
+        /* the row holds at the heading the step starts from (a velocity constraint, evaluated there) */
+        double yaw = 2 * atan2(s->q[6], s->q[3]);
+        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        worst_side = fmax(worst_side, fabs(-sin(yaw) * s->qd[0] + cos(yaw) * s->qd[1]));
+        speed = hypot(s->qd[0], s->qd[1]);
+    }
+    double yaw = 2 * atan2(s->q[6], s->q[3]);
+    fprintf(stderr, "no-slip cart: after 1.5 rad of turning, sideways speed <= %.2e m/s (to the step's starting heading), speed %.6f m/s "
+            "(from 0.5), heading %.4f rad\n",
+            worst_side, speed, yaw);
+    CHECK(worst_side < 1e-9, "the cart slid sideways at %.3e m/s", worst_side);
+    CHECK(speed > 0.999 * speed0 && speed <= speed0 + 1e-12, "speed %.9f m/s after turning (from %.3f)", speed, speed0);
+    CHECK(fabs(yaw - 1.5) < 1e-6, "heading %.9f rad, expected 1.5", yaw);
+    c.stiffness = 1.0;
+    CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_ERR_INPUT && strstr(err.message, "'wheels'"), "%s", err.message);
+    loam_mb_state_destroy(s);
+    loam_mb_model_destroy(m);
+}
+
 int main(void) {
+    no_slip();
     weld_and_torsion();
     pendulum(LOAM_SOLVER_PGS, 20, 5e-3);
     pendulum(LOAM_SOLVER_SUBADMM, 200, 5e-3);

@@ -103,8 +103,11 @@ typedef struct loam_mb_contact {
 typedef enum loam_mb_constraint_type {
     LOAM_CONSTRAINT_POINT = 0, /* anchor 0 on body 0 and anchor 1 on body 1 coincide (3 rows, world axes) */
     LOAM_CONSTRAINT_DISTANCE,  /* the anchors stay `length` apart (1 row) */
-    LOAM_CONSTRAINT_ANGULAR    /* the anchor frames keep the same orientation (3 rows, world axes; with
+    LOAM_CONSTRAINT_ANGULAR,   /* the anchor frames keep the same orientation (3 rows, world axes; with
                                   POINT: a weld); stiffness in N m/rad, damping in N m s/rad */
+    LOAM_CONSTRAINT_NO_SLIP    /* non-holonomic: anchor 0 moves like body 1's point there (the world:
+                                  not at all) along frame[0]'s y axis, the wheel's sideways direction
+                                  (1 row, hard only: a velocity constraint has no position error) */
 } loam_mb_constraint_type;
 
 typedef struct loam_mb_constraint_def {
@@ -228,7 +231,7 @@ typedef struct loam_mb_state {
     int ncontact;
     double* contact_impulse; /* 3 per contact: normal and tangential impulses, N s */
     double* constraint_impulse; /* 3 per constraint: POINT world x, y, z (N s); ANGULAR world axes
-                                   (N m s); DISTANCE the first */
+                                   (N m s); DISTANCE and NO_SLIP the first */
     loam_mb_solver_stats solver;
     void* work;          /* private */
 } loam_mb_state;

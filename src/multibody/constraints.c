@@ -95,6 +95,12 @@ static int constraint_rows(const loam_mb_model* m, const loam_mb_state* s, const
     *pa = pd_apply(s->xpose[c->body[0]], c->anchor[0]);
     *pb = c->body[1] >= 0 ? pd_apply(s->xpose[c->body[1]], c->anchor[1]) : c->anchor[1];
     loam_vec3d d = d3_sub(*pa, *pb);
+    if (c->type == LOAM_CONSTRAINT_NO_SLIP) { /* body 1's material point at the same place; no position error */
+        *pb = *pa;
+        dir[0] = qd_rotate(qd_mul(s->xpose[c->body[0]].q, qd_normalize(c->frame[0])), d3(0, 1, 0));
+        phi[0] = 0.0;
+        return 1;
+    }
     if (c->type == LOAM_CONSTRAINT_ANGULAR) {
         /* the rotation vector taking frame b onto frame a, world axes: its rate is w_a - w_b */
         loam_quatd qa = qd_mul(s->xpose[c->body[0]].q, qd_normalize(c->frame[0]));
@@ -217,7 +223,8 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: the model has %d constraints, the state was made for %d", m->nconstraint, w->ncon);
     for (int i = 0; i < 3 * m->nconstraint; ++i) s->constraint_impulse[i] = 0.0;
     for (int ci = 0; ci < m->nconstraint; ++ci) {
-        int nt = body_trees(m, w, m->constraint[ci].body, trees), nr = m->constraint[ci].type == LOAM_CONSTRAINT_DISTANCE ? 1 : 3;
+        loam_mb_constraint_type ty = m->constraint[ci].type;
+        int nt = body_trees(m, w, m->constraint[ci].body, trees), nr = ty == LOAM_CONSTRAINT_DISTANCE || ty == LOAM_CONSTRAINT_NO_SLIP ? 1 : 3;
         if (nt == 0) continue;
         rows += nr, segs += nr * nt;
         for (int k = 0; k < nt; ++k) vals += (size_t)nr * (size_t)(w->gfree_off[trees[k] + 1] - w->gfree_off[trees[k]]);

@@ -282,7 +282,9 @@ loam_status loam_mb_model_set_constraints(loam_mb_model* m, const loam_mb_constr
         if (c->type == LOAM_CONSTRAINT_ANGULAR && (!qd_is_finite(c->frame[0]) || !qd_is_finite(c->frame[1]) || !(qd_norm(c->frame[0]) > 1e-9) ||
                                                    !(qd_norm(c->frame[1]) > 1e-9)))
             BAD("multibody: constraint %d '%s': frame is not a finite nonzero quaternion", i, n);
-        if ((unsigned)c->type > (unsigned)LOAM_CONSTRAINT_ANGULAR) BAD("multibody: constraint %d '%s': type %d is unknown", i, n, (int)c->type);
+        if (c->type == LOAM_CONSTRAINT_NO_SLIP && (c->stiffness != 0.0 || !qd_is_finite(c->frame[0]) || !(qd_norm(c->frame[0]) > 1e-9)))
+            BAD("multibody: constraint %d '%s': a no-slip constraint is hard (stiffness 0) with a finite frame[0]", i, n);
+        if ((unsigned)c->type > (unsigned)LOAM_CONSTRAINT_NO_SLIP) BAD("multibody: constraint %d '%s': type %d is unknown", i, n, (int)c->type);
         if (c->body[0] < 0 || c->body[0] >= m->nbody) BAD("multibody: constraint %d '%s': body[0] = %d, expected 0 to %d", i, n, c->body[0], m->nbody - 1);
         if (c->body[1] < -1 || c->body[1] >= m->nbody || c->body[1] == c->body[0])
             BAD("multibody: constraint %d '%s': body[1] = %d, expected -1 (world) or another body", i, n, c->body[1]);
