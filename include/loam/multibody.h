@@ -119,16 +119,23 @@ typedef struct loam_mb_constraint_def {
     double length;        /* DISTANCE: m, >= 0 (0 is not allowed: the direction would be undefined) */
     double stiffness;     /* N/m, >= 0; 0 = hard */
     double damping;       /* N s/m, >= 0 (soft constraints) */
+    /* POINT, ANGULAR: per-axis stiffness and damping along the axes of anchor frame 0 (frame[0] on
+     * body 0) instead of `stiffness` and `damping` (which must then be 0); an axis with stiffness 0 is
+     * hard. A rod: stretch along the segment, shear across it; twist about it, bending across it.
+     * (0, 0, 0) = not used. */
+    loam_vec3d axis_stiffness;
+    loam_vec3d axis_damping;
 } loam_mb_constraint_def;
 
 loam_mb_constraint_def loam_mb_default_constraint_def(void);
 
 /* A cable (paper 004's cable subsystem) as rigid segments: `segments` capsules laid along the x axis
- * of `start`, joined end to end by hard POINT constraints (inextensible and unshearable) and soft
- * ANGULAR constraints with the rod's bending stiffness E I / l (l the segment length, I = pi r^4 / 4).
- * Simplifications for now: the angular stiffness is isotropic, so twist is as stiff as bending (a
- * circular rod's G J is E I / (1 + nu)); stretch and shear are rigid. The builder fills caller arrays:
- * `segments` bodies and geoms, 2 (segments - 1) constraints; bodies get names "<name>_<i>". */
+ * of `start`, joined end to end by a POINT constraint and a soft ANGULAR constraint each (l the
+ * segment length, I = pi r^4 / 4). By default stretch and shear are rigid (a hard point) and bending
+ * is isotropic, E I / l about every axis; with `cosserat` the joint has the Cosserat rod's four
+ * stiffnesses per axis (stretch E A / l, shear G A / l, bending E I / l, twist G J / l). The builder
+ * fills caller arrays: `segments` bodies and geoms, 2 (segments - 1) constraints; bodies get names
+ * "<name>_<i>". */
 typedef struct loam_mb_cable_def {
     char name[LOAM_NAME_MAX - 16]; /* room for the suffixes of the parts it makes */
     int segments;        /* >= 1, 10 */
@@ -136,6 +143,10 @@ typedef struct loam_mb_cable_def {
     double radius;       /* m, > 0, 0.01 */
     double density;      /* kg/m^3, > 0, 1000 */
     double young;        /* Pa, > 0, 1e7 */
+    double poisson;      /* in (-1, 0.5]: with cosserat, the shear modulus E / (2 (1 + nu)); 0.5 */
+    int cosserat;        /* 0: rigid stretch and shear, isotropic bending E I / l (twist as stiff as
+                            bending); 1: the Cosserat rod's four stiffnesses, per axis: stretch E A / l,
+                            shear G A / l, bending E I / l, twist G J / l (J = 2 I). 0 */
     double damping;      /* N m s/rad at each joint between segments, >= 0, 0 */
     double friction;     /* of the capsules, >= 0, 0.5 */
     loam_posed start;    /* the first segment's start; the cable runs along this frame's x; identity */

@@ -19,6 +19,7 @@ loam_mb_cable_def loam_mb_default_cable_def(void) {
     c.radius = 0.01;
     c.density = 1000.0;
     c.young = 1e7;
+    c.poisson = 0.5;
     c.friction = 0.5;
     c.start = pd_identity();
     return c;
@@ -34,6 +35,8 @@ loam_status loam_mb_cable_build(const loam_mb_cable_def* d, int first_body, loam
     if (!(d->radius > 0 && isfinite(d->radius))) BAD("cable '%s': radius = %g m, expected > 0", n, d->radius);
     if (!(d->density > 0 && isfinite(d->density))) BAD("cable '%s': density = %g kg/m^3, expected > 0", n, d->density);
     if (!(d->young > 0 && isfinite(d->young))) BAD("cable '%s': young = %g Pa, expected > 0", n, d->young);
+    if (!(d->poisson > -1.0 && d->poisson <= 0.5)) BAD("cable '%s': poisson = %g, expected in (-1, 0.5]", n, d->poisson);
+    if (d->cosserat != 0 && d->cosserat != 1) BAD("cable '%s': cosserat = %d, expected 0 or 1", n, d->cosserat);
     if (!(d->damping >= 0 && isfinite(d->damping))) BAD("cable '%s': damping = %g N m s/rad, expected >= 0", n, d->damping);
     if (!(d->friction >= 0 && isfinite(d->friction))) BAD("cable '%s': friction = %g, expected >= 0", n, d->friction);
     if (!d3_is_finite(d->start.p) || !qd_is_finite(d->start.q) || !(qd_norm(d->start.q) > 1e-9)) BAD("cable '%s': start is not a finite pose", n);
@@ -41,7 +44,8 @@ loam_status loam_mb_cable_build(const loam_mb_cable_def* d, int first_body, loam
 #undef BAD
     int s = d->segments;
     double l = d->length / s, r = d->radius, m = d->density * M_PI * r * r * l;
-    double EI = d->young * M_PI * r * r * r * r / 4.0;
+    double EI = d->young * M_PI * r * r * r * r / 4.0, EA = d->young * M_PI * r * r, G = d->young / (2.0 * (1.0 + d->poisson));
+    double GA = G * M_PI * r * r, GJ = G * M_PI * r * r * r * r / 2.0;
     loam_posed start = {d->start.p, qd_normalize(d->start.q)};
     for (int i = 0; i < s; ++i) {
         loam_mb_body_def* b = &bodies[i];
@@ -71,8 +75,14 @@ loam_status loam_mb_cable_build(const loam_mb_cable_def* d, int first_body, loam
         *a = *p;
         snprintf(a->name, sizeof a->name, "%s_bend%d", n, i);
         a->type = LOAM_CONSTRAINT_ANGULAR;
-        a->stiffness = EI / l;
-        a->damping = d->damping;
+        if (d->cosserat) { /* per axis of segment i's frame: x along the cable */
+            p->axis_stiffness = d3(EA / l, GA / l, GA / l);
+            a->axis_stiffness = d3(GJ / l, EI / l, EI / l);
+            a->axis_damping = d3(d->damping, d->damping, d->damping);
+        } else {
+            a->stiffness = EI / l;
+            a->damping = d->damping;
+        }
     }
     return LOAM_OK;
 }

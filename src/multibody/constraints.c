@@ -44,6 +44,11 @@ static loam_status reserve(mb_work* w, int rows, int segs, size_t vals, loam_err
     return LOAM_OK;
 }
 
+static int anisotropic(const loam_mb_constraint_def* c) {
+    return c->axis_stiffness.x > 0 || c->axis_stiffness.y > 0 || c->axis_stiffness.z > 0 || c->axis_damping.x > 0 || c->axis_damping.y > 0 ||
+           c->axis_damping.z > 0;
+}
+
 static int find(int* uf, int i) {
     while (uf[i] != i) i = uf[i] = uf[uf[i]];
     return i;
@@ -58,7 +63,7 @@ static int subsystems(const loam_mb_model* m, mb_work* w) {
     if (m->opt.admm_group_soft)
         for (int c = 0; c < m->nconstraint; ++c) {
             const loam_mb_constraint_def* cd = &m->constraint[c];
-            if (cd->stiffness > 0.0 && cd->body[1] >= 0) {
+            if ((cd->stiffness > 0.0 || anisotropic(cd)) && cd->body[1] >= 0) {
                 int a = find(w->uf, m->body_tree[cd->body[0]]), b = find(w->uf, m->body_tree[cd->body[1]]);
                 if (a != b) w->uf[a > b ? a : b] = a < b ? a : b; /* the smaller tree is the root */
             }
@@ -88,6 +93,17 @@ static int body_trees(const loam_mb_model* m, const mb_work* w, const int* body,
 }
 
 static int contact_trees(const loam_mb_model* m, const mb_work* w, const loam_mb_contact* c, int* trees) { return body_trees(m, w, c->body, trees); }
+
+/* Re-express a 3-row constraint along the axes of anchor frame 0 (per-axis stiffness). The rows'
+ * world directions rotate with body 0, so their errors are the world error vector projected. */
+static void to_anchor_axes(const loam_mb_state* s, const loam_mb_constraint_def* c, loam_vec3d* dir, double* phi) {
+    loam_quatd qa = qd_mul(s->xpose[c->body[0]].q, qd_normalize(c->frame[0]));
+    loam_vec3d e = d3(phi[0], phi[1], phi[2]);
+    for (int q = 0; q < 3; ++q) {
+        dir[q] = qd_rotate(qa, d3(q == 0, q == 1, q == 2));
+        phi[q] = d3_dot(dir[q], e);
+    }
+}
 
 /* A constraint's rows now: world anchor points, row directions, position errors; returns the count. */
 static int constraint_rows(const loam_mb_model* m, const loam_mb_state* s, const loam_mb_constraint_def* c, loam_vec3d* pa, loam_vec3d* pb,
@@ -270,16 +286,19 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
         double phi[3];
         int nr = constraint_rows(m, s, cd, &pa, &pb, dir, phi);
         /* hard: w + erp phi / h = 0; soft: w + e^ + lambda / kappa = 0 (see loam/multibody.h) */
-        double kappa = h * (h * cd->stiffness + cd->damping), compliance = cd->stiffness > 0.0 ? 1.0 / kappa : 0.0;
+        int aniso = anisotropic(cd);
+        if (aniso) to_anchor_axes(s, cd, dir, phi);
         size_t base[3][2];
         for (int q = 0; q < nr; ++q) {
+            double k = aniso ? d3_get(cd->axis_stiffness, q) : cd->stiffness, dmp = aniso ? d3_get(cd->axis_damping, q) : cd->damping;
+            double kappa = h * (h * k + dmp), compliance = k > 0.0 ? 1.0 / kappa : 0.0;
             w->row_seg[r + q] = ns;
             for (int k = 0; k < nt; ++k) {
                 base[q][k] = nval;
                 w->segs[ns++] = (cp_seg){trees[k], nval};
                 nval += (size_t)groups[trees[k]].n;
             }
-            w->e[r + q] = cd->stiffness > 0.0 ? cd->stiffness * phi[q] / (h * cd->stiffness + cd->damping) : m->opt.constraint_erp * phi[q] / h;
+            w->e[r + q] = k > 0.0 ? k * phi[q] / (h * k + dmp) : m->opt.constraint_erp * phi[q] / h;
             w->row_dof[r + q] = -2 - nv - (3 * ci + q);
             w->blocks[nb++] = (cp_block){r + q, CP_EQUALITY, 0.0, compliance};
         }

@@ -293,6 +293,18 @@ loam_status loam_mb_model_set_constraints(loam_mb_model* m, const loam_mb_constr
             BAD("multibody: constraint %d '%s': length = %g m, expected > 0", i, n, c->length);
         if (!(c->stiffness >= 0.0 && isfinite(c->stiffness))) BAD("multibody: constraint %d '%s': stiffness = %g N/m, expected >= 0", i, n, c->stiffness);
         if (!(c->damping >= 0.0 && isfinite(c->damping))) BAD("multibody: constraint %d '%s': damping = %g N s/m, expected >= 0", i, n, c->damping);
+        if (!d3_is_finite(c->axis_stiffness) || !d3_is_finite(c->axis_damping) || c->axis_stiffness.x < 0 || c->axis_stiffness.y < 0 ||
+            c->axis_stiffness.z < 0 || c->axis_damping.x < 0 || c->axis_damping.y < 0 || c->axis_damping.z < 0)
+            BAD("multibody: constraint %d '%s': axis_stiffness and axis_damping must be finite and >= 0", i, n);
+        int aniso = c->axis_stiffness.x > 0 || c->axis_stiffness.y > 0 || c->axis_stiffness.z > 0 || c->axis_damping.x > 0 ||
+                    c->axis_damping.y > 0 || c->axis_damping.z > 0;
+        if (aniso && (c->type == LOAM_CONSTRAINT_DISTANCE || c->type == LOAM_CONSTRAINT_NO_SLIP || c->stiffness != 0.0 || c->damping != 0.0))
+            BAD("multibody: constraint %d '%s': axis_stiffness is for point and angular constraints, with stiffness and damping 0", i, n);
+        if (aniso && ((c->axis_stiffness.x == 0 && c->axis_damping.x > 0) || (c->axis_stiffness.y == 0 && c->axis_damping.y > 0) ||
+                      (c->axis_stiffness.z == 0 && c->axis_damping.z > 0)))
+            BAD("multibody: constraint %d '%s': axis_damping on an axis without stiffness (a hard axis has no damper)", i, n);
+        if (aniso && (!qd_is_finite(c->frame[0]) || !(qd_norm(c->frame[0]) > 1e-9)))
+            BAD("multibody: constraint %d '%s': frame[0] is not a finite nonzero quaternion", i, n);
         if (c->stiffness == 0.0 && c->damping > 0.0)
             BAD("multibody: constraint %d '%s': damping %g without stiffness (a hard constraint has no damper)", i, n, c->damping);
 #undef BAD
