@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Fuzz the scene reader (fuzz/fuzz_scene.c) or the mesh readers (fuzz/fuzz_mesh.c) with libFuzzer +
-# ASan + UBSan.
-#   [TARGET=scene|mesh|robot] scripts/fuzz.sh [seconds] [extra libFuzzer options...]     (default scene, 60 s)
+# Fuzz the scene reader (fuzz/fuzz_scene.c), the mesh readers (fuzz/fuzz_mesh.c), the soft-robot
+# reader (fuzz/fuzz_robot.c) or the URDF reader (fuzz/fuzz_urdf.c) with libFuzzer + ASan + UBSan.
+#   [TARGET=scene|mesh|robot|urdf] scripts/fuzz.sh [seconds] [extra libFuzzer options...]     (default scene, 60 s)
 # Builds build-fuzz/ with clang, starts from the seed corpus (fuzz/corpus/ for scenes,
-# fuzz/corpus-mesh/ for meshes) and keeps what it learns in fuzz/corpus-run[-mesh]/ (git-ignored). A
+# fuzz/corpus-mesh/ for meshes, fuzz/corpus-urdf/ for URDF) and keeps what it learns in
+# fuzz/corpus-run[-mesh|-urdf]/ (git-ignored). A
 # crash, leak, timeout or out-of-memory input is written to fuzz/crashes/ and the script exits
 # non-zero; replay one with
 #   build-fuzz/fuzz/fuzz_scene fuzz/crashes/<file>      (or fuzz_mesh)
@@ -21,7 +22,8 @@ case "$target" in
   scene) seeds=fuzz/corpus; learned=fuzz/corpus-run; dict=fuzz/scene.dict ;;
   mesh) seeds=fuzz/corpus-mesh; learned=fuzz/corpus-run-mesh; dict=fuzz/mesh.dict ;;
   robot) seeds=fuzz/corpus-robot; learned=fuzz/corpus-run-robot; dict=fuzz/robot.dict ;;
-  *) echo "fuzz.sh: TARGET must be scene, mesh or robot, got '$target'" >&2; exit 2 ;;
+  urdf) seeds=fuzz/corpus-urdf; learned=fuzz/corpus-run-urdf; dict=fuzz/urdf.dict ;;
+  *) echo "fuzz.sh: TARGET must be scene, mesh, robot or urdf, got '$target'" >&2; exit 2 ;;
 esac
 CC="${CC:-clang}" cmake -S . -B build-fuzz -DLOAM_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz --target "fuzz_$target" -j"$(nproc)"

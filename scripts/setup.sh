@@ -2,7 +2,7 @@
 # Installs what loam needs to build, test and make videos, from Debian's packages. Idempotent: it
 # skips apt-get when everything is already there.
 set -euo pipefail
-packages=(build-essential cmake pkg-config libyaml-dev libpng-dev libcjson-dev libqhull-dev ffmpeg clang libomp-dev
+packages=(build-essential cmake pkg-config libyaml-dev libpng-dev libcjson-dev libqhull-dev libxml2-dev ffmpeg clang libomp-dev
           libclang-rt-14-dev python3)
 missing=()
 for p in "${packages[@]}"; do

@@ -1,12 +1,13 @@
 /* Kinematic chains (multibody module): a tree of links joined by revolute or prismatic joints,
  * driven by joint-velocity commands within position and velocity limits. Forward kinematics gives
  * each link's pose, and the chain gives each link's twist over a step, which is what the contact
- * solver needs from a tool (robot-driven tools, paper 000 section III). The multibody issue gives
- * the same chain dynamics. */
+ * solver needs from a tool (robot-driven tools, paper 000 section III). It shares its joint types and
+ * joint motion with the dynamic trees of loam/multibody.h; for dynamics, load the same robot as a
+ * multibody model (urdf/panda.urdf has loam_chain_panda's kinematics, tests/test_urdf.c checks it). */
 #ifndef LOAM_CHAIN_H
 #define LOAM_CHAIN_H
 
-#include "loam/body.h"
+#include "loam/multibody.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -14,11 +15,8 @@ extern "C" {
 
 #define LOAM_CHAIN_MAX_LINKS 32
 
-typedef enum loam_joint_type {
-    LOAM_JOINT_FIXED = 0,
-    LOAM_JOINT_REVOLUTE,  /* about the joint frame's z axis, rad */
-    LOAM_JOINT_PRISMATIC  /* along the joint frame's z axis, m */
-} loam_joint_type;
+/* Joints are loam_joint_type from loam/multibody.h (the dynamic tree); a chain takes fixed, revolute
+ * and prismatic joints about or along the joint frame's z axis. */
 
 typedef struct loam_link_def {
     char name[LOAM_NAME_MAX];

@@ -42,6 +42,11 @@ typedef struct loam_pose { loam_vec3 p; loam_quat q; } loam_pose;
 /* A rigid-body velocity: linear velocity of the body origin and angular velocity, both in world axes. */
 typedef struct loam_twist { loam_vec3 v; loam_vec3 w; } loam_twist;
 
+/* Double-precision counterparts, for the multibody module and the solvers that need them. */
+typedef struct loam_vec3d { double x, y, z; } loam_vec3d;
+typedef struct loam_quatd { double w, x, y, z; } loam_quatd;
+typedef struct loam_posed { loam_vec3d p; loam_quatd q; } loam_posed;
+
 /* Memory. All of loam's heap use goes through these, so tests can count allocations and hosts can
  * track usage. loam_malloc returns 64-byte aligned blocks (cache lines, SIMD). */
 void* loam_malloc(size_t bytes);

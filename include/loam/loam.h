@@ -7,6 +7,7 @@
 #include "loam/geom.h"
 #include "loam/granular.h"
 #include "loam/io.h"
+#include "loam/multibody.h"
 #include "loam/output.h"
 #include "loam/render.h"
 #include "loam/scene.h"

@@ -567,6 +567,7 @@ int loam_cmd_bench(int argc, char** argv) {
     if (!strcmp(argv[1], "granular")) return bench_granular(argc - 2, argv + 2);
     if (!strcmp(argv[1], "env")) return loam_bench_env(argc - 2, argv + 2);
     if (!strcmp(argv[1], "softbody")) return loam_bench_softbody(argc - 2, argv + 2);
-    fprintf(stderr, "loam bench: unknown benchmark '%s' (known: granular, env, softbody)\n", argv[1]);
+    if (!strcmp(argv[1], "multibody")) return loam_bench_multibody(argc - 2, argv + 2);
+    fprintf(stderr, "loam bench: unknown benchmark '%s' (known: granular, env, softbody, multibody)\n", argv[1]);
     return LOAM_ERR_INPUT;
 }

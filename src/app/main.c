@@ -14,6 +14,7 @@ static void usage(FILE* f) {
             "  loam bench granular --particles N [--steps M] [--threads T] [--json]\n"
             "  loam bench env --kind bulldozing|gear_tower|excavation [--particles N] [--batch B] [--json]\n"
             "  loam bench softbody [--solver force|xpbd_jacobi|xpbd_gs] [--threads T] [--json]\n"
+            "  loam bench multibody [--scenario stirring|spheres|all] [--sizes N,N,...] [--json] [--csv FILE]\n"
             "  loam evolve [--env water|land] [--generations G] [--population P] [--out DIR]\n"
             "  loam evolve --replay ROBOT.json [--frames K] [--out DIR]\n"
             "  loam robot voxel|random|nn [--size N | --points N] [--seed S] --out ROBOT.json\n"

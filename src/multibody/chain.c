@@ -9,12 +9,13 @@
 #include "core/vec.h"
 #include "loam/geom.h"
 #include "loam/granular.h"
+#include "multibody/mb_internal.h"
 
-/* The joint's motion in its own frame. */
+/* The joint's motion in its own frame: the multibody tree's definition, rounded to float. */
 static loam_pose joint_motion(const loam_link_def* l, float q) {
-    loam_pose m = loam_pose_identity();
-    if (l->joint == LOAM_JOINT_REVOLUTE) m.q = loam_quat_from_axis_angle(v3(0, 0, 1), q);
-    else if (l->joint == LOAM_JOINT_PRISMATIC) m.p = v3(0, 0, q);
+    double qq = q;
+    loam_posed d = mb_joint_motion(l->joint, (loam_vec3d){0, 0, 1}, &qq);
+    loam_pose m = {{(float)d.p.x, (float)d.p.y, (float)d.p.z}, {(float)d.q.w, (float)d.q.x, (float)d.q.y, (float)d.q.z}};
     return m;
 }
 

@@ -1,0 +1,316 @@
+/* loam multibody: rigid bodies and articulated trees in generalized coordinates, in double precision.
+ *
+ * A model (loam_mb_model) is what does not change while stepping: the tree of bodies, their joints,
+ * inertias, limits, damping, actuators and collision geometry. A state (loam_mb_state) is what does:
+ * joint positions q, velocities qd, applied torques and control targets, time, and the quantities
+ * derived from them (body poses and twists, mass matrix). One model, many states.
+ *
+ * Every body hangs from its parent (or the world) by one joint. A free rigid body is a body with a
+ * FLOATING joint to the world; a welded one has a FIXED joint. Bodies are numbered parents first.
+ *
+ * Conventions (docs/multibody.md has every parameter with its unit and default):
+ * - revolute and prismatic joints: one coordinate, about/along `axis` in the joint frame (rad, m);
+ * - floating joints: q = (x, y, z, qw, qx, qy, qz), the body's pose in its joint frame (for a root
+ *   body: the world); qd = (vx, vy, vz, wx, wy, wz), the velocity of the body origin and the angular
+ *   velocity, both in the joint frame's axes (like loam_twist);
+ * - the body frame is the joint frame moved by q; com and inertia are given in the body frame. */
+#ifndef LOAM_MULTIBODY_H
+#define LOAM_MULTIBODY_H
+
+#include "loam/body.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum loam_joint_type {
+    LOAM_JOINT_FIXED = 0,
+    LOAM_JOINT_REVOLUTE,  /* about the axis (default: the joint frame's z), rad */
+    LOAM_JOINT_PRISMATIC, /* along the axis (default: the joint frame's z), m */
+    LOAM_JOINT_FLOATING   /* six degrees of freedom (multibody only; chains reject it) */
+} loam_joint_type;
+
+/* Position coordinates and velocity coordinates of one joint of a type. */
+int loam_joint_nq(loam_joint_type type);
+int loam_joint_nv(loam_joint_type type);
+const char* loam_joint_type_name(loam_joint_type type);
+
+/* Who moves a body's joint. */
+typedef enum loam_mb_motion {
+    LOAM_MB_DYNAMIC = 0, /* by the dynamics */
+    LOAM_MB_KINEMATIC,   /* by the host: the step keeps the joint velocity the host wrote into qd */
+    LOAM_MB_FIXED        /* held where it is (qd = 0), whatever the joint type */
+} loam_mb_motion;
+
+/* How a joint's actuator makes its force (applied torques in state->tau are always added). */
+typedef enum loam_mb_control {
+    LOAM_CONTROL_TORQUE = 0, /* only state->tau (zero: a passive joint) */
+    LOAM_CONTROL_POSITION,   /* kp (q_ref - q) + kd (qd_ref - qd), implicit in the step */
+    LOAM_CONTROL_VELOCITY    /* kd (qd_ref - qd), implicit in the step */
+} loam_mb_control;
+
+typedef struct loam_mb_body_def {
+    char name[LOAM_NAME_MAX];
+    char joint_name[LOAM_NAME_MAX]; /* optional; errors and URDF round trips use it */
+    int parent;                     /* an earlier body, or -1 for the world */
+    loam_joint_type joint;
+    loam_posed placement;           /* joint frame in the parent's body frame (world for roots) */
+    loam_vec3d axis;                /* joint axis in the joint frame, normalized on create; (0, 0, 1) */
+    loam_mb_motion motion;
+    double mass;                    /* kg, >= 0 */
+    loam_vec3d com;                 /* centre of mass in the body frame, m */
+    double inertia[6];              /* about the com, body axes: ixx, iyy, izz, ixy, ixz, iyz, kg m^2 */
+    int limited;                    /* 1: lower <= q <= upper is enforced (1-dof joints) */
+    double lower, upper;            /* rad or m */
+    double max_velocity;            /* rad/s or m/s, 0 = none (reported, used by chains) */
+    double max_effort;              /* N m or N: clamp on the actuator force, 0 = none */
+    double damping;                 /* N m s/rad or N s/m, >= 0, implicit */
+    loam_mb_control control;
+    double kp;                      /* N m/rad or N/m, >= 0 (POSITION) */
+    double kd;                      /* N m s/rad or N s/m, >= 0 (POSITION, VELOCITY) */
+} loam_mb_body_def;
+
+/* Collision geometry attached to a body, or to the world (body -1): the shape vocabulary of
+ * loam/geom.h, in double. */
+typedef struct loam_mb_geom_def {
+    int body;               /* a body, or -1 for static world geometry */
+    loam_shape_type type;   /* PLANE (world only), BOX, SPHERE, CAPSULE, CYLINDER or MESH */
+    loam_posed pose;        /* in the body frame */
+    loam_vec3d size;        /* as loam_shape: half extents, radius, radius and half length */
+    char mesh[256];         /* MESH: the file as written in the source (URDF filename) */
+    loam_vec3d mesh_scale;  /* MESH: (1, 1, 1) */
+    double friction;        /* Coulomb coefficient, >= 0, 0.5; a pair uses sqrt(mu_a mu_b) */
+    uint32_t contype, conaffinity; /* two geoms collide if (contype_a & conaffinity_b) or
+                                      (contype_b & conaffinity_a) is nonzero (as MuJoCo); 1, 1 */
+} loam_mb_geom_def;
+
+/* A contact between two geoms: a point, a frame and a depth; its three Jacobian rows (normal, two
+ * tangents) come from loam_mb_contact_jacobian and act on both bodies. */
+typedef struct loam_mb_contact {
+    int body[2];          /* body[0] >= 0; body[1] = -1 for the world */
+    int geom[2];
+    loam_vec3d point;     /* world, m: midway between the two surfaces */
+    loam_vec3d frame[3];  /* world: the normal, pointing from body[1] towards body[0], then two tangents */
+    double depth;         /* m: > 0 overlapping, <= 0 a gap within the contact margin */
+    double friction;
+} loam_mb_contact;
+
+/* Constraints between two bodies (or a body and the world) besides the joints of the tree: loop
+ * closures, FEM pieces glued together, cable segments. Hard (stiffness 0): an equality held by the
+ * solver, with opt.constraint_erp of the drift removed per step. Soft (stiffness > 0): a spring and
+ * damper on the same error, implicit in the step (paper 004 eq. 3: lambda = -kappa (J v + e^),
+ * kappa = h (h k + d), e^ = k phi / (h k + d)). */
+typedef enum loam_mb_constraint_type {
+    LOAM_CONSTRAINT_POINT = 0, /* anchor 0 on body 0 and anchor 1 on body 1 coincide (3 rows, world axes) */
+    LOAM_CONSTRAINT_DISTANCE,  /* the anchors stay `length` apart (1 row) */
+    LOAM_CONSTRAINT_ANGULAR,   /* the anchor frames keep the same orientation (3 rows, world axes; with
+                                  POINT: a weld); stiffness in N m/rad, damping in N m s/rad */
+    LOAM_CONSTRAINT_NO_SLIP    /* non-holonomic: anchor 0 moves like body 1's point there (the world:
+                                  not at all) along frame[0]'s y axis, the wheel's sideways direction
+                                  (1 row, hard only: a velocity constraint has no position error) */
+} loam_mb_constraint_type;
+
+typedef struct loam_mb_constraint_def {
+    char name[LOAM_NAME_MAX];
+    loam_mb_constraint_type type;
+    int body[2];          /* body[0] >= 0; body[1] a body or -1 for the world */
+    loam_vec3d anchor[2]; /* m, in each body's frame (world coordinates for the world) */
+    loam_quatd frame[2];  /* ANGULAR: the anchor frames' orientations in each body's frame; identity */
+    double length;        /* DISTANCE: m, >= 0 (0 is not allowed: the direction would be undefined) */
+    double stiffness;     /* N/m, >= 0; 0 = hard */
+    double damping;       /* N s/m, >= 0 (soft constraints) */
+    /* POINT, ANGULAR: per-axis stiffness and damping along the axes of anchor frame 0 (frame[0] on
+     * body 0) instead of `stiffness` and `damping` (which must then be 0); an axis with stiffness 0 is
+     * hard. A rod: stretch along the segment, shear across it; twist about it, bending across it.
+     * (0, 0, 0) = not used. */
+    loam_vec3d axis_stiffness;
+    loam_vec3d axis_damping;
+} loam_mb_constraint_def;
+
+loam_mb_constraint_def loam_mb_default_constraint_def(void);
+
+/* A cable (paper 004's cable subsystem) as rigid segments: `segments` capsules laid along the x axis
+ * of `start`, joined end to end by a POINT constraint and a soft ANGULAR constraint each (l the
+ * segment length, I = pi r^4 / 4). By default stretch and shear are rigid (a hard point) and bending
+ * is isotropic, E I / l about every axis; with `cosserat` the joint has the Cosserat rod's four
+ * stiffnesses per axis (stretch E A / l, shear G A / l, bending E I / l, twist G J / l). The builder
+ * fills caller arrays: `segments` bodies and geoms, 2 (segments - 1) constraints; bodies get names
+ * "<name>_<i>". */
+typedef struct loam_mb_cable_def {
+    char name[LOAM_NAME_MAX - 16]; /* room for the suffixes of the parts it makes */
+    int segments;        /* >= 1, 10 */
+    double length;       /* m, > 0, 1 */
+    double radius;       /* m, > 0, 0.01 */
+    double density;      /* kg/m^3, > 0, 1000 */
+    double young;        /* Pa, > 0, 1e7 */
+    double poisson;      /* in (-1, 0.5]: with cosserat, the shear modulus E / (2 (1 + nu)); 0.5 */
+    int cosserat;        /* 0: rigid stretch and shear, isotropic bending E I / l (twist as stiff as
+                            bending); 1: the Cosserat rod's four stiffnesses, per axis: stretch E A / l,
+                            shear G A / l, bending E I / l, twist G J / l (J = 2 I). 0 */
+    double damping;      /* N m s/rad at each joint between segments, >= 0, 0 */
+    double friction;     /* of the capsules, >= 0, 0.5 */
+    loam_posed start;    /* the first segment's start; the cable runs along this frame's x; identity */
+} loam_mb_cable_def;
+
+loam_mb_cable_def loam_mb_default_cable_def(void);
+/* first_body: the index the first segment will have in the model (constraints refer to it). */
+loam_status loam_mb_cable_build(const loam_mb_cable_def* def, int first_body, loam_mb_body_def* bodies, loam_mb_geom_def* geoms,
+                                loam_mb_constraint_def* constraints, loam_error* err);
+
+/* Which solver resolves the step's constraints (joint limits, contacts). The paper's SubADMM and its
+ * other baselines join this list. */
+typedef enum loam_mb_solver {
+    LOAM_SOLVER_PGS = 0, /* projected Gauss-Seidel, block per contact, exact Coulomb disk */
+    LOAM_SOLVER_PJ,      /* projected Jacobi, relaxed by opt.jacobi_relaxation */
+    LOAM_SOLVER_SUBADMM, /* the paper's subsystem-based ADMM: one subsystem per tree of bodies */
+    LOAM_SOLVER_FADMM,   /* the same ADMM with the whole system as one subsystem (a baseline) */
+    LOAM_SOLVER_NNEWTON  /* nonsmooth Newton on the impulses (Alart-Curnier, dense; a baseline) */
+} loam_mb_solver;
+const char* loam_mb_solver_name(loam_mb_solver solver);
+
+/* What the last step's constraint solve did. */
+typedef struct loam_mb_solver_stats {
+    int rows;        /* constraint rows */
+    int iterations;  /* sweeps taken */
+    double time_s;   /* wall time of the solve, s */
+    double error;    /* the paper's error: Fischer-Burmeister for contacts and limits, in m/s */
+} loam_mb_solver_stats;
+
+typedef struct loam_mb_options {
+    loam_vec3d gravity; /* m/s^2, (0, 0, -9.81) */
+    double dt;          /* s, 1e-3 */
+    double limit_erp;   /* fraction of a joint-limit violation removed per step, 0.2 */
+    loam_mb_solver solver;  /* PGS */
+    double jacobi_relaxation; /* PJ: fraction of each sweep's update applied, (0, 1], 0.5 */
+    double admm_beta_scale;   /* SUBADMM, FADMM: multiplies the paper's beta_s = tr(A_s)/|J_s|^2, > 0, 1 */
+    int admm_group_soft;      /* SUBADMM: 1 = trees joined by soft constraints (a cable's segments)
+                                 form one subsystem, and soft constraints inside a subsystem are
+                                 folded into it (paper 004 Remark 1; FADMM folds them too); 0 = one
+                                 subsystem per tree, every constraint in the iteration. 1 */
+    double constraint_erp;    /* fraction of a hard constraint's drift removed per step, 0.2 */
+    int warm_start;           /* 1: start each solve from the last step's impulses (contacts matched by
+                                 geom pair and nearest point, limits by dof); 0: from zero. 1 */
+    int iterations;         /* most solver iterations per step, 100 */
+    double tolerance;       /* stop when no impulse changes the velocity by more than this, m/s, 1e-10 */
+    double contact_erp;     /* fraction of a penetration removed per step, 0.2 */
+    double contact_margin;  /* m: gaps below this become (speculative) contacts, 1e-3 */
+    int max_contacts;       /* per state, 4096 */
+} loam_mb_options;
+
+typedef struct loam_mb_model {
+    char name[LOAM_NAME_MAX];
+    int nbody, nq, nv, ngeom;
+    loam_mb_body_def* body; /* nbody, parents first */
+    int* q_adr;             /* nbody: first position coordinate of each body's joint */
+    int* v_adr;             /* nbody: first velocity coordinate */
+    int* dof_body;          /* nv: the body whose joint owns each velocity coordinate */
+    int ntree;              /* trees of bodies (the subsystems of the ADMM solvers) */
+    int* body_tree;         /* nbody: the tree of each body, numbered by their roots' order */
+    /* The mass matrix is block diagonal, one block per tree (dofs of different trees never couple). */
+    int* tree_nv;           /* ntree: velocity coordinates of each tree */
+    int* tree_dof_adr;      /* ntree: where each tree's dofs start in tree_dofs */
+    int* tree_dofs;         /* nv: the dofs grouped by tree, ascending within a tree */
+    int* dof_local;         /* nv: a dof's index within its tree */
+    int* tree_madr;         /* ntree: where each tree's block starts in state->mass_matrix */
+    int nM;                 /* sum of tree_nv^2: the size of state->mass_matrix */
+    loam_mb_geom_def* geom; /* ngeom */
+    int nconstraint;
+    loam_mb_constraint_def* constraint; /* nconstraint (loam_mb_model_set_constraints) */
+    loam_mb_options opt;
+} loam_mb_model;
+
+typedef struct loam_mb_state {
+    int nq, nv, nbody;
+    double time;     /* s */
+    int64_t step;    /* steps taken */
+    /* Inputs (the host writes these). */
+    double* q;       /* nq */
+    double* qd;      /* nv; KINEMATIC joints keep what the host writes here */
+    double* tau;     /* nv: applied joint forces, N m or N */
+    double* q_ref;   /* nv: position targets (1-dof joints) */
+    double* qd_ref;  /* nv: velocity targets */
+    double* xfrc;    /* 6 per body: world force (N) and torque (N m) at the centre of mass */
+    /* Derived by loam_mb_kinematics (and by every step, at its end). */
+    loam_posed* xpose; /* nbody: world pose of each body frame */
+    double* xvel;      /* 6 per body: world velocity of the body origin, world angular velocity */
+    /* Derived by loam_mb_step / loam_mb_mass_matrix. */
+    double* mass_matrix; /* the blocks of M per tree: tree t's tree_nv[t]^2 entries at tree_madr[t],
+                            row-major over the tree's dofs (see loam_mb_mass_matrix_dense) */
+    double* act_force;   /* nv: actuator force of the last step (tau plus control, after clamping) */
+    double* limit_impulse; /* nv: joint-limit impulse of the last step, N m s or N s */
+    loam_mb_contact* contact; /* the last step's contacts (max_contacts) */
+    int ncontact;
+    double* contact_impulse; /* 3 per contact: normal and tangential impulses, N s */
+    double* constraint_impulse; /* 3 per constraint: POINT world x, y, z (N s); ANGULAR world axes
+                                   (N m s); DISTANCE and NO_SLIP the first */
+    loam_mb_solver_stats solver;
+    void* work;          /* private */
+} loam_mb_state;
+
+loam_mb_options loam_mb_default_options(void);
+loam_mb_body_def loam_mb_default_body_def(void);
+loam_mb_geom_def loam_mb_default_geom_def(void);
+
+/* Check one body definition as body number `index` of a model (parent, joint, inertia, limits,
+ * gains); the message names the body and the field. */
+loam_status loam_mb_body_def_validate(const loam_mb_body_def* def, int index, loam_error* err);
+/* Check and copy the definitions. Errors name the body (or geom) and the field. */
+loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, const loam_mb_geom_def* geoms, int ngeom,
+                                 const loam_mb_options* opt, loam_mb_model** out, loam_error* err);
+void loam_mb_model_destroy(loam_mb_model* model);
+/* Replace the model's constraints (checked; errors name the constraint and the field). Call before
+ * creating states: states made earlier do not see a changed count. */
+loam_status loam_mb_model_set_constraints(loam_mb_model* model, const loam_mb_constraint_def* defs, int count, loam_error* err);
+/* Index of the body with this name, -1 if none. */
+int loam_mb_body_index(const loam_mb_model* model, const char* name);
+
+/* A state at q = 0 (identity orientations, positions clamped into limits), at rest, with poses. */
+loam_status loam_mb_state_create(const loam_mb_model* model, loam_mb_state** out, loam_error* err);
+void loam_mb_state_destroy(loam_mb_state* state);
+/* Copy everything a step reads (q, qd, tau, targets, applied wrenches, time, step count) from src
+ * into dst, two states of the same model, and recompute dst's poses. */
+loam_status loam_mb_state_copy(const loam_mb_model* model, loam_mb_state* dst, const loam_mb_state* src, loam_error* err);
+loam_status loam_mb_state_reset(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+
+/* Body poses and twists from q and qd (normalizes floating quaternions in q). */
+loam_status loam_mb_kinematics(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+/* The joint-space mass matrix M(q) (composite rigid bodies) into state->mass_matrix. */
+loam_status loam_mb_mass_matrix(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+/* state->mass_matrix spread into a full nv x nv row-major matrix (zeros between trees). */
+void loam_mb_mass_matrix_dense(const loam_mb_model* model, const loam_mb_state* state, double* out);
+/* tau = M(q) qdd + c(q, qd) - (gravity and state->xfrc) (recursive Newton-Euler); qdd may be NULL
+ * for zero, which gives the bias forces. Control, damping and limits are not included. */
+loam_status loam_mb_inverse_dynamics(const loam_mb_model* model, loam_mb_state* state, const double* qdd, double* tau,
+                                     loam_error* err);
+/* qdd = M^-1 (state->tau - bias): the continuous dynamics without control, damping or limits. */
+loam_status loam_mb_forward_dynamics(const loam_mb_model* model, loam_mb_state* state, double* qdd, loam_error* err);
+/* One step of opt.dt: semi-implicit Euler with implicit damping and PD control, actuator effort
+ * limits; contacts (loam_mb_collide) and joint limits as velocity-level constraints resolved by
+ * opt.solver; then the poses at the new q. A non-finite
+ * result is LOAM_ERR_DIVERGED naming the step and the body. */
+loam_status loam_mb_step(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+
+/* The 6 x nv world Jacobian of the material point of `body` now at world position `point`: rows 0-2
+ * its velocity, rows 3-5 the body's angular velocity (row-major, nv columns). */
+loam_status loam_mb_jacobian(const loam_mb_model* model, const loam_mb_state* state, int body, loam_vec3d point, double* jac,
+                             loam_error* err);
+
+/* Contacts between the geoms at the current poses (state->contact, state->ncontact): planes
+ * against spheres, boxes and capsules; spheres against spheres and boxes. More than max_contacts is
+ * an error naming the count. */
+loam_status loam_mb_collide(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+/* The contact's 3 x nv Jacobian (rows: normal, tangent 1, tangent 2): the relative velocity of body 0's
+ * material point over body 1's at the contact point, in the contact frame. */
+loam_status loam_mb_contact_jacobian(const loam_mb_model* model, const loam_mb_state* state, const loam_mb_contact* contact,
+                                     double* rows, loam_error* err);
+
+/* Kinetic and gravitational potential energy (J), world linear momentum (kg m/s) and angular
+ * momentum about the world origin (kg m^2/s), from the bodies' twists (needs loam_mb_kinematics);
+ * zeros for a null or mismatched model/state. */
+void loam_mb_energy(const loam_mb_model* model, const loam_mb_state* state, double* kinetic, double* potential);
+void loam_mb_momentum(const loam_mb_model* model, const loam_mb_state* state, loam_vec3d* linear, loam_vec3d* angular);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,338 @@
+/* `loam bench multibody`: paper 004's Table I as far as its scenarios exist (granular stirring; a
+ * sphere bed for the scaling plot; a draping cable). Each scenario is brought to a common state with
+ * PGS (SubADMM for the cable); then every solver steps copies of that state at fixed iteration budgets
+ * (30/60/90, 3/6/9 for nonsmooth Newton) and reports the mean solve time per step and the mean of the
+ * paper's constraint error. A linear fit of time against size (at the first budget) gives the scaling
+ * slope and R^2.
+ *
+ * Output: a table on stdout; --json: one JSON object per (scenario, size, solver, iterations) line and
+ * one per fit; --csv FILE: the same rows as CSV. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/cli_args.h"
+#include "app/commands.h"
+#include "core/clock.h"
+#include "multibody/scenarios.h"
+
+#define WHO "loam bench multibody"
+#ifndef LOAM_SOURCE_DIR
+#define LOAM_SOURCE_DIR "."
+#endif
+
+enum { MAX_SIZES = 16, NSOLVER = 5 };
+static const loam_mb_solver SOLVERS[NSOLVER] = {LOAM_SOLVER_SUBADMM, LOAM_SOLVER_PGS, LOAM_SOLVER_PJ, LOAM_SOLVER_FADMM, LOAM_SOLVER_NNEWTON};
+
+typedef struct opts {
+    int scenario[3];        /* spheres, stirring, cable */
+    int sizes[MAX_SIZES], nsizes;
+    int solver_on[NSOLVER];
+    int steps, settle, max_dense, threads, json;
+    int step_stats, stats_iterations; /* --step-stats: whole steps of the stirring scene, for peers */
+    loam_mb_solver stats_solver;
+    double beta_scale;
+    const char* urdf;
+    const char* csv;
+} opts;
+
+static void usage(FILE* f) {
+    fprintf(f,
+            "usage: loam bench multibody [options]\n"
+            "  Paper 004, Table I and the scaling plot: each scenario settles with PGS, then every solver\n"
+            "  steps the same state at 30/60/90 iterations (nonsmooth Newton: 3/6/9).\n"
+            "options (each takes a value unless noted):\n"
+            "  --scenario S     stirring, spheres, cable or all (default all)\n"
+            "  --sizes N,N,...  spheres per scene, or cable segments (default 100,200,400)\n"
+            "  --solvers L      comma list of subadmm, pgs, pj, fadmm, nnewton (default all)\n"
+            "  --steps S        measured steps per run (default 10)\n"
+            "  --settle S       settling steps before measuring (default 250)\n"
+            "  --max-dense N    largest size for the dense baselines fadmm and nnewton (default 200)\n"
+            "  --beta-scale X   SubADMM/full ADMM penalty multiplier (default 1)\n"
+            "  --urdf PATH      the Panda for the stirring scene (default %s/urdf/panda.urdf)\n"
+            "  --threads T      threads, 0 = all cores (default 1)\n"
+            "  --csv FILE       also write the rows as CSV\n"
+            "  --step-stats     instead: whole steps of the stirring scene with one solver (--solver,\n"
+            "                   --iterations), their wall time and contact depths, as a peer (MuJoCo,\n"
+            "                   bench/peers/mujoco_stirring.py) measures them (no value)\n"
+            "  --solver S       --step-stats: the solver (default pgs)\n"
+            "  --iterations K   --step-stats: its iterations per step (default 30)\n"
+            "  --json           also print one JSON object per row and per fit (no value)\n",
+            LOAM_SOURCE_DIR);
+}
+
+static int parse_sizes(const char* val, opts* o) {
+    if (!val) return cli_bad_value(WHO, "--sizes", val, "a comma list of sizes");
+    o->nsizes = 0;
+    const char* p = val;
+    while (*p) {
+        char* end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > 100000 || (*end && *end != ',') || o->nsizes == MAX_SIZES)
+            return cli_bad_value(WHO, "--sizes", val, "up to 16 sizes from 1 to 100000, comma separated");
+        o->sizes[o->nsizes++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    return o->nsizes ? 0 : cli_bad_value(WHO, "--sizes", val, "at least one size");
+}
+
+static int parse_solvers(const char* val, opts* o) {
+    if (!val) return cli_bad_value(WHO, "--solvers", val, "a comma list of solvers");
+    memset(o->solver_on, 0, sizeof o->solver_on);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", val);
+    for (char* tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        int found = 0;
+        for (int k = 0; k < NSOLVER; ++k)
+            if (!strcmp(tok, loam_mb_solver_name(SOLVERS[k]))) o->solver_on[k] = found = 1;
+        if (!found) return cli_bad_value(WHO, "--solvers", val, "subadmm, pgs, pj, fadmm or nnewton, comma separated");
+    }
+    return 0;
+}
+
+/* One scene of `scenario` with the given solver settings; returns 0 on failure (message printed). */
+typedef struct scene {
+    int stir; /* 0 spheres, 1 stirring, 2 cable */
+    mb_stirring sc;
+    loam_mb_model* m;
+    loam_mb_state* s;
+} scene;
+
+static int make_scene(const opts* o, int stir, int n, loam_mb_solver solver, int iterations, scene* out) {
+    memset(out, 0, sizeof *out);
+    out->stir = stir;
+    loam_mb_options mo = loam_mb_default_options();
+    mo.dt = 2e-3;
+    mo.solver = solver;
+    mo.iterations = iterations;
+    mo.tolerance = 0.0; /* a fixed budget */
+    mo.admm_beta_scale = o->beta_scale;
+    loam_error err;
+    loam_status st;
+    if (stir == 1) {
+        st = mb_stirring_create(o->urdf, n, &mo, &out->sc, &err);
+        out->m = out->sc.model, out->s = out->sc.state;
+    } else if (stir == 2) {
+        st = mb_cable_scene_create(n, &mo, &out->m, &out->s, &err);
+    } else {
+        st = mb_spheres_create(n, &mo, &out->m, &out->s, &err);
+    }
+    if (st != LOAM_OK) fprintf(stderr, "%s: %s\n", WHO, err.message);
+    return st == LOAM_OK;
+}
+
+static void free_scene(scene* sc) {
+    if (sc->stir == 1) mb_stirring_destroy(&sc->sc);
+    else {
+        loam_mb_state_destroy(sc->s);
+        loam_mb_model_destroy(sc->m);
+    }
+}
+
+static const double HOLD = 0.3; /* s: the stirrer rests before its sweep */
+
+static int step(scene* sc, loam_error* err) {
+    if (sc->stir == 1 && mb_stirring_control(&sc->sc, sc->s, HOLD, err) != LOAM_OK) return 0;
+    return loam_mb_step(sc->m, sc->s, err) == LOAM_OK;
+}
+
+/* Whole steps of the stirring scene: wall time per step (collision, dynamics, solve; not the arm's
+ * controller) and contact depths, the numbers a peer engine reports for the same scene. */
+static int step_stats(const opts* o) {
+    for (int z = 0; z < o->nsizes; ++z) {
+        scene sc;
+        loam_error err;
+        if (!make_scene(o, 1, o->sizes[z], o->stats_solver, o->stats_iterations, &sc)) return 2;
+        sc.m->opt.tolerance = 1e-10; /* as in normal use: stop when converged */
+        double t = 0.0, max_depth = 0.0, sum_depth = 0.0;
+        long ndepth = 0;
+        int done = 0;
+        for (int i = 0; i < o->settle + o->steps; ++i) {
+            if (mb_stirring_control(&sc.sc, sc.s, HOLD, &err) != LOAM_OK) break;
+            double t0 = loam_clock_seconds();
+            if (loam_mb_step(sc.m, sc.s, &err) != LOAM_OK) {
+                fprintf(stderr, "%s: %s\n", WHO, err.message);
+                break;
+            }
+            double dt = loam_clock_seconds() - t0;
+            if (i < o->settle) continue;
+            t += dt, ++done;
+            for (int c = 0; c < sc.s->ncontact; ++c) {
+                double d = fmax(sc.s->contact[c].depth, 0.0);
+                max_depth = fmax(max_depth, d), sum_depth += d, ++ndepth;
+            }
+        }
+        if (done)
+            printf("{\"engine\":\"loam\",\"scenario\":\"stirring\",\"n\":%d,\"solver\":\"%s\",\"iterations\":%d,\"steps\":%d,"
+                   "\"step_s\":%.6e,\"max_depth_m\":%.6e,\"mean_depth_m\":%.6e}\n",
+                   o->sizes[z], loam_mb_solver_name(o->stats_solver), o->stats_iterations, done, t / done, max_depth,
+                   ndepth ? sum_depth / ndepth : 0.0);
+        fflush(stdout);
+        free_scene(&sc);
+    }
+    return 0;
+}
+
+typedef struct row {
+    int stir, n, solver, iterations, steps, contacts;
+    double time_s, error;
+} row;
+
+static void fit(const row* rows, int nrows, int stir, int solver, int iterations, double* slope, double* icpt, double* r2, int* npts) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
+    int n = 0;
+    for (int i = 0; i < nrows; ++i) {
+        const row* r = &rows[i];
+        if (r->stir != stir || r->solver != solver || r->iterations != iterations) continue;
+        double x = r->n, y = r->time_s;
+        sx += x, sy += y, sxx += x * x, sxy += x * y, syy += y * y, ++n;
+    }
+    *npts = n;
+    *slope = *icpt = *r2 = NAN;
+    if (n < 2) return;
+    double vx = sxx - sx * sx / n, vy = syy - sy * sy / n, cxy = sxy - sx * sy / n;
+    if (!(vx > 0)) return;
+    *slope = cxy / vx;
+    *icpt = (sy - *slope * sx) / n;
+    *r2 = vy > 0 ? cxy * cxy / (vx * vy) : 1.0;
+}
+
+int loam_bench_multibody(int argc, char** argv) {
+    opts o;
+    memset(&o, 0, sizeof o);
+    o.scenario[0] = o.scenario[1] = o.scenario[2] = 1;
+    o.sizes[0] = 100, o.sizes[1] = 200, o.sizes[2] = 400, o.nsizes = 3;
+    for (int k = 0; k < NSOLVER; ++k) o.solver_on[k] = 1;
+    o.steps = 10, o.settle = 250, o.max_dense = 200, o.threads = 1, o.beta_scale = 1.0;
+    o.stats_solver = LOAM_SOLVER_PGS, o.stats_iterations = 30;
+    o.urdf = LOAM_SOURCE_DIR "/urdf/panda.urdf";
+    for (int a = 0; a < argc; ++a) {
+        const char* opt = argv[a];
+        if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(opt, "--json")) {
+            o.json = 1;
+            continue;
+        }
+        if (!strcmp(opt, "--step-stats")) {
+            o.step_stats = 1;
+            continue;
+        }
+        const char* val = a + 1 < argc ? argv[++a] : NULL;
+        int rc = 0;
+        if (!strcmp(opt, "--scenario")) {
+            int which = !val ? -1 : !strcmp(val, "spheres") ? 0 : !strcmp(val, "stirring") ? 1 : !strcmp(val, "cable") ? 2 : !strcmp(val, "all") ? 3 : -1;
+            if (which < 0) rc = cli_bad_value(WHO, opt, val, "stirring, spheres, cable or all");
+            for (int k = 0; k < 3; ++k) o.scenario[k] = which == 3 || which == k;
+        } else if (!strcmp(opt, "--sizes")) rc = parse_sizes(val, &o);
+        else if (!strcmp(opt, "--solvers")) rc = parse_solvers(val, &o);
+        else if (!strcmp(opt, "--steps")) rc = cli_parse_int(WHO, opt, val, 1, 100000, &o.steps);
+        else if (!strcmp(opt, "--settle")) rc = cli_parse_int(WHO, opt, val, 0, 1000000, &o.settle);
+        else if (!strcmp(opt, "--max-dense")) rc = cli_parse_int(WHO, opt, val, 0, 100000, &o.max_dense);
+        else if (!strcmp(opt, "--beta-scale")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1e12, &o.beta_scale);
+        else if (!strcmp(opt, "--threads")) rc = cli_parse_int(WHO, opt, val, 0, 1024, &o.threads);
+        else if (!strcmp(opt, "--iterations")) rc = cli_parse_int(WHO, opt, val, 1, 1000000, &o.stats_iterations);
+        else if (!strcmp(opt, "--solver")) {
+            int found = 0;
+            for (int k = 0; k < NSOLVER && val; ++k)
+                if (!strcmp(val, loam_mb_solver_name(SOLVERS[k]))) o.stats_solver = SOLVERS[k], found = 1;
+            if (!found) rc = cli_bad_value(WHO, opt, val, "subadmm, pgs, pj, fadmm or nnewton");
+        }
+        else if (!strcmp(opt, "--urdf")) {
+            if (!val) rc = cli_bad_value(WHO, opt, val, "a path");
+            else o.urdf = val;
+        } else if (!strcmp(opt, "--csv")) {
+            if (!val) rc = cli_bad_value(WHO, opt, val, "a file name");
+            else o.csv = val;
+        } else {
+            fprintf(stderr, "%s: unknown option '%s' (see --help)\n", WHO, opt);
+            return 2;
+        }
+        if (rc) return rc;
+    }
+    loam_set_threads(o.threads);
+    if (o.step_stats) return step_stats(&o);
+    FILE* csv = NULL;
+    if (o.csv && !(csv = fopen(o.csv, "w"))) {
+        fprintf(stderr, "%s: cannot write %s\n", WHO, o.csv);
+        return 4;
+    }
+    if (csv) fprintf(csv, "scenario,n,solver,iterations,steps,time_s,error,contacts\n");
+    row rows[2 * MAX_SIZES * NSOLVER * 3];
+    int nrows = 0;
+    printf("%-9s %6s %-8s %4s %12s %12s %9s\n", "scenario", "n", "solver", "its", "time/step s", "error m/s", "contacts");
+    static const char* names[3] = {"spheres", "stirring", "cable"};
+    for (int stir = 0; stir < 3; ++stir) {
+        if (!o.scenario[stir]) continue;
+        for (int z = 0; z < o.nsizes; ++z) {
+            int n = o.sizes[z];
+            scene base;
+            loam_error err;
+            /* settle with PGS, except the cable: a long chain of light, stiff segments defeats it */
+            if (!make_scene(&o, stir, n, stir == 2 ? LOAM_SOLVER_SUBADMM : LOAM_SOLVER_PGS, 50, &base)) return 2;
+            base.m->opt.tolerance = 1e-10; /* settling: converge when it can */
+            for (int i = 0; i < o.settle; ++i)
+                if (!step(&base, &err)) {
+                    fprintf(stderr, "%s: settling: %s\n", WHO, err.message);
+                    free_scene(&base);
+                    return 3;
+                }
+            for (int k = 0; k < NSOLVER; ++k) {
+                if (!o.solver_on[k] || ((SOLVERS[k] == LOAM_SOLVER_FADMM || SOLVERS[k] == LOAM_SOLVER_NNEWTON) && n > o.max_dense)) continue;
+                for (int level = 1; level <= 3; ++level) {
+                    int its = (SOLVERS[k] == LOAM_SOLVER_NNEWTON ? 3 : 30) * level;
+                    scene sc;
+                    if (!make_scene(&o, stir, n, SOLVERS[k], its, &sc)) return 2;
+                    if (loam_mb_state_copy(sc.m, sc.s, base.s, &err) != LOAM_OK) {
+                        fprintf(stderr, "%s: %s\n", WHO, err.message);
+                        return 1;
+                    }
+                    row r = {stir, n, k, its, 0, 0, 0.0, 0.0};
+                    for (int i = 0; i < o.steps; ++i) {
+                        if (!step(&sc, &err)) {
+                            fprintf(stderr, "%s: %s: %s\n", WHO, loam_mb_solver_name(SOLVERS[k]), err.message);
+                            break;
+                        }
+                        r.time_s += sc.s->solver.time_s, r.error += sc.s->solver.error, r.contacts += sc.s->ncontact, ++r.steps;
+                    }
+                    free_scene(&sc);
+                    if (!r.steps) continue;
+                    r.time_s /= r.steps, r.error /= r.steps, r.contacts /= r.steps;
+                    rows[nrows++] = r;
+                    const char* scen = names[stir];
+                    const char* name = loam_mb_solver_name(SOLVERS[k]);
+                    printf("%-9s %6d %-8s %4d %12.4e %12.4e %9d\n", scen, n, name, its, r.time_s, r.error, r.contacts);
+                    if (o.json)
+                        printf("{\"scenario\":\"%s\",\"n\":%d,\"solver\":\"%s\",\"iterations\":%d,\"steps\":%d,\"time_s\":%.6e,\"error\":%.6e,"
+                               "\"contacts\":%d}\n",
+                               scen, n, name, its, r.steps, r.time_s, r.error, r.contacts);
+                    if (csv) fprintf(csv, "%s,%d,%s,%d,%d,%.6e,%.6e,%d\n", scen, n, name, its, r.steps, r.time_s, r.error, r.contacts);
+                    fflush(stdout);
+                }
+            }
+            free_scene(&base);
+        }
+        /* the scaling plot's numbers: time against size at each solver's first budget */
+        for (int k = 0; k < NSOLVER; ++k) {
+            int its = SOLVERS[k] == LOAM_SOLVER_NNEWTON ? 3 : 30, npts;
+            double slope, icpt, r2;
+            fit(rows, nrows, stir, k, its, &slope, &icpt, &r2, &npts);
+            if (npts < 2) continue;
+            const char* scen = names[stir];
+            printf("fit %-9s %-8s %3d it: time = %.4e s + %.4e s x n, R^2 = %.4f (%d sizes)\n", scen, loam_mb_solver_name(SOLVERS[k]), its, icpt,
+                   slope, r2, npts);
+            if (o.json)
+                printf("{\"fit\":\"time_vs_n\",\"scenario\":\"%s\",\"solver\":\"%s\",\"iterations\":%d,\"slope_s\":%.6e,\"intercept_s\":%.6e,"
+                       "\"r2\":%.6f,\"sizes\":%d}\n",
+                       scen, loam_mb_solver_name(SOLVERS[k]), its, slope, icpt, r2, npts);
+        }
+    }
+    if (csv && fclose(csv) != 0) {
+        fprintf(stderr, "%s: write error on %s\n", WHO, o.csv);
+        return 4;
+    }
+    return 0;
+}

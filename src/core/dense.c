@@ -1,0 +1,150 @@
+/* See core/dense.h. Plain loops: the matrices here are tens of rows, and a fixed summation order
+ * keeps results identical across builds. */
+#include "core/dense.h"
+
+#include <math.h>
+
+int dense_cholesky(double* a, int n) {
+    for (int j = 0; j < n; ++j) {
+        double d = a[j * n + j];
+        for (int k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
+        if (!(d > 0.0)) return j; /* also catches NaN */
+        d = sqrt(d);
+        a[j * n + j] = d;
+        for (int i = j + 1; i < n; ++i) {
+            double s = a[i * n + j];
+            for (int k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
+            a[i * n + j] = s / d;
+        }
+    }
+    return -1;
+}
+
+void dense_cholesky_solve(const double* l, int n, double* b) {
+    for (int i = 0; i < n; ++i) {
+        double s = b[i];
+        for (int k = 0; k < i; ++k) s -= l[i * n + k] * b[k];
+        b[i] = s / l[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; --i) {
+        double s = b[i];
+        for (int k = i + 1; k < n; ++k) s -= l[k * n + i] * b[k];
+        b[i] = s / l[i * n + i];
+    }
+}
+
+int dense_cholesky_band(double* a, int n, int bw) {
+    for (int j = 0; j < n; ++j) {
+        int k0 = j - bw > 0 ? j - bw : 0, i1 = j + bw < n - 1 ? j + bw : n - 1;
+        double d = a[j * n + j];
+        for (int k = k0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
+        if (!(d > 0.0)) return j;
+        d = sqrt(d);
+        a[j * n + j] = d;
+        for (int i = j + 1; i <= i1; ++i) {
+            int ki = i - bw > k0 ? i - bw : k0;
+            double s = a[i * n + j];
+            for (int k = ki; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
+            a[i * n + j] = s / d;
+        }
+    }
+    return -1;
+}
+
+void dense_cholesky_band_solve(const double* l, int n, int bw, double* b) {
+    for (int i = 0; i < n; ++i) {
+        double s = b[i];
+        for (int k = i - bw > 0 ? i - bw : 0; k < i; ++k) s -= l[i * n + k] * b[k];
+        b[i] = s / l[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; --i) {
+        double s = b[i];
+        int k1 = i + bw < n - 1 ? i + bw : n - 1;
+        for (int k = i + 1; k <= k1; ++k) s -= l[k * n + i] * b[k];
+        b[i] = s / l[i * n + i];
+    }
+}
+
+int dense_bandwidth(const double* a, int n) {
+    int bw = 0;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < i - bw; ++j)
+            if (a[i * n + j] != 0.0 || a[j * n + i] != 0.0) {
+                bw = i - j;
+                break;
+            }
+    return bw;
+}
+
+int dense_ldlt(double* a, int n, double tiny) {
+    double scale = 0.0;
+    for (int i = 0; i < n; ++i) scale = fmax(scale, fabs(a[i * n + i]));
+    for (int j = 0; j < n; ++j) {
+        double d = a[j * n + j];
+        for (int k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k] * a[k * n + k];
+        if (!(fabs(d) > tiny * scale)) return j;
+        a[j * n + j] = d;
+        for (int i = j + 1; i < n; ++i) {
+            double s = a[i * n + j];
+            for (int k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k] * a[k * n + k];
+            a[i * n + j] = s / d;
+        }
+    }
+    return -1;
+}
+
+void dense_ldlt_solve(const double* ld, int n, double* b) {
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < i; ++k) b[i] -= ld[i * n + k] * b[k];
+    for (int i = 0; i < n; ++i) b[i] /= ld[i * n + i];
+    for (int i = n - 1; i >= 0; --i)
+        for (int k = i + 1; k < n; ++k) b[i] -= ld[k * n + i] * b[k];
+}
+
+int dense_lu(double* a, int n, int* piv, double tiny) {
+    double scale = 0.0;
+    for (int i = 0; i < n * n; ++i) scale = fmax(scale, fabs(a[i]));
+    for (int j = 0; j < n; ++j) {
+        int p = j;
+        for (int i = j + 1; i < n; ++i)
+            if (fabs(a[i * n + j]) > fabs(a[p * n + j])) p = i;
+        piv[j] = p;
+        if (!(fabs(a[p * n + j]) > tiny * scale)) return j;
+        if (p != j)
+            for (int k = 0; k < n; ++k) {
+                double t = a[j * n + k];
+                a[j * n + k] = a[p * n + k];
+                a[p * n + k] = t;
+            }
+        for (int i = j + 1; i < n; ++i) {
+            double f = a[i * n + j] / a[j * n + j];
+            a[i * n + j] = f;
+            if (f != 0.0)
+                for (int k = j + 1; k < n; ++k) a[i * n + k] -= f * a[j * n + k];
+        }
+    }
+    return -1;
+}
+
+void dense_lu_solve(const double* lu, int n, const int* piv, double* b) {
+    for (int j = 0; j < n; ++j)
+        if (piv[j] != j) {
+            double t = b[j];
+            b[j] = b[piv[j]];
+            b[piv[j]] = t;
+        }
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < i; ++k) b[i] -= lu[i * n + k] * b[k];
+    for (int i = n - 1; i >= 0; --i) {
+        for (int k = i + 1; k < n; ++k) b[i] -= lu[i * n + k] * b[k];
+        b[i] /= lu[i * n + i];
+    }
+}
+
+void dense_matvec(const double* a, int rows, int cols, const double* x, double* y) {
+    for (int i = 0; i < rows; ++i) {
+        double s = 0.0;
+        for (int j = 0; j < cols; ++j) s += a[i * cols + j] * x[j];
+        y[i] = s;
+    }
+}

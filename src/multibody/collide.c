@@ -1,0 +1,214 @@
+/* Contacts between multibody geoms: the pairs the paper's scenarios need first (spheres and boxes on
+ * planes, spheres among themselves and against boxes and capsules, capsules on planes). Spheres on
+ * bodies find each other through the spatial hash of the granular module (candidates sorted, so
+ * the contact order never depends on threads); every other pair is tried directly. Parent-child
+ * pairs are skipped, since a joint's two links overlap by design, and so are pairs whose contype and
+ * conaffinity masks do not meet. See loam/multibody.h. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "multibody/mb_internal.h"
+
+typedef struct sink {
+    const loam_mb_model* m;
+    loam_mb_state* s;
+    int overflow;
+} sink;
+
+static void tangents(loam_vec3d n, loam_vec3d* t1, loam_vec3d* t2) {
+    /* Any unit vector not parallel to n, then cross products: a right-handed (n, t1, t2). */
+    loam_vec3d a = fabs(n.x) < 0.57 ? d3(1, 0, 0) : fabs(n.y) < 0.57 ? d3(0, 1, 0) : d3(0, 0, 1);
+    *t1 = d3_cross(n, a);
+    *t1 = d3_scale(*t1, 1.0 / d3_norm(*t1));
+    *t2 = d3_cross(n, *t1);
+}
+
+/* A contact of geom ga (body a) with geom gb (body b); n points from b towards a. */
+static void emit(sink* k, int ga, int gb, loam_vec3d point, loam_vec3d n, double depth) {
+    if (-depth > k->m->opt.contact_margin) return;
+    const loam_mb_geom_def *A = &k->m->geom[ga], *B = &k->m->geom[gb];
+    if (A->body < 0) { /* body[0] is never the world */
+        int t = ga;
+        ga = gb, gb = t;
+        n = d3_neg(n);
+        const loam_mb_geom_def* g = A;
+        A = B, B = g;
+    }
+    if (k->s->ncontact >= k->m->opt.max_contacts) {
+        k->overflow++;
+        return;
+    }
+    loam_mb_contact* c = &k->s->contact[k->s->ncontact++];
+    c->body[0] = A->body, c->body[1] = B->body;
+    c->geom[0] = ga, c->geom[1] = gb;
+    c->point = point;
+    c->frame[0] = n;
+    tangents(n, &c->frame[1], &c->frame[2]);
+    c->depth = depth;
+    c->friction = sqrt(A->friction * B->friction);
+}
+
+static loam_posed geom_pose(const loam_mb_model* m, const loam_mb_state* s, int g) {
+    const loam_mb_geom_def* G = &m->geom[g];
+    return G->body < 0 ? G->pose : pd_mul(s->xpose[G->body], G->pose);
+}
+
+/* Plane gp (normal = its local z through its origin) against a point with radius r. */
+static void plane_sphere(sink* k, int gs, int gp, loam_posed P, loam_vec3d c, double r) {
+    loam_vec3d n = qd_rotate(P.q, d3(0, 0, 1));
+    double d = d3_dot(n, d3_sub(c, P.p)) - r;
+    emit(k, gs, gp, d3_sub(c, d3_scale(n, r + 0.5 * d)), n, -d);
+}
+
+static void plane_box(sink* k, int gb, int gp, loam_posed P, loam_posed B, loam_vec3d h) {
+    loam_vec3d n = qd_rotate(P.q, d3(0, 0, 1));
+    for (int i = 0; i < 8; ++i) {
+        loam_vec3d corner = pd_apply(B, d3(i & 1 ? h.x : -h.x, i & 2 ? h.y : -h.y, i & 4 ? h.z : -h.z));
+        double d = d3_dot(n, d3_sub(corner, P.p));
+        emit(k, gb, gp, d3_sub(corner, d3_scale(n, 0.5 * d)), n, -d);
+    }
+}
+
+static void sphere_sphere(sink* k, int ga, int gb, loam_vec3d ca, double ra, loam_vec3d cb, double rb) {
+    loam_vec3d d = d3_sub(ca, cb);
+    double len = d3_norm(d);
+    loam_vec3d n = len > 1e-12 ? d3_scale(d, 1.0 / len) : d3(0, 0, 1);
+    double gap = len - ra - rb;
+    emit(k, ga, gb, d3_add(cb, d3_scale(n, rb + 0.5 * gap)), n, -gap);
+}
+
+static void sphere_box(sink* k, int gs, int gb, loam_vec3d c, double r, loam_posed B, loam_vec3d h) {
+    loam_vec3d local = qd_rotate(qd_conj(B.q), d3_sub(c, B.p));
+    loam_vec3d q = d3(fmax(-h.x, fmin(h.x, local.x)), fmax(-h.y, fmin(h.y, local.y)), fmax(-h.z, fmin(h.z, local.z)));
+    loam_vec3d d = d3_sub(local, q), nl;
+    double dist = d3_norm(d);
+    if (dist > 1e-12) {
+        nl = d3_scale(d, 1.0 / dist);
+    } else { /* centre inside: leave through the nearest face */
+        double best = INFINITY;
+        int axis = 0;
+        for (int a = 0; a < 3; ++a) {
+            double room = d3_get(h, a) - fabs(d3_get(local, a));
+            if (room < best) best = room, axis = a;
+        }
+        double sgn = d3_get(local, axis) >= 0 ? 1.0 : -1.0;
+        nl = d3(axis == 0 ? sgn : 0, axis == 1 ? sgn : 0, axis == 2 ? sgn : 0);
+        q = local;
+        if (axis == 0) q.x = sgn * h.x;
+        if (axis == 1) q.y = sgn * h.y;
+        if (axis == 2) q.z = sgn * h.z;
+        dist = -best;
+    }
+    loam_vec3d n = qd_rotate(B.q, nl), surface = pd_apply(B, q);
+    double gap = dist - r;
+    emit(k, gs, gb, d3_add(surface, d3_scale(n, 0.5 * gap)), n, -gap);
+}
+
+static int adjacent(const loam_mb_model* m, int a, int b) {
+    return a >= 0 && b >= 0 && (a == b || m->body[a].parent == b || m->body[b].parent == a);
+}
+
+static int filtered(const loam_mb_geom_def* a, const loam_mb_geom_def* b) {
+    return !((a->contype & b->conaffinity) || (b->contype & a->conaffinity));
+}
+
+static void pair(sink* k, int ga, int gb) {
+    const loam_mb_model* m = k->m;
+    const loam_mb_geom_def *A = &m->geom[ga], *B = &m->geom[gb];
+    /* Order by type so each shape pair has one handler: PLANE < BOX < SPHERE < CAPSULE. */
+    if (A->type > B->type) {
+        int t = ga;
+        ga = gb, gb = t;
+        const loam_mb_geom_def* g = A;
+        A = B, B = g;
+    }
+    loam_posed PA = geom_pose(m, k->s, ga), PB = geom_pose(m, k->s, gb);
+    if (A->type == LOAM_SHAPE_PLANE) {
+        if (B->type == LOAM_SHAPE_SPHERE) plane_sphere(k, gb, ga, PA, PB.p, B->size.x);
+        else if (B->type == LOAM_SHAPE_BOX) plane_box(k, gb, ga, PA, PB, B->size);
+        else if (B->type == LOAM_SHAPE_CAPSULE) {
+            loam_vec3d axis = qd_rotate(PB.q, d3(0, 0, B->size.z));
+            plane_sphere(k, gb, ga, PA, d3_add(PB.p, axis), B->size.x);
+            plane_sphere(k, gb, ga, PA, d3_sub(PB.p, axis), B->size.x);
+        }
+    } else if (A->type == LOAM_SHAPE_BOX && B->type == LOAM_SHAPE_SPHERE) {
+        sphere_box(k, gb, ga, PB.p, B->size.x, PA, A->size);
+    } else if (A->type == LOAM_SHAPE_SPHERE && B->type == LOAM_SHAPE_SPHERE) {
+        sphere_sphere(k, ga, gb, PA.p, A->size.x, PB.p, B->size.x);
+    } else if (A->type == LOAM_SHAPE_SPHERE && B->type == LOAM_SHAPE_CAPSULE) {
+        /* the closest point of the capsule's axis segment, then two spheres */
+        loam_vec3d axis = qd_rotate(PB.q, d3(0, 0, 1));
+        double t = d3_dot(d3_sub(PA.p, PB.p), axis);
+        t = fmax(-B->size.z, fmin(B->size.z, t));
+        sphere_sphere(k, ga, gb, PA.p, A->size.x, d3_add(PB.p, d3_scale(axis, t)), B->size.x);
+    }
+}
+
+static int ascending(const void* a, const void* b) { return (*(const int*)a > *(const int*)b) - (*(const int*)a < *(const int*)b); }
+
+static int is_ball(const loam_mb_geom_def* g) { return g->type == LOAM_SHAPE_SPHERE && g->body >= 0; }
+
+/* Ball-ball pairs through the hash: for ball i, the balls j > i in the 27 cells around it. */
+static void ball_pairs(sink* k) {
+    const loam_mb_model* m = k->m;
+    mb_work* w = k->s->work;
+    double rmax = 0.0;
+    for (int i = 0; i < w->nball; ++i) {
+        loam_vec3d c = geom_pose(m, k->s, w->ball_geom[i]).p;
+        w->bx[i] = (float)c.x, w->by[i] = (float)c.y, w->bz[i] = (float)c.z;
+        rmax = fmax(rmax, m->geom[w->ball_geom[i]].size.x);
+    }
+    /* a cell of twice the largest radius plus the margin (and a little for float rounding) */
+    loam_hash_set_cell(&w->hash, (float)(2.0 * rmax + m->opt.contact_margin) * 1.001f + 1e-6f, -1, 0.0f, 0.0f);
+    loam_hash_build(&w->hash, w->nball, w->bx, w->by, w->bz);
+    int32_t buckets[27];
+    for (int i = 0; i < w->nball; ++i) {
+        int nb = loam_hash_neighbor_buckets(&w->hash, w->bx[i], w->by[i], w->bz[i], buckets), nc = 0;
+        for (int q = 0; q < nb; ++q)
+            for (int32_t j = w->hash.head[buckets[q]]; j >= 0; j = w->hash.next[j])
+                if (j > i) w->cand[nc++] = j;
+        qsort(w->cand, (size_t)nc, sizeof(int), ascending);
+        for (int q = 0; q < nc; ++q) {
+            int ga = w->ball_geom[i], gb = w->ball_geom[w->cand[q]];
+            if (adjacent(m, m->geom[ga].body, m->geom[gb].body) || filtered(&m->geom[ga], &m->geom[gb])) continue;
+            pair(k, ga, gb);
+        }
+    }
+}
+
+loam_status loam_mb_collide(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
+    if (!m || !s || s->nv != m->nv) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: collide: null or mismatched model/state");
+    sink k = {m, s, 0};
+    s->ncontact = 0;
+    for (int a = 0; a < m->ngeom; ++a)
+        for (int b = a + 1; b < m->ngeom; ++b) {
+            int ba = m->geom[a].body, bb = m->geom[b].body;
+            if ((ba < 0 && bb < 0) || adjacent(m, ba, bb) || (is_ball(&m->geom[a]) && is_ball(&m->geom[b])) ||
+                filtered(&m->geom[a], &m->geom[b]))
+                continue;
+            pair(&k, a, b);
+        }
+    if (((mb_work*)s->work)->nball > 1) ball_pairs(&k);
+    if (k.overflow)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step %lld: %d contacts, more than max_contacts = %d", (long long)s->step,
+                              m->opt.max_contacts + k.overflow, m->opt.max_contacts);
+    return LOAM_OK;
+}
+
+loam_status loam_mb_contact_jacobian(const loam_mb_model* m, const loam_mb_state* s, const loam_mb_contact* c, double* rows, loam_error* err) {
+    if (!m || !s || !c || !rows) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: contact jacobian: null argument");
+    int nv = m->nv;
+    for (int k = 0; k < 3 * nv; ++k) rows[k] = 0.0;
+    for (int side = 0; side < 2; ++side) {
+        if (c->body[side] < -1 || c->body[side] >= m->nbody)
+            return loam_error_set(err, LOAM_ERR_INPUT, "multibody: contact jacobian: body %d, expected -1 to %d", c->body[side], m->nbody - 1);
+        double sign = side == 0 ? 1.0 : -1.0;
+        for (int j = c->body[side]; j >= 0; j = m->body[j].parent)
+            for (int k = 0; k < loam_joint_nv(m->body[j].joint); ++k) {
+                loam_vec3d lin, ang;
+                mb_dof_column(s, j, k, c->point, &lin, &ang);
+                for (int r = 0; r < 3; ++r) rows[r * nv + m->v_adr[j] + k] += sign * d3_dot(c->frame[r], lin);
+            }
+    }
+    return LOAM_OK;
+}

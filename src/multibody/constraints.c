@@ -1,0 +1,392 @@
+/* The step's constraint stage: joint limits and contacts as rows of the velocity-form problem of
+ * solve/cp.h over the free (dynamic) dofs, one segment per tree a row touches; prescribed dofs
+ * enter the row offsets. Then the model's solver.
+ *
+ * Position errors become velocity offsets: a row with gap phi (>= 0 open, < 0 violated) asks for
+ * w = J v + phi / h >= 0 while open (the joint or contact may close the gap in this step but not
+ * pass it), and for J v >= erp |phi| / h once violated (a fraction of the violation per step). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "multibody/mb_internal.h"
+#include "solve/cp.h"
+
+static loam_status reserve(mb_work* w, int rows, int segs, size_t vals, loam_error* err) {
+    if (rows > w->row_cap) {
+        int cap = rows > 2 * w->row_cap ? rows : 2 * w->row_cap;
+        loam_free(w->e), loam_free(w->lambda), loam_free(w->diag), loam_free(w->row_dof), loam_free(w->row_seg), loam_free(w->blocks);
+        w->e = loam_malloc(sizeof(double) * (size_t)cap);
+        w->lambda = loam_malloc(sizeof(double) * (size_t)cap);
+        w->diag = loam_malloc(sizeof(double) * (size_t)cap);
+        w->row_dof = loam_malloc(sizeof(int) * (size_t)cap);
+        w->row_seg = loam_malloc(sizeof(int) * ((size_t)cap + 1));
+        w->blocks = loam_malloc(sizeof(cp_block) * (size_t)cap);
+        w->row_cap = (w->e && w->lambda && w->diag && w->row_dof && w->row_seg && w->blocks) ? cap : 0;
+    }
+    if (segs > w->seg_cap) {
+        int cap = segs > 2 * w->seg_cap ? segs : 2 * w->seg_cap;
+        loam_free(w->segs);
+        w->segs = loam_malloc(sizeof(cp_seg) * (size_t)cap);
+        w->seg_cap = w->segs ? cap : 0;
+    }
+    if (vals > (size_t)w->val_cap) {
+        size_t cap = vals > 2 * (size_t)w->val_cap ? vals : 2 * (size_t)w->val_cap;
+        if (cap > (size_t)1 << 30) cap = vals;
+        loam_free(w->J), loam_free(w->AJ);
+        w->J = loam_malloc(sizeof(double) * cap);
+        w->AJ = loam_malloc(sizeof(double) * cap);
+        w->val_cap = (w->J && w->AJ) ? (int)cap : 0;
+    }
+    if (rows > w->row_cap || segs > w->seg_cap || vals > (size_t)w->val_cap)
+        return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory for %d constraint rows", rows);
+    return LOAM_OK;
+}
+
+static int anisotropic(const loam_mb_constraint_def* c) {
+    return c->axis_stiffness.x > 0 || c->axis_stiffness.y > 0 || c->axis_stiffness.z > 0 || c->axis_damping.x > 0 || c->axis_damping.y > 0 ||
+           c->axis_damping.z > 0;
+}
+
+static int find(int* uf, int i) {
+    while (uf[i] != i) i = uf[i] = uf[uf[i]];
+    return i;
+}
+
+/* SubADMM's subsystems: one per tree, or (admm_group_soft) the trees joined by soft constraints,
+ * numbered in tree order. A group that is not a run of consecutive trees (the packed order is by tree)
+ * stays split into its trees. Returns the count. */
+static int subsystems(const loam_mb_model* m, mb_work* w) {
+    int T = m->ntree;
+    for (int t = 0; t < T; ++t) w->uf[t] = t;
+    if (m->opt.admm_group_soft)
+        for (int c = 0; c < m->nconstraint; ++c) {
+            const loam_mb_constraint_def* cd = &m->constraint[c];
+            if ((cd->stiffness > 0.0 || anisotropic(cd)) && cd->body[1] >= 0) {
+                int a = find(w->uf, m->body_tree[cd->body[0]]), b = find(w->uf, m->body_tree[cd->body[1]]);
+                if (a != b) w->uf[a > b ? a : b] = a < b ? a : b; /* the smaller tree is the root */
+            }
+        }
+    /* consecutive check: a tree joins its root's subsystem only if the previous tree did too */
+    int n = 0;
+    for (int t = 0; t < T; ++t) {
+        int r = find(w->uf, t);
+        if (r == t || find(w->uf, t - 1) != r) w->sub_of_tree[t] = n++;
+        else w->sub_of_tree[t] = w->sub_of_tree[t - 1];
+    }
+    return n;
+}
+
+static double offset(double phi, double h, double erp) { return phi >= 0.0 ? phi / h : erp * phi / h; }
+
+/* The trees with free dofs that two bodies belong to (at most two; -1 is the world). */
+static int body_trees(const loam_mb_model* m, const mb_work* w, const int* body, int* trees) {
+    int n = 0;
+    for (int side = 0; side < 2; ++side) {
+        if (body[side] < 0) continue;
+        int t = m->body_tree[body[side]];
+        if (w->gfree_off[t + 1] == w->gfree_off[t] || (n == 1 && trees[0] == t)) continue;
+        trees[n++] = t;
+    }
+    return n;
+}
+
+static int contact_trees(const loam_mb_model* m, const mb_work* w, const loam_mb_contact* c, int* trees) { return body_trees(m, w, c->body, trees); }
+
+/* Re-express a 3-row constraint along the axes of anchor frame 0 (per-axis stiffness). The rows'
+ * world directions rotate with body 0, so their errors are the world error vector projected. */
+static void to_anchor_axes(const loam_mb_state* s, const loam_mb_constraint_def* c, loam_vec3d* dir, double* phi) {
+    loam_quatd qa = qd_mul(s->xpose[c->body[0]].q, qd_normalize(c->frame[0]));
+    loam_vec3d e = d3(phi[0], phi[1], phi[2]);
+    for (int q = 0; q < 3; ++q) {
+        dir[q] = qd_rotate(qa, d3(q == 0, q == 1, q == 2));
+        phi[q] = d3_dot(dir[q], e);
+    }
+}
+
+/* A constraint's rows now: world anchor points, row directions, position errors; returns the count. */
+static int constraint_rows(const loam_mb_model* m, const loam_mb_state* s, const loam_mb_constraint_def* c, loam_vec3d* pa, loam_vec3d* pb,
+                           loam_vec3d* dir, double* phi) {
+    *pa = pd_apply(s->xpose[c->body[0]], c->anchor[0]);
+    *pb = c->body[1] >= 0 ? pd_apply(s->xpose[c->body[1]], c->anchor[1]) : c->anchor[1];
+    loam_vec3d d = d3_sub(*pa, *pb);
+    if (c->type == LOAM_CONSTRAINT_NO_SLIP) { /* body 1's material point at the same place; no position error */
+        *pb = *pa;
+        dir[0] = qd_rotate(qd_mul(s->xpose[c->body[0]].q, qd_normalize(c->frame[0])), d3(0, 1, 0));
+        phi[0] = 0.0;
+        return 1;
+    }
+    if (c->type == LOAM_CONSTRAINT_ANGULAR) {
+        /* the rotation vector taking frame b onto frame a, world axes: its rate is w_a - w_b */
+        loam_quatd qa = qd_mul(s->xpose[c->body[0]].q, qd_normalize(c->frame[0]));
+        loam_quatd qb = c->body[1] >= 0 ? qd_mul(s->xpose[c->body[1]].q, qd_normalize(c->frame[1])) : qd_normalize(c->frame[1]);
+        loam_quatd r = qd_mul(qa, qd_conj(qb));
+        if (r.w < 0) r = qd_make(-r.w, -r.x, -r.y, -r.z);
+        double sn = sqrt(r.x * r.x + r.y * r.y + r.z * r.z), ang = 2.0 * atan2(sn, r.w), f = sn > 1e-12 ? ang / sn : 2.0;
+        dir[0] = d3(1, 0, 0), dir[1] = d3(0, 1, 0), dir[2] = d3(0, 0, 1);
+        phi[0] = f * r.x, phi[1] = f * r.y, phi[2] = f * r.z;
+        return 3;
+    }
+    if (c->type == LOAM_CONSTRAINT_POINT) {
+        dir[0] = d3(1, 0, 0), dir[1] = d3(0, 1, 0), dir[2] = d3(0, 0, 1);
+        phi[0] = d.x, phi[1] = d.y, phi[2] = d.z;
+        return 3;
+    }
+    double len = d3_norm(d);
+    dir[0] = len > 1e-12 ? d3_scale(d, 1.0 / len) : d3(0, 0, 1);
+    phi[0] = len - c->length;
+    (void)m;
+    return 1;
+}
+
+/* Add the velocity of body's material point at p (angular: the body's angular velocity) along dirs
+ * (times sign) into the rows' segments (the tree's slot) or, for prescribed dofs, into e. */
+static void add_point_rows(const loam_mb_model* m, const loam_mb_state* s, int body, loam_vec3d p, int angular, double sign,
+                           const loam_vec3d* dirs, int nrow, int row0, const int* trees, size_t base[3][2]) {
+    mb_work* w = s->work;
+    for (int j = body; j >= 0; j = m->body[j].parent)
+        for (int k = 0; k < loam_joint_nv(m->body[j].joint); ++k) {
+            loam_vec3d lin, ang;
+            mb_dof_column(s, j, k, p, &lin, &ang);
+            int d = m->v_adr[j] + k, t = m->body_tree[j], slot = trees[0] == t ? 0 : 1;
+            for (int q = 0; q < nrow; ++q) {
+                double val = sign * d3_dot(dirs[q], angular ? ang : lin);
+                if (w->free_dof[d] >= 0) w->J[base[q][slot] + (size_t)(w->free_dof[d] - w->gfree_off[t])] += val;
+                else w->e[row0 + q] += val * w->x[d]; /* a prescribed dof's known velocity */
+            }
+        }
+}
+
+static int limit_row_needed(const loam_mb_model* m, const loam_mb_state* s, int d) {
+    const mb_work* w = s->work;
+    const loam_mb_body_def* b = &m->body[m->dof_body[d]];
+    if (!b->limited || w->free_dof[d] < 0) return 0;
+    double q = s->q[m->q_adr[m->dof_body[d]]], next = q + m->opt.dt * w->x[d];
+    return next > b->upper ? 2 : next < b->lower ? 1 : 0;
+}
+
+/* Warm start: the last step's contacts, sorted by geom pair (then by their order), are searched for
+ * the same pair; of those, the nearest point gives its world impulse, re-expressed in the new frame
+ * and put back inside the friction cone. */
+static long long pair_key(const loam_mb_model* m, const loam_mb_contact* c) { return (long long)c->geom[0] * m->ngeom + c->geom[1]; }
+
+static int by_pair(const void* a, const void* b) {
+    const mb_prev *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+static void warm_contact(const loam_mb_model* m, const mb_work* w, const loam_mb_contact* c, double* lambda) {
+    long long key = pair_key(m, c);
+    int lo = 0, hi = w->nprev;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (w->prev[mid].key < key) lo = mid + 1;
+        else hi = mid;
+    }
+    int best = -1;
+    double best_d = INFINITY;
+    for (int i = lo; i < w->nprev && w->prev[i].key == key; ++i) {
+        double d = d3_norm(d3_sub(w->prev[i].point, c->point));
+        if (d < best_d) best_d = d, best = i;
+    }
+    if (best < 0) return;
+    loam_vec3d L = w->prev[best].impulse;
+    lambda[0] = fmax(0.0, d3_dot(L, c->frame[0]));
+    lambda[1] = d3_dot(L, c->frame[1]), lambda[2] = d3_dot(L, c->frame[2]);
+    double t = sqrt(lambda[1] * lambda[1] + lambda[2] * lambda[2]), cap = c->friction * lambda[0];
+    if (t > cap) lambda[1] *= cap / t, lambda[2] *= cap / t;
+}
+
+/* Keep this step's contacts and impulses (world vectors) for the next warm start. */
+static void remember(const loam_mb_model* m, loam_mb_state* s) {
+    mb_work* w = s->work;
+    for (int c = 0; c < s->ncontact; ++c) {
+        const loam_mb_contact* ct = &s->contact[c];
+        const double* l = s->contact_impulse + 3 * c;
+        w->prev[c].key = pair_key(m, ct);
+        w->prev[c].order = c;
+        w->prev[c].point = ct->point;
+        w->prev[c].impulse = d3_add(d3_add(d3_scale(ct->frame[0], l[0]), d3_scale(ct->frame[1], l[1])), d3_scale(ct->frame[2], l[2]));
+    }
+    w->nprev = s->ncontact;
+    qsort(w->prev, (size_t)w->nprev, sizeof(mb_prev), by_pair);
+    memcpy(w->prev_limit, s->limit_impulse, sizeof(double) * (size_t)m->nv);
+    memcpy(w->prev_con, s->constraint_impulse, sizeof(double) * 3 * (size_t)m->nconstraint);
+}
+
+loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
+    mb_work* w = s->work;
+    int nv = m->nv, nf = w->gfree_off[m->ntree];
+    double h = m->opt.dt;
+    for (int d = 0; d < nv; ++d) s->limit_impulse[d] = 0.0;
+    s->ncontact = 0;
+    loam_status st = m->ngeom > 1 ? loam_mb_collide(m, s, err) : LOAM_OK;
+    if (st != LOAM_OK) return st;
+    memset(&s->solver, 0, sizeof s->solver);
+    for (int k = 0; k < 3 * s->ncontact; ++k) s->contact_impulse[k] = 0.0;
+
+    /* Sizes: rows, segments, values. */
+    int rows = 0, segs = 0, trees[2];
+    size_t vals = 0;
+    for (int d = 0; d < nv; ++d)
+        if (limit_row_needed(m, s, d)) {
+            int t = m->body_tree[m->dof_body[d]];
+            rows += 1, segs += 1, vals += (size_t)(w->gfree_off[t + 1] - w->gfree_off[t]);
+        }
+    if (m->nconstraint > w->ncon)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: the model has %d constraints, the state was made for %d", m->nconstraint, w->ncon);
+    for (int i = 0; i < 3 * m->nconstraint; ++i) s->constraint_impulse[i] = 0.0;
+    for (int ci = 0; ci < m->nconstraint; ++ci) {
+        loam_mb_constraint_type ty = m->constraint[ci].type;
+        int nt = body_trees(m, w, m->constraint[ci].body, trees), nr = ty == LOAM_CONSTRAINT_DISTANCE || ty == LOAM_CONSTRAINT_NO_SLIP ? 1 : 3;
+        if (nt == 0) continue;
+        rows += nr, segs += nr * nt;
+        for (int k = 0; k < nt; ++k) vals += (size_t)nr * (size_t)(w->gfree_off[trees[k] + 1] - w->gfree_off[trees[k]]);
+    }
+    for (int c = 0; c < s->ncontact; ++c) {
+        int nt = contact_trees(m, w, &s->contact[c], trees);
+        if (nt == 0) continue;
+        rows += 3, segs += 3 * nt;
+        for (int k = 0; k < nt; ++k) vals += 3 * (size_t)(w->gfree_off[trees[k] + 1] - w->gfree_off[trees[k]]);
+    }
+    if (rows == 0 || nf == 0) {
+        remember(m, s);
+        return LOAM_OK;
+    }
+    if ((st = reserve(w, rows, segs, vals, err)) != LOAM_OK) return st;
+    cp_group* groups = w->groups;
+    for (int t = 0; t < m->ntree; ++t)
+        groups[t] = (cp_group){w->gfree_off[t], w->gfree_off[t + 1] - w->gfree_off[t], w->A0 + w->aoff[t], w->A + w->aoff[t]};
+    memset(w->J, 0, sizeof(double) * vals);
+
+    int r = 0, nb = 0, ns = 0;
+    size_t nval = 0;
+    for (int d = 0; d < nv; ++d) {
+        int side = limit_row_needed(m, s, d);
+        if (!side) continue;
+        const loam_mb_body_def* b = &m->body[m->dof_body[d]];
+        int t = m->body_tree[m->dof_body[d]], upper = side == 2; /* the upper limit's row is J = -e_d */
+        double q = s->q[m->q_adr[m->dof_body[d]]];
+        w->row_seg[r] = ns;
+        w->segs[ns++] = (cp_seg){t, nval};
+        w->J[nval + (size_t)(w->free_dof[d] - groups[t].off)] = upper ? -1.0 : 1.0;
+        nval += (size_t)groups[t].n;
+        w->e[r] = offset(upper ? b->upper - q : q - b->lower, h, m->opt.limit_erp);
+        w->row_dof[r] = upper ? -2 - d : d;
+        w->blocks[nb++] = (cp_block){r, CP_UNILATERAL, 0.0, 0.0};
+        ++r;
+    }
+    for (int ci = 0; ci < m->nconstraint; ++ci) {
+        const loam_mb_constraint_def* cd = &m->constraint[ci];
+        int nt = body_trees(m, w, cd->body, trees);
+        if (nt == 0) continue;
+        loam_vec3d pa, pb, dir[3];
+        double phi[3];
+        int nr = constraint_rows(m, s, cd, &pa, &pb, dir, phi);
+        /* hard: w + erp phi / h = 0; soft: w + e^ + lambda / kappa = 0 (see loam/multibody.h) */
+        int aniso = anisotropic(cd);
+        if (aniso) to_anchor_axes(s, cd, dir, phi);
+        size_t base[3][2];
+        for (int q = 0; q < nr; ++q) {
+            double k = aniso ? d3_get(cd->axis_stiffness, q) : cd->stiffness, dmp = aniso ? d3_get(cd->axis_damping, q) : cd->damping;
+            double kappa = h * (h * k + dmp), compliance = k > 0.0 ? 1.0 / kappa : 0.0;
+            w->row_seg[r + q] = ns;
+            for (int k = 0; k < nt; ++k) {
+                base[q][k] = nval;
+                w->segs[ns++] = (cp_seg){trees[k], nval};
+                nval += (size_t)groups[trees[k]].n;
+            }
+            w->e[r + q] = k > 0.0 ? k * phi[q] / (h * k + dmp) : m->opt.constraint_erp * phi[q] / h;
+            w->row_dof[r + q] = -2 - nv - (3 * ci + q);
+            w->blocks[nb++] = (cp_block){r + q, CP_EQUALITY, 0.0, compliance};
+        }
+        int angular = cd->type == LOAM_CONSTRAINT_ANGULAR;
+        add_point_rows(m, s, cd->body[0], pa, angular, 1.0, dir, nr, r, trees, base);
+        if (cd->body[1] >= 0) add_point_rows(m, s, cd->body[1], pb, angular, -1.0, dir, nr, r, trees, base);
+        r += nr;
+    }
+    for (int c = 0; c < s->ncontact; ++c) {
+        const loam_mb_contact* ct = &s->contact[c];
+        int nt = contact_trees(m, w, ct, trees);
+        if (nt == 0) continue;
+        size_t base[3][2];
+        for (int q = 0; q < 3; ++q) {
+            w->row_seg[r + q] = ns;
+            for (int k = 0; k < nt; ++k) {
+                base[q][k] = nval;
+                w->segs[ns++] = (cp_seg){trees[k], nval};
+                nval += (size_t)groups[trees[k]].n;
+            }
+            w->e[r + q] = q == 0 ? offset(-ct->depth, h, m->opt.contact_erp) : 0.0;
+            w->row_dof[r + q] = -1;
+        }
+        add_point_rows(m, s, ct->body[0], ct->point, 0, 1.0, ct->frame, 3, r, trees, base);
+        if (ct->body[1] >= 0) add_point_rows(m, s, ct->body[1], ct->point, 0, -1.0, ct->frame, 3, r, trees, base);
+        w->blocks[nb++] = (cp_block){r, CP_CONTACT, ct->friction, 0.0};
+        r += 3;
+    }
+    w->row_seg[r] = ns;
+
+    /* Pack the free velocity, solve, unpack. */
+    double* v = w->tmp;
+    for (int d = 0; d < nv; ++d)
+        if (w->free_dof[d] >= 0) v[w->free_dof[d]] = w->x[d];
+    memset(w->lambda, 0, sizeof(double) * (size_t)rows);
+    if (m->opt.warm_start) {
+        int c = 0;
+        for (int k = 0; k < rows; ++k) {
+            int d = w->row_dof[k];
+            if (d >= 0) w->lambda[k] = fmax(0.0, w->prev_limit[d]);
+            else if (d <= -2 - nv) w->lambda[k] = w->prev_con[-2 - nv - d];
+            else if (d <= -2) w->lambda[k] = fmax(0.0, -w->prev_limit[-2 - d]);
+            else {
+                while (c < s->ncontact && contact_trees(m, w, &s->contact[c], trees) == 0) ++c;
+                warm_contact(m, w, &s->contact[c], w->lambda + k);
+                k += 2, ++c;
+            }
+        }
+    }
+    cp_problem p = {nf, m->ntree, groups, v, rows, w->row_seg, w->segs, w->J, w->AJ, w->e, w->lambda, nb, w->blocks, w->diag};
+    double t0 = loam_clock_seconds();
+    cp_prepare(&p);
+    cp_result res;
+    switch (m->opt.solver) {
+    case LOAM_SOLVER_PJ: res = cp_solve_pj(&p, m->opt.iterations, m->opt.tolerance, m->opt.jacobi_relaxation); break;
+    case LOAM_SOLVER_SUBADMM: {
+        int nsub = subsystems(m, w);
+        res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, w->sub_of_tree, nsub, m->opt.admm_beta_scale, m->opt.admm_group_soft);
+        break;
+    }
+    case LOAM_SOLVER_FADMM:
+        for (int t = 0; t < m->ntree; ++t) w->sub_of_tree[t] = 0;
+        res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, w->sub_of_tree, 1, m->opt.admm_beta_scale, m->opt.admm_group_soft);
+        break;
+    case LOAM_SOLVER_NNEWTON: res = cp_solve_nnewton(&p, m->opt.iterations, m->opt.tolerance); break;
+    default: res = cp_solve_pgs(&p, m->opt.iterations, m->opt.tolerance); break;
+    }
+    if (res.iterations < 0)
+        return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: step %lld: the %s solver could not allocate or factorize its systems (%d rows)",
+                              (long long)s->step, loam_mb_solver_name(m->opt.solver), rows);
+    s->solver.rows = rows;
+    s->solver.iterations = res.iterations;
+    s->solver.error = res.error;
+    s->solver.time_s = loam_clock_seconds() - t0;
+    for (int d = 0; d < nv; ++d)
+        if (w->free_dof[d] >= 0) w->x[d] = v[w->free_dof[d]];
+    int c = 0;
+    for (int k = 0; k < rows; ++k) {
+        int d = w->row_dof[k];
+        if (d >= 0) s->limit_impulse[d] = w->lambda[k];
+        else if (d <= -2 - nv) s->constraint_impulse[-2 - nv - d] = w->lambda[k];
+        else if (d <= -2) s->limit_impulse[-2 - d] = -w->lambda[k];
+        else {
+            while (c < s->ncontact && contact_trees(m, w, &s->contact[c], trees) == 0) ++c; /* contacts that made no rows */
+            for (int q = 0; q < 3; ++q) s->contact_impulse[3 * c + q] = w->lambda[k + q];
+            k += 2, ++c;
+        }
+    }
+    remember(m, s);
+    return LOAM_OK;
+}

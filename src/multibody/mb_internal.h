@@ -1,0 +1,87 @@
+/* Private to the multibody module: per-state work arrays and the joint kinematics shared with the
+ * kinematic chain (src/multibody/chain.c), so there is one definition of what a joint does. */
+#ifndef LOAM_MB_INTERNAL_H
+#define LOAM_MB_INTERNAL_H
+
+#include "collide/spatial_hash.h"
+#include "core/spatial.h"
+#include "loam/multibody.h"
+
+typedef struct mb_prev {
+    long long key; /* geom0 * ngeom + geom1 */
+    int order;     /* index in its step, to keep the sort stable */
+    loam_vec3d point, impulse;
+} mb_prev;
+
+typedef struct mb_work {
+    sxform* X;     /* nbody: parent coordinates -> body coordinates */
+    sv6* S;        /* 6 per body: motion subspace columns in body coordinates */
+    sv6* cJ;       /* nbody: S-dot qd (floating joints only; zero otherwise) */
+    sv6* v;        /* nbody: body spatial velocity in body coordinates */
+    sv6* a;        /* nbody: RNEA accelerations */
+    sv6* f;        /* nbody: RNEA forces */
+    sinertia* I;   /* nbody: body inertia in body coordinates (from the model) */
+    sinertia* Ic;  /* nbody: composite inertias (CRBA) */
+    double* A;     /* nM: per tree, the Cholesky factor of the step's free-dof system (at aoff[t]) */
+    double* A0;    /* nM: the same systems, unfactored */
+    int* aoff;     /* ntree: where tree t's free-dof block starts in A and A0 */
+    int* gfree_off; /* ntree + 1: where tree t's free dofs start in the packed order */
+    double* b;     /* nv */
+    double* x;     /* nv */
+    double* tmp;   /* nv */
+    double* bias;  /* nv */
+    int* free_dof; /* nv: packed index of each dof among the free ones (tree by tree), -1 if prescribed */
+    int* rows;     /* nv: scratch (saturated actuators) */
+    /* The constraint problem (solve/cp.h), grown to the largest size seen. */
+    int row_cap, seg_cap, val_cap;
+    double *e, *lambda, *diag;   /* row_cap */
+    int* row_dof;                /* row_cap: limit rows: the dof (-2 - dof for an upper limit); -1 contacts */
+    int* row_seg;                /* row_cap + 1 */
+    struct cp_block* blocks;     /* row_cap */
+    struct cp_seg* segs;         /* seg_cap */
+    double *J, *AJ;              /* val_cap */
+    struct cp_group* groups;     /* ntree */
+    int* sub_of_tree;            /* ntree: the ADMM subsystem of each tree */
+    int* uf;                     /* ntree: union-find scratch */
+    /* The warm start: the last step's contacts (geom pair, point, impulse as a world vector), sorted by
+     * pair and then by their order, and the last step's limit impulses. */
+    int nprev;
+    struct mb_prev* prev;        /* max_contacts */
+    double* prev_limit;          /* nv */
+    int ncon;                    /* constraints this state was made for */
+    double* prev_con;            /* 3 per constraint: the last step's impulses */
+    /* Broadphase for spheres on bodies (the many-body scenes): a spatial hash over their centres. */
+    int nball;                   /* sphere geoms on bodies */
+    int* ball_geom;              /* nball: their geom indices, ascending */
+    float *bx, *by, *bz;         /* nball: centres */
+    int* cand;                   /* nball: candidates of one query */
+    loam_spatial_hash hash;
+} mb_work;
+
+/* The k-th dof of body j's joint, per unit velocity: the world velocity of the material point now at
+ * `point` (on j or a descendant) and the world angular velocity. One definition for every Jacobian. */
+static inline void mb_dof_column(const loam_mb_state* s, int j, int k, loam_vec3d point, loam_vec3d* lin, loam_vec3d* ang) {
+    const mb_work* w = s->work;
+    const sv6* c = &w->S[6 * j + k];
+    loam_posed P = s->xpose[j];
+    *ang = qd_rotate(P.q, c->ang);
+    *lin = d3_add(qd_rotate(P.q, c->lin), d3_cross(*ang, d3_sub(point, P.p)));
+}
+
+/* Rows for joint limits and contacts at the current free velocity w->x, solved by the model's
+ * solver; w->x becomes the constrained velocity. w->A must hold the factor of the free-dof system. */
+loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_error* err);
+
+/* The joint's own motion: the body frame in the joint frame for joint coordinates q. */
+loam_posed mb_joint_motion(loam_joint_type type, loam_vec3d axis, const double* q);
+
+/* Fill X, S, cJ, v, xpose and xvel from q and qd. */
+void mb_kinematics(const loam_mb_model* m, loam_mb_state* s);
+/* Recursive Newton-Euler with the current kinematics: tau = M qdd + c - g - xfrc (qdd may be NULL). */
+void mb_rnea(const loam_mb_model* m, loam_mb_state* s, const double* qdd, double* tau);
+/* Composite rigid bodies into s->mass_matrix, with the current kinematics. */
+void mb_crba(const loam_mb_model* m, loam_mb_state* s);
+/* The spatial inertia of a body definition in its body coordinates. */
+sinertia mb_body_inertia(const loam_mb_body_def* b);
+
+#endif

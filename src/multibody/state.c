@@ -1,0 +1,159 @@
+/* Multibody state: allocation and the rest configuration. See loam/multibody.h. */
+#include <string.h>
+
+#include "core/vecd.h"
+#include "multibody/mb_internal.h"
+#include "solve/cp.h"
+
+static void* zalloc(size_t count, size_t size, int* failed) {
+    void* p = loam_calloc(count > 0 ? count : 1, size);
+    if (!p) *failed = 1;
+    return p;
+}
+
+loam_status loam_mb_state_create(const loam_mb_model* m, loam_mb_state** out, loam_error* err) {
+    if (!out) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: null output state");
+    *out = NULL;
+    if (!m) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: null model");
+    int fail = 0;
+    size_t nb = (size_t)m->nbody, nv = (size_t)m->nv;
+    loam_mb_state* s = zalloc(1, sizeof *s, &fail);
+    mb_work* w = zalloc(1, sizeof *w, &fail);
+    if (fail) {
+        loam_free(s);
+        loam_free(w);
+        return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory");
+    }
+    s->work = w;
+    s->nq = m->nq;
+    s->nv = m->nv;
+    s->nbody = m->nbody;
+    s->q = zalloc((size_t)m->nq, sizeof(double), &fail);
+    s->qd = zalloc(nv, sizeof(double), &fail);
+    s->tau = zalloc(nv, sizeof(double), &fail);
+    s->q_ref = zalloc(nv, sizeof(double), &fail);
+    s->qd_ref = zalloc(nv, sizeof(double), &fail);
+    s->xfrc = zalloc(6 * nb, sizeof(double), &fail);
+    s->xpose = zalloc(nb, sizeof(loam_posed), &fail);
+    s->xvel = zalloc(6 * nb, sizeof(double), &fail);
+    s->mass_matrix = zalloc((size_t)m->nM, sizeof(double), &fail);
+    s->act_force = zalloc(nv, sizeof(double), &fail);
+    s->limit_impulse = zalloc(nv, sizeof(double), &fail);
+    w->X = zalloc(nb, sizeof(sxform), &fail);
+    w->S = zalloc(6 * nb, sizeof(sv6), &fail);
+    w->cJ = zalloc(nb, sizeof(sv6), &fail);
+    w->v = zalloc(nb, sizeof(sv6), &fail);
+    w->a = zalloc(nb, sizeof(sv6), &fail);
+    w->f = zalloc(nb, sizeof(sv6), &fail);
+    w->I = zalloc(nb, sizeof(sinertia), &fail);
+    w->Ic = zalloc(nb, sizeof(sinertia), &fail);
+    w->A = zalloc((size_t)m->nM, sizeof(double), &fail);
+    w->A0 = zalloc((size_t)m->nM, sizeof(double), &fail);
+    w->aoff = zalloc((size_t)m->ntree, sizeof(int), &fail);
+    w->gfree_off = zalloc((size_t)m->ntree + 1, sizeof(int), &fail);
+    w->b = zalloc(nv, sizeof(double), &fail);
+    w->x = zalloc(nv, sizeof(double), &fail);
+    w->tmp = zalloc(nv, sizeof(double), &fail);
+    w->bias = zalloc(nv, sizeof(double), &fail);
+    w->free_dof = zalloc(nv, sizeof(int), &fail);
+    w->rows = zalloc(nv, sizeof(int), &fail);
+    w->groups = zalloc((size_t)m->ntree, sizeof(cp_group), &fail);
+    w->sub_of_tree = zalloc((size_t)m->ntree, sizeof(int), &fail);
+    w->uf = zalloc((size_t)m->ntree, sizeof(int), &fail);
+    w->prev = zalloc((size_t)m->opt.max_contacts, sizeof(mb_prev), &fail);
+    w->prev_limit = zalloc(nv, sizeof(double), &fail);
+    w->ncon = m->nconstraint;
+    w->prev_con = zalloc(3 * (size_t)m->nconstraint, sizeof(double), &fail);
+    s->constraint_impulse = zalloc(3 * (size_t)m->nconstraint, sizeof(double), &fail);
+    for (int g = 0; g < m->ngeom; ++g) w->nball += m->geom[g].type == LOAM_SHAPE_SPHERE && m->geom[g].body >= 0;
+    w->ball_geom = zalloc((size_t)w->nball, sizeof(int), &fail);
+    w->bx = zalloc((size_t)w->nball, sizeof(float), &fail);
+    w->by = zalloc((size_t)w->nball, sizeof(float), &fail);
+    w->bz = zalloc((size_t)w->nball, sizeof(float), &fail);
+    w->cand = zalloc((size_t)w->nball, sizeof(int), &fail);
+    if (!fail && w->nball > 0) {
+        for (int g = 0, k = 0; g < m->ngeom; ++g)
+            if (m->geom[g].type == LOAM_SHAPE_SPHERE && m->geom[g].body >= 0) w->ball_geom[k++] = g;
+        if (!loam_hash_init(&w->hash, 2 * w->nball + 1, w->nball)) fail = 1;
+    }
+    s->contact = zalloc((size_t)m->opt.max_contacts, sizeof(loam_mb_contact), &fail);
+    s->contact_impulse = zalloc(3 * (size_t)m->opt.max_contacts, sizeof(double), &fail);
+    if (fail) {
+        loam_mb_state_destroy(s);
+        return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory for a state of %d dofs", m->nv);
+    }
+    for (int i = 0; i < m->nbody; ++i) w->I[i] = mb_body_inertia(&m->body[i]);
+    *out = s;
+    return loam_mb_state_reset(m, s, err);
+}
+
+loam_status loam_mb_state_reset(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
+    if (!m || !s) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: null model or state");
+    if (s->nq != m->nq || s->nv != m->nv || s->nbody != m->nbody)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: state (nq %d, nv %d) was made for another model (nq %d, nv %d)", s->nq,
+                              s->nv, m->nq, m->nv);
+    s->time = 0.0;
+    s->step = 0;
+    memset(s->q, 0, sizeof(double) * (size_t)m->nq);
+    memset(s->qd, 0, sizeof(double) * (size_t)m->nv);
+    memset(s->tau, 0, sizeof(double) * (size_t)m->nv);
+    memset(s->q_ref, 0, sizeof(double) * (size_t)m->nv);
+    memset(s->qd_ref, 0, sizeof(double) * (size_t)m->nv);
+    memset(s->xfrc, 0, sizeof(double) * 6 * (size_t)m->nbody);
+    memset(s->act_force, 0, sizeof(double) * (size_t)m->nv);
+    memset(s->limit_impulse, 0, sizeof(double) * (size_t)m->nv);
+    s->ncontact = 0;
+    memset(&s->solver, 0, sizeof s->solver);
+    ((mb_work*)s->work)->nprev = 0;
+    memset(((mb_work*)s->work)->prev_con, 0, sizeof(double) * 3 * (size_t)((mb_work*)s->work)->ncon);
+    memset(s->constraint_impulse, 0, sizeof(double) * 3 * (size_t)((mb_work*)s->work)->ncon);
+    memset(((mb_work*)s->work)->prev_limit, 0, sizeof(double) * (size_t)m->nv);
+    for (int i = 0; i < m->nbody; ++i) {
+        const loam_mb_body_def* b = &m->body[i];
+        double* q = s->q + m->q_adr[i];
+        if (b->joint == LOAM_JOINT_FLOATING) q[3] = 1.0;
+        if (b->limited) q[0] = q[0] < b->lower ? b->lower : q[0] > b->upper ? b->upper : q[0];
+        if (loam_joint_nv(b->joint) == 1) s->q_ref[m->v_adr[i]] = q[0];
+    }
+    mb_kinematics(m, s);
+    return LOAM_OK;
+}
+
+void loam_mb_state_destroy(loam_mb_state* s) {
+    if (!s) return;
+    mb_work* w = s->work;
+    if (w) {
+        void* ptrs[] = {w->X, w->S, w->cJ, w->v, w->a, w->f, w->I, w->Ic, w->A, w->A0, w->aoff, w->gfree_off, w->b, w->x, w->tmp, w->bias,
+                        w->free_dof, w->rows, w->groups, w->sub_of_tree, w->uf, w->e, w->lambda, w->diag, w->row_dof, w->row_seg,
+                        w->blocks, w->segs, w->J, w->AJ, w->ball_geom, w->bx, w->by, w->bz, w->cand, w->prev, w->prev_limit, w->prev_con};
+        for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
+        if (w->hash.head) loam_hash_free(&w->hash);
+        loam_free(w);
+    }
+    void* ptrs[] = {s->q, s->qd, s->tau, s->q_ref, s->qd_ref, s->xfrc, s->xpose, s->xvel, s->mass_matrix, s->act_force, s->limit_impulse,
+                    s->contact, s->contact_impulse, s->constraint_impulse};
+    for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
+    loam_free(s);
+}
+
+loam_status loam_mb_state_copy(const loam_mb_model* m, loam_mb_state* d, const loam_mb_state* s, loam_error* err) {
+    if (!m || !d || !s) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: state copy: null model or state");
+    if (d->nq != m->nq || s->nq != m->nq || d->nv != m->nv || s->nv != m->nv || d->nbody != m->nbody || s->nbody != m->nbody)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: state copy: the states were made for another model");
+    size_t nv = (size_t)m->nv;
+    memcpy(d->q, s->q, sizeof(double) * (size_t)m->nq);
+    memcpy(d->qd, s->qd, sizeof(double) * nv);
+    memcpy(d->tau, s->tau, sizeof(double) * nv);
+    memcpy(d->q_ref, s->q_ref, sizeof(double) * nv);
+    memcpy(d->qd_ref, s->qd_ref, sizeof(double) * nv);
+    memcpy(d->xfrc, s->xfrc, sizeof(double) * 6 * (size_t)m->nbody);
+    d->time = s->time;
+    d->step = s->step;
+    /* the warm start travels with the state */
+    mb_work *wd = d->work, *ws = s->work;
+    wd->nprev = ws->nprev < m->opt.max_contacts ? ws->nprev : m->opt.max_contacts;
+    memcpy(wd->prev, ws->prev, sizeof(mb_prev) * (size_t)wd->nprev);
+    memcpy(wd->prev_limit, ws->prev_limit, sizeof(double) * nv);
+    if (wd->ncon == ws->ncon) memcpy(wd->prev_con, ws->prev_con, sizeof(double) * 3 * (size_t)ws->ncon);
+    return loam_mb_kinematics(m, d, err);
+}

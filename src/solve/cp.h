@@ -1,0 +1,97 @@
+/* A constraint problem in velocity form, the one interface every multibody solver works on:
+ *
+ *   v = v_free + A^-1 J^T lambda,   w = J v + e,
+ *
+ * with A the step's SPD system matrix, block diagonal over groups (the subsystems: trees of bodies),
+ * and per block of rows:
+ * UNILATERAL  w >= 0, lambda >= 0, w lambda = 0          (joint limits, one-sided hard constraints)
+ * EQUALITY    w + c lambda = 0, lambda free               (bilateral hard constraints; soft with c > 0)
+ * CONTACT     3 rows (normal, two tangents): Signorini on the normal, Coulomb disk |lambda_t| <= mu
+ *             lambda_n, and maximal dissipation (sliding opposes the tangential velocity).
+ * A row is stored as segments, one per group it touches, each a dense piece over that group's
+ * unknowns; so every operation costs what the rows touch, not the system size.
+ * Units: v and w in the dofs' velocity units (m/s, rad/s), lambda in impulse units (N s, N m s).
+ * Private: the solvers of paper 004. */
+#ifndef LOAM_SOLVE_CP_H
+#define LOAM_SOLVE_CP_H
+
+#include <stddef.h>
+
+typedef enum cp_kind { CP_UNILATERAL = 0, CP_EQUALITY, CP_CONTACT } cp_kind;
+
+typedef struct cp_block {
+    int row;           /* first row */
+    cp_kind kind;
+    double mu;         /* CONTACT: friction coefficient */
+    double compliance; /* EQUALITY: c >= 0, the row asks w + c lambda = 0 (c > 0: a soft constraint,
+                          lambda = -(w) / c at rest: a spring-damper; see multibody/constraints.c) */
+} cp_block;
+
+typedef struct cp_group {
+    int off, n;       /* its unknowns: v[off .. off + n) */
+    const double* A;  /* n x n, row-major */
+    const double* L;  /* its lower Cholesky factor (core/dense.h) */
+} cp_group;
+
+typedef struct cp_seg {
+    int group;
+    size_t val;       /* J values at J[val .. val + n_group), and A^-1 J^T likewise in AJ */
+} cp_seg;
+
+typedef struct cp_problem {
+    int n;                  /* unknowns */
+    int ngroup;
+    const cp_group* group;
+    double* v;              /* n: in, the free velocity; out, the constrained one */
+    int m;                  /* rows */
+    const int* row_seg;     /* m + 1: row r's segments are seg[row_seg[r] .. row_seg[r + 1]) */
+    const cp_seg* seg;
+    const double* J;
+    double* AJ;             /* filled by cp_prepare */
+    const double* e;        /* m */
+    double* lambda;         /* m: in, a warm start (or zeros); out, the impulses */
+    int nblock;
+    const cp_block* block;  /* a contact block's three rows have the same groups */
+    double* diag;           /* m: W_rr = J_r A^-1 J_r^T, filled by cp_prepare */
+} cp_problem;
+
+typedef struct cp_result {
+    int iterations; /* -1: the solver could not allocate or factorize */
+    double error;   /* cp_error at the end */
+} cp_result;
+
+/* AJ and diag from J and the factors; then v += A^-1 J^T lambda for the warm start. */
+void cp_prepare(cp_problem* p);
+/* The row velocity J_r v + e_r. */
+double cp_row_velocity(const cp_problem* p, int r);
+/* v += A^-1 J_r^T d. */
+void cp_apply(cp_problem* p, int r, double d);
+/* The constraint error (m/s): per block the largest of the Fischer-Burmeister function of (w,
+ * W_rr lambda) for unilateral rows and contact normals, |w| for equalities, and for friction the
+ * natural-map residual |lambda_t - proj_disk(lambda_t - w_t / d)| d, with d the larger tangential
+ * diagonal (one scalar for both tangents, so that zero means maximal dissipation). */
+double cp_error(const cp_problem* p);
+
+/* Projected Gauss-Seidel: sweeps over the blocks in order, the normal solved with its diagonal, the
+ * tangent pair with one scalar and projected onto the friction disk; stops after `iterations` sweeps
+ * or when no impulse change moves a row velocity by more than `tolerance` (m/s). */
+cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance);
+
+/* Projected Jacobi: every block's update from the same v, then all applied, scaled by `relaxation`
+ * (in (0, 1]; plain Jacobi overshoots where blocks share a body). Same stopping rule as PGS. */
+cp_result cp_solve_pj(cp_problem* p, int iterations, double tolerance, double relaxation);
+
+/* ADMM over subsystems (paper 004, Algorithm 1): per subsystem a reduced solve with
+ * A_s + beta_s J_s^T J_s, factorized once, then a closed-form projection per constraint block with the
+ * scalar Delassus W_c = sum 1/beta_s (exact Coulomb for contacts); beta_s = beta_scale tr(A_s) /
+ * ||J_s||_F^2. Subsystems are runs of consecutive groups: sub_of_group[g] in 0..nsub-1, nondecreasing
+ * (all zeros: the full-system ADMM baseline, a dense solve). With fold_soft, soft equality rows inside
+ * one subsystem are folded into it (Remark 1). Stops when the largest change of the per-subsystem
+ * constraint velocities y is at most `tolerance` (m/s). Allocates its scratch per call. */
+cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, double beta_scale, int fold_soft);
+
+/* Nonsmooth Newton on the Alart-Curnier equations of the impulses (see nnewton.c), with the dense
+ * Delassus matrix; stops when |F| <= tolerance. */
+cp_result cp_solve_nnewton(cp_problem* p, int iterations, double tolerance);
+
+#endif

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `loam bench multibody --json` prints one JSON object per (scenario, size, solver, iterations) with the
+# issue's keys (scenario, solver, iterations, time_s, error), budgets 30/60/90 (3/6/9 for nonsmooth
+# Newton), one fit line per solver, and the same rows as CSV; bad options are exit status 2.
+set -u
+loam="$1"
+src="$2"
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$loam" bench multibody --scenario spheres --sizes 20,40 --solvers pgs,subadmm,nnewton --steps 2 --settle 20 --max-dense 20 \
+    --json --csv "$tmp/rows.csv" > "$tmp/out.txt" 2>&1
+status=$?
+[ "$status" -eq 0 ] || { echo "FAIL: exit status $status"; cat "$tmp/out.txt"; fail=1; }
+grep '^{' "$tmp/out.txt" | python3 -c '
+import json, sys
+rows, fits = [], []
+for line in sys.stdin:
+    d = json.loads(line)
+    (fits if "fit" in d else rows).append(d)
+for d in rows:
+    for k in ["scenario", "solver", "iterations", "time_s", "error", "n"]:
+        assert k in d, "missing %s in %s" % (k, d)
+    assert d["scenario"] == "spheres" and d["time_s"] >= 0 and d["error"] >= 0, d
+its = sorted({(d["solver"], d["iterations"]) for d in rows})
+assert its == [("nnewton", 3), ("nnewton", 6), ("nnewton", 9), ("pgs", 30), ("pgs", 60), ("pgs", 90),
+               ("subadmm", 30), ("subadmm", 60), ("subadmm", 90)], its
+assert len([d for d in rows if d["solver"] == "nnewton"]) == 3, "nnewton must stop at --max-dense"
+assert len(rows) == 15, len(rows)
+assert {f["solver"] for f in fits} == {"pgs", "subadmm"} and all(0 <= f["r2"] <= 1 for f in fits), fits
+' || { echo "FAIL: JSON lines"; fail=1; }
+[ "$(head -n 1 "$tmp/rows.csv")" = "scenario,n,solver,iterations,steps,time_s,error,contacts" ] || { echo "FAIL: CSV header"; fail=1; }
+[ "$(wc -l < "$tmp/rows.csv")" -eq 16 ] || { echo "FAIL: CSV rows"; fail=1; }
+"$loam" bench multibody --sizes 0 >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL: a bad --sizes is not exit status 2"; fail=1; }
+"$loam" bench multibody --solvers gauss >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL: a bad --solvers is not exit status 2"; fail=1; }
+"$loam" bench multibody --scenario stirring --sizes 5 --steps 1 --settle 1 --urdf "$src/tests/data/urdf_bad/joint_cycle.urdf" >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL: a bad --urdf is not exit status 2"; fail=1; }
+[ $fail -eq 0 ] && echo "cli_bench_multibody: rows, budgets, fits and CSV as documented; bad options rejected"
+exit $fail

@@ -1,0 +1,184 @@
+/* URDF (test 5, loading part): the shipped Panda carries Gaz et al.'s masses and inertias and
+ * Franka's limits, and its link poses equal the kinematic chain's (loam_chain_panda, modified DH);
+ * the mobile base's wheel inertias are turned by their inertial rpy; writing a model and loading it
+ * back gives the same model bit for bit; each malformed file under tests/data/urdf_bad/ fails with
+ * a message naming the line, the element and the attribute. */
+#include <math.h>
+#include <string.h>
+
+#include "loam/chain.h"
+#include "loam/urdf.h"
+#include "test_util.h"
+
+static loam_mb_model* load(const char* rel, int floating) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", LOAM_SOURCE_DIR, rel);
+    loam_urdf_options o = loam_urdf_default_options();
+    o.floating_base = floating;
+    loam_mb_model* m = NULL;
+    loam_error err;
+    CHECK(loam_urdf_load(path, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    return m;
+}
+
+static void panda(void) {
+    loam_mb_model* m = load("urdf/panda.urdf", 0);
+    if (!m) return;
+    CHECK(m->nbody == 9 && m->nv == 7 && m->nq == 7, "panda: %d bodies, nv %d", m->nbody, m->nv);
+    CHECK(strcmp(m->name, "panda") == 0, "robot name '%s'", m->name);
+    /* Gaz et al. 2019: mass, com, (ixx, iyy, izz, ixy, ixz, iyz). */
+    static const double gaz[7][10] = {
+        {4.970684, 0.003875, 0.002081, -0.04762, 0.70337, 0.70661, 0.009117, -0.000139, 0.006772, 0.019169},
+        {0.646926, -0.003141, -0.02872, 0.003495, 0.007962, 0.02811, 0.025995, -0.003925, 0.010254, 0.000704},
+        {3.228604, 0.027518, 0.039252, -0.066502, 0.037242, 0.036155, 0.01083, -0.004761, -0.011396, -0.012805},
+        {3.587895, -0.05317, 0.104419, 0.027454, 0.025853, 0.019552, 0.028323, 0.007796, -0.001332, 0.008641},
+        {1.225946, -0.011953, 0.041065, -0.038437, 0.035549, 0.029474, 0.008627, -0.002117, -0.004037, 0.000229},
+        {1.666555, 0.060149, -0.014117, -0.010517, 0.001964, 0.004354, 0.005433, 0.000109, -0.001158, 0.000341},
+        {0.735522, 0.010517, -0.004252, 0.061597, 0.012516, 0.010027, 0.004815, -0.000428, -0.001196, -0.000741}};
+    static const double lower[7] = {-2.8973, -1.7628, -2.8973, -3.0718, -2.8973, -0.0175, -2.8973};
+    static const double upper[7] = {2.8973, 1.7628, 2.8973, -0.0698, 2.8973, 3.7525, 2.8973};
+    static const double effort[7] = {87, 87, 87, 87, 12, 12, 12}, speed[7] = {2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61};
+    for (int j = 0; j < 7; ++j) {
+        char name[32];
+        snprintf(name, sizeof name, "panda_link%d", j + 1);
+        int i = loam_mb_body_index(m, name);
+        CHECK(i == j + 1, "%s is body %d", name, i);
+        if (i < 0) continue;
+        const loam_mb_body_def* b = &m->body[i];
+        const double* g = gaz[j];
+        double got[10] = {b->mass, b->com.x, b->com.y, b->com.z, b->inertia[0], b->inertia[1], b->inertia[2], b->inertia[3], b->inertia[4], b->inertia[5]};
+        for (int k = 0; k < 10; ++k) CHECK(got[k] == g[k], "%s: parameter %d = %.17g, Gaz et al. %.17g", name, k, got[k], g[k]);
+        CHECK(b->joint == LOAM_JOINT_REVOLUTE && b->limited && b->lower == lower[j] && b->upper == upper[j], "%s: limits [%g, %g]", name,
+              b->lower, b->upper);
+        CHECK(b->max_effort == effort[j] && b->max_velocity == speed[j], "%s: effort %g, velocity %g", name, b->max_effort, b->max_velocity);
+        CHECK(m->dof_body[j] == i, "dof %d belongs to body %d", j, m->dof_body[j]);
+    }
+    CHECK(m->body[8].joint == LOAM_JOINT_FIXED && strcmp(m->body[8].name, "panda_link8") == 0, "flange");
+    CHECK(m->ngeom == 8, "%d collision geoms", m->ngeom);
+
+    /* The URDF's kinematics equal the chain's modified-DH Panda at random joint angles. */
+    loam_chain chain;
+    loam_error err;
+    CHECK(loam_chain_panda(&chain, loam_pose_identity(), &err) == LOAM_OK, "%s", err.message);
+    loam_mb_state* s = NULL;
+    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    unsigned seed = 3;
+    double worst = 0;
+    for (int trial = 0; trial < 50 && s; ++trial) {
+        float q[8] = {0};
+        for (int j = 0; j < 7; ++j) {
+            seed = seed * 1664525u + 1013904223u;
+            q[j] = (float)(lower[j] + (upper[j] - lower[j]) * (double)(seed >> 8) / 16777216.0);
+            s->q[j] = q[j];
+        }
+        CHECK(loam_chain_set_positions(&chain, q, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_mb_kinematics(m, s, &err) == LOAM_OK, "%s", err.message);
+        for (int l = 0; l < 8; ++l) {
+            loam_pose c = chain.pose[l];
+            loam_posed d = s->xpose[l + 1];
+            double dq = fmin(fabs(c.q.w - d.q.w) + fabs(c.q.x - d.q.x) + fabs(c.q.y - d.q.y) + fabs(c.q.z - d.q.z),
+                             fabs(c.q.w + d.q.w) + fabs(c.q.x + d.q.x) + fabs(c.q.y + d.q.y) + fabs(c.q.z + d.q.z));
+            worst = fmax(worst, fabs(c.p.x - d.p.x) + fabs(c.p.y - d.p.y) + fabs(c.p.z - d.p.z) + dq);
+        }
+    }
+    CHECK(worst < 1e-5, "URDF and chain Panda link poses differ by %.3e (float chain)", worst);
+
+    /* Write and read back: the same model, bit for bit. */
+    const char* tmp = "test_urdf_roundtrip.urdf";
+    CHECK(loam_urdf_write(m, tmp, &err) == LOAM_OK, "%s", err.message);
+    loam_mb_model* r = NULL;
+    CHECK(loam_urdf_load(tmp, NULL, &r, &err) == LOAM_OK, "%s", err.message);
+    if (r) {
+        CHECK(r->nbody == m->nbody && r->nv == m->nv && r->ngeom == m->ngeom, "round trip: %d bodies, %d geoms", r->nbody, r->ngeom);
+        for (int i = 0; i < m->nbody && i < r->nbody; ++i) {
+            const loam_mb_body_def *a = &m->body[i], *b = &r->body[i];
+            int same = strcmp(a->name, b->name) == 0 && a->parent == b->parent && a->joint == b->joint && a->mass == b->mass &&
+                       a->com.x == b->com.x && a->com.y == b->com.y && a->com.z == b->com.z && a->limited == b->limited &&
+                       a->lower == b->lower && a->upper == b->upper && a->max_effort == b->max_effort && a->max_velocity == b->max_velocity &&
+                       a->damping == b->damping && memcmp(a->inertia, b->inertia, sizeof a->inertia) == 0;
+            CHECK(same, "round trip changed body %d '%s'", i, a->name);
+            double dp = fabs(a->placement.p.x - b->placement.p.x) + fabs(a->placement.p.y - b->placement.p.y) + fabs(a->placement.p.z - b->placement.p.z);
+            double dq = fmin(fabs(a->placement.q.w - b->placement.q.w) + fabs(a->placement.q.x - b->placement.q.x) +
+                                 fabs(a->placement.q.y - b->placement.q.y) + fabs(a->placement.q.z - b->placement.q.z),
+                             fabs(a->placement.q.w + b->placement.q.w) + fabs(a->placement.q.x + b->placement.q.x) +
+                                 fabs(a->placement.q.y + b->placement.q.y) + fabs(a->placement.q.z + b->placement.q.z));
+            CHECK(dp == 0.0 && dq < 1e-15, "round trip moved body %d's joint frame by %.3e m, %.3e", i, dp, dq);
+        }
+        for (int g = 0; g < m->ngeom && g < r->ngeom; ++g)
+            CHECK(m->geom[g].type == r->geom[g].type && m->geom[g].size.x == r->geom[g].size.x && m->geom[g].size.z == r->geom[g].size.z &&
+                      m->geom[g].body == r->geom[g].body, "round trip changed geom %d", g);
+    }
+    remove(tmp);
+    loam_mb_model_destroy(r);
+    loam_mb_state_destroy(s);
+    loam_mb_model_destroy(m);
+}
+
+static void mobile_base(void) {
+    loam_mb_model* m = load("urdf/mobile_base.urdf", 1);
+    if (!m) return;
+    CHECK(m->nbody == 5 && m->nv == 8 && m->nq == 9, "mobile base: %d bodies, nv %d, nq %d", m->nbody, m->nv, m->nq);
+    CHECK(m->body[0].joint == LOAM_JOINT_FLOATING, "the base is not floating");
+    int w = loam_mb_body_index(m, "left_wheel");
+    if (w >= 0) {
+        const double* I = m->body[w].inertia;
+        /* the cylinder's axis (0.0075 kg m^2) turned onto the link's y */
+        CHECK(fabs(I[0] - 0.0040625) < 1e-15 && fabs(I[1] - 0.0075) < 1e-15 && fabs(I[2] - 0.0040625) < 1e-15 && fabs(I[3]) < 1e-15 &&
+                  fabs(I[4]) < 1e-15 && fabs(I[5]) < 1e-15,
+              "wheel inertia (%g %g %g %g %g %g)", I[0], I[1], I[2], I[3], I[4], I[5]);
+        CHECK(m->body[w].joint == LOAM_JOINT_REVOLUTE && !m->body[w].limited && m->body[w].damping == 0.01, "wheel joint");
+        CHECK(m->body[w].axis.y == 1.0, "wheel axis");
+    }
+    CHECK(m->ngeom == 5 && m->geom[0].type == LOAM_SHAPE_BOX && m->geom[0].size.x == 0.3 && m->geom[0].size.z == 0.1, "chassis box");
+    loam_mb_model_destroy(m);
+}
+
+static void malformed(void) {
+    static const struct { const char* file; const char* expect[3]; } bad[] = {
+        {"xml_unclosed.urdf", {":4:", "XML", "link"}},
+        {"top_not_robot.urdf", {":2:", "<model>", "<robot>"}},
+        {"mass_not_number.urdf", {":5:", "<link name=\"base\">: <mass>", "'value' = 'heavy'"}},
+        {"mass_negative.urdf", {":5:", "<mass>", "negative"}},
+        {"inertia_missing_attribute.urdf", {":6:", "<inertia>", "'ixz'"}},
+        {"inertia_impossible.urdf", {":4:", "<link name=\"arm\">", "triangle"}},
+        {"joint_missing_limit.urdf", {":5:", "<joint name=\"elbow\">", "<limit>"}},
+        {"limit_reversed.urdf", {":8:", "<joint name=\"elbow\">: <limit>", "lower = 1.5"}},
+        {"limit_effort_missing.urdf", {":8:", "<limit>", "'effort'"}},
+        {"joint_type_unknown.urdf", {":5:", "<joint name=\"slide\">", "'planar'"}},
+        {"joint_unknown_link.urdf", {":7:", "<child>", "'forearm' is not defined"}},
+        {"link_two_parents.urdf", {":10:", "<joint name=\"j2\">", "already has parent joint 'j1'"}},
+        {"joint_cycle.urdf", {":2:", "<robot name=\"r\">", "cycle"}},
+        {"axis_zero.urdf", {":8:", "<axis>", "zero"}},
+        {"origin_short.urdf", {":6:", "<joint name=\"wrist\">: <origin>", "'xyz' = '0 0.1'"}},
+        {"shape_unknown.urdf", {":6:", "<cone>", "unknown shape"}},
+        {"box_size_nan.urdf", {":5:", "<box>", "'size'"}},
+        {"link_duplicate.urdf", {":4:", "<link name=\"base\">", "used twice"}},
+        {"mesh_no_filename.urdf", {":5:", "<mesh>", "'filename'"}},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/tests/data/urdf_bad/%s", LOAM_SOURCE_DIR, bad[k].file);
+        loam_mb_model* m = NULL;
+        loam_error err;
+        loam_status st = loam_urdf_load(path, NULL, &m, &err);
+        CHECK(st == LOAM_ERR_INPUT && m == NULL, "%s: status %d", bad[k].file, (int)st);
+        if (st == LOAM_OK) {
+            loam_mb_model_destroy(m);
+            continue;
+        }
+        CHECK(strstr(err.message, bad[k].file) != NULL, "%s: the message does not name the file: %s", bad[k].file, err.message);
+        for (int e = 0; e < 3; ++e)
+            CHECK(strstr(err.message, bad[k].expect[e]) != NULL, "%s: the message lacks \"%s\": %s", bad[k].file, bad[k].expect[e], err.message);
+    }
+    loam_mb_model* m = NULL;
+    loam_error err;
+    CHECK(loam_urdf_load("/nonexistent/robot.urdf", NULL, &m, &err) == LOAM_ERR_INPUT && strstr(err.message, "cannot open"), "%s",
+          err.message);
+}
+
+int main(void) {
+    panda();
+    mobile_base();
+    malformed();
+    TEST_MAIN_END();
+}
