@@ -5,8 +5,20 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "loam/core.h"
+
+const char* cli_split_option(const char* arg, char name[CLI_NAME_MAX]) {
+    const char* eq = strchr(arg, '=');
+    if (strncmp(arg, "--", 2) == 0 && eq && (size_t)(eq - arg) < CLI_NAME_MAX) {
+        memcpy(name, arg, (size_t)(eq - arg));
+        name[eq - arg] = '\0';
+        return eq + 1;
+    }
+    snprintf(name, CLI_NAME_MAX, "%s", arg);
+    return NULL;
+}
 
 int cli_bad_value(const char* who, const char* opt, const char* val, const char* expect) {
     if (val) fprintf(stderr, "%s: option %s: bad value '%s' (expected %s)\n", who, opt, val, expect);

@@ -4,6 +4,10 @@
 #ifndef LOAM_APP_CLI_ARGS_H
 #define LOAM_APP_CLI_ARGS_H
 
+enum { CLI_NAME_MAX = 64 };
+/* Split "--name=value": copies the option's name into name and returns its value, or NULL when the
+ * argument has no "=value" (then name is the whole argument, truncated to fit). */
+const char* cli_split_option(const char* arg, char name[CLI_NAME_MAX]);
 int cli_bad_value(const char* who, const char* opt, const char* val, const char* expect);
 int cli_parse_long(const char* who, const char* opt, const char* val, long lo, long hi, long* out);
 int cli_parse_int(const char* who, const char* opt, const char* val, int lo, int hi, int* out);

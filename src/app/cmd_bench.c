@@ -93,16 +93,8 @@ static void usage(FILE* f) {
 static int parse_options(int argc, char** argv, bench_options* o) {
     for (int a = 0; a < argc; ++a) {
         const char* arg = argv[a];
-        char name[64];
-        const char* val = NULL;
-        const char* eq = strchr(arg, '=');
-        if (strncmp(arg, "--", 2) == 0 && eq && (size_t)(eq - arg) < sizeof name) {
-            memcpy(name, arg, (size_t)(eq - arg));
-            name[eq - arg] = '\0';
-            val = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%s", arg);
-        }
+        char name[CLI_NAME_MAX];
+        const char* val = cli_split_option(arg, name);
         if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
             usage(stdout);
             return -1; /* not an error: print help and exit 0 */

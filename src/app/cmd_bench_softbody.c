@@ -52,16 +52,8 @@ static void usage(FILE* f) {
 
 static int parse(int argc, char** argv, sb_options* o) {
     for (int a = 0; a < argc; ++a) {
-        char name[64];
-        const char* val = NULL;
-        const char* eq = strchr(argv[a], '=');
-        if (!strncmp(argv[a], "--", 2) && eq && (size_t)(eq - argv[a]) < sizeof name) {
-            memcpy(name, argv[a], (size_t)(eq - argv[a]));
-            name[eq - argv[a]] = '\0';
-            val = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%s", argv[a]);
-        }
+        char name[CLI_NAME_MAX];
+        const char* val = cli_split_option(argv[a], name);
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
             usage(stdout);
             return -1;
