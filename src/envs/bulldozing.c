@@ -19,7 +19,14 @@ static const float DOZER_CLEARANCE = 0.5f; /* m: the dozer's origin stays this f
 typedef struct bulldozing {
     int grid;   /* the bulldozer's signed distance grid */
     int dozer;  /* body index in the episode's world */
+    int lane;   /* scripted policy: the lane it pushes along (LANE_Y) */
+    int backing;/* scripted policy: 1 while it reverses to the start of the next lane */
 } bulldozing;
+
+/* The scripted policy pushes the pile in lanes (the blade is 0.6 m wide), the middle first, from
+ * behind the pen to the goal, reversing between lanes. */
+static const float LANE_Y[] = {0.0f, -0.45f, 0.45f, -0.85f, 0.85f};
+static const float LANE_FROM_X = -3.4f, LANE_TO_X = 1.3f;
 
 static loam_status add_arena(loam_env* env, loam_world* w, loam_error* err) {
     loam_body_def def = loam_body_default_def();
@@ -89,6 +96,8 @@ static loam_status populate(loam_env* env, loam_rng* rng, loam_error* err) {
     def.shapes[0].friction = env->cfg.friction;
     def.shapes[0].grid = &env->grids[b->grid];
     b->dozer = loam_world_add_body(env->world, &def, err);
+    b->lane = 0;
+    b->backing = 0;
     return b->dozer < 0 ? (err ? err->status : LOAM_ERR_INPUT) : LOAM_OK;
 }
 
@@ -150,26 +159,27 @@ static double score(loam_env* env, loam_env_step_info* info) {
     return p.count ? sum / p.count : 0.0;
 }
 
-/* Drive round behind the material still outside the goal, then push it towards the goal. */
+/* Lanes: drive forward along the lane (pure pursuit of a point 1 m ahead on it) until the blade is
+ * in the goal, then reverse, steering towards the next lane, until behind the pen again. */
 static void scripted(loam_env* env, float* action) {
-    const bulldozing* b = env->task_data;
-    loam_particles p = loam_world_particles(env->world);
-    double cx = 0.0, cy = 0.0;
-    int n = 0;
-    for (int i = 0; i < p.count; ++i)
-        if (distance_to_goal(p.x[i], p.y[i]) > 0.0f) cx += p.x[i], cy += p.y[i], ++n;
-    if (n == 0) return;
-    cx /= n;
-    cy /= n;
+    bulldozing* b = env->task_data;
     loam_pose pose = loam_world_body_state(env->world, b->dozer)->pose;
-    float gx = 0.5f * (GOAL_X0 + GOAL_X1), gy = 0.5f * (GOAL_Y0 + GOAL_Y1);
-    float ux = gx - (float)cx, uy = gy - (float)cy, ul = sqrtf(ux * ux + uy * uy) + 1e-6f;
-    ux /= ul;
-    uy /= ul;
-    /* Behind the material (on the far side from the goal) aim at the goal, else at a point behind it. */
-    float behind = (float)((cx - pose.p.x) * ux + (cy - pose.p.y) * uy);
-    float tx = behind > 0.3f ? gx : (float)cx - 1.0f * ux, ty = behind > 0.3f ? gy : (float)cy - 1.0f * uy;
-    float heading = atan2f(ty - pose.p.y, tx - pose.p.x), err = heading - env_yaw(pose.q);
+    int lanes = (int)(sizeof LANE_Y / sizeof LANE_Y[0]);
+    if (!b->backing && pose.p.x >= LANE_TO_X) {
+        b->backing = 1;
+        b->lane = (b->lane + 1) % lanes;
+    } else if (b->backing && pose.p.x <= LANE_FROM_X) {
+        b->backing = 0;
+    }
+    float yaw = env_yaw(pose.q), dy = LANE_Y[b->lane] - pose.p.y;
+    if (b->backing) {
+        /* Reversing with heading psi moves along -(cos psi, sin psi): head so that this drifts to the lane. */
+        float want = -atan2f(dy, 2.0f), err = atan2f(sinf(want - yaw), cosf(want - yaw));
+        action[0] = -1.0f;
+        action[1] = env_clampf(2.0f * err, -1.0f, 1.0f);
+        return;
+    }
+    float err = atan2f(dy, 1.0f) - yaw;
     err = atan2f(sinf(err), cosf(err));
     action[0] = env_clampf(cosf(err), 0.2f, 1.0f);
     action[1] = env_clampf(2.0f * err, -1.0f, 1.0f);
