@@ -29,6 +29,7 @@ static void usage(FILE* f) {
             "  --sweeps K             contact sweeps per step (default 3)\n"
             "  --dt DT                physics step, s (default: the kind's)\n"
             "  --observe 0|1          compute observations (default 1)\n"
+            "  --sleep-speed V        particles slower than V m/s for 0.05 s sleep; 0 = never (default: 0.01)\n"
             "  --threads T            threads, 0 = all cores (default 0)\n"
             "  --seed S               reset seed (default 0)\n"
             "  --json                 also print one JSON object as the last line (no value)\n");
@@ -40,7 +41,7 @@ int loam_bench_env(int argc, char** argv) {
     loam_env_kind kind = LOAM_ENV_BULLDOZING;
     int particles = -1, batch = 1, actions = 10, warmup = 2, spa = -1, gears = -1, hash = 0, sweeps = -1, observe = 1;
     int threads = 0, seed = 0, json = 0;
-    double dt = -1.0;
+    double dt = -1.0, sleep_speed = -1.0;
     for (int a = 0; a < argc; ++a) {
         const char* opt = argv[a];
         if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
@@ -68,6 +69,7 @@ int loam_bench_env(int argc, char** argv) {
         else if (!strcmp(opt, "--threads")) rc = cli_parse_int(WHO, opt, val, 0, 4096, &threads);
         else if (!strcmp(opt, "--seed")) rc = cli_parse_int(WHO, opt, val, 0, 2147483647, &seed);
         else if (!strcmp(opt, "--dt")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 0.01, &dt);
+        else if (!strcmp(opt, "--sleep-speed")) rc = cli_parse_double(WHO, opt, val, 0.0, 0, 10.0, &sleep_speed);
         else {
             fprintf(stderr, WHO ": unknown option '%s' (see loam bench env --help)\n", opt);
             return 2;
@@ -81,6 +83,7 @@ int loam_bench_env(int argc, char** argv) {
     if (gears > 0) c.gears = gears;
     if (sweeps > 0) c.sweeps = sweeps;
     if (dt > 0.0) c.dt = dt;
+    if (sleep_speed >= 0.0) c.sleep_speed = (float)sleep_speed;
     c.hash_table_size = hash;
     c.observe = observe;
     c.episode_time = 1e6; /* no truncation inside the timing */
@@ -134,8 +137,9 @@ int loam_bench_env(int argc, char** argv) {
     double env_steps = (double)actions * batch, sim = env_steps * c.steps_per_action * c.dt;
     double rtf = sim / wall, sps = env_steps / wall, share = sensors / (physics + sensors);
     double pps = (double)n * c.steps_per_action * env_steps / wall, cpp = contacts / env_steps / n;
-    printf("loam bench env: %s, %d particles, batch %d, %d threads, dt %g s, %d sweeps, %d steps per action\n",
-           loam_env_kind_name(kind), n, batch, loam_get_threads(), c.dt, c.sweeps, c.steps_per_action);
+    printf("loam bench env: %s, %d particles, batch %d, %d threads, dt %g s, %d sweeps, %d steps per action, "
+           "sleep speed %g m/s\n",
+           loam_env_kind_name(kind), n, batch, loam_get_threads(), c.dt, c.sweeps, c.steps_per_action, c.sleep_speed);
     if (kind == LOAM_ENV_GEAR_TOWER) printf("  gears                   %d\n", c.gears);
     printf("  build (settle) + reset   %.2f s\n", build_s);
     printf("  env steps per second     %.3g (summed over the batch)\n", sps);
@@ -149,9 +153,9 @@ int loam_bench_env(int argc, char** argv) {
                "\"dt\": %g, \"sweeps\": %d, \"steps_per_action\": %d, \"observe\": %d, \"actions\": %d, "
                "\"env_steps_per_s\": %.6g, \"realtime_factor\": %.6g, \"particle_steps_per_s\": %.6g, "
                "\"observation_share\": %.6g, \"physics_s\": %.6g, \"observation_s\": %.6g, \"contacts_per_particle\": %.6g, "
-               "\"build_s\": %.6g, \"mean_reward\": %.6g}\n",
+               "\"build_s\": %.6g, \"mean_reward\": %.6g, \"sleep_speed\": %g}\n",
                loam_env_kind_name(kind), n, batch, loam_get_threads(), c.gears, hash, c.dt, c.sweeps, c.steps_per_action,
-               observe, actions, sps, rtf, pps, share, physics, sensors, cpp, build_s, reward / env_steps);
+               observe, actions, sps, rtf, pps, share, physics, sensors, cpp, build_s, reward / env_steps, c.sleep_speed);
 done:
     for (int b = 0; envs && b < batch; ++b) loam_env_destroy(envs[b]);
     free(envs);
