@@ -20,6 +20,23 @@ const char* cli_split_option(const char* arg, char name[CLI_NAME_MAX]) {
     return NULL;
 }
 
+int cli_option_value(const char* who, const char* help, const char* const* valued, size_t count, const char* name,
+                     int argc, char** argv, int* a, const char** val) {
+    int known = 0;
+    for (size_t k = 0; k < count; ++k) known |= strcmp(name, valued[k]) == 0;
+    if (!known) {
+        fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", who, argv[*a], help);
+        return LOAM_ERR_INPUT;
+    }
+    if (*val) return 0;
+    if (*a + 1 >= argc) {
+        fprintf(stderr, "%s: option %s needs a value\n", who, name);
+        return LOAM_ERR_INPUT;
+    }
+    *val = argv[++*a];
+    return 0;
+}
+
 int cli_bad_value(const char* who, const char* opt, const char* val, const char* expect) {
     if (val) fprintf(stderr, "%s: option %s: bad value '%s' (expected %s)\n", who, opt, val, expect);
     else fprintf(stderr, "%s: option %s: missing value (expected %s)\n", who, opt, expect);

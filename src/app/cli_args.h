@@ -4,10 +4,17 @@
 #ifndef LOAM_APP_CLI_ARGS_H
 #define LOAM_APP_CLI_ARGS_H
 
+#include <stddef.h>
+
 enum { CLI_NAME_MAX = 64 };
 /* Split "--name=value": copies the option's name into name and returns its value, or NULL when the
  * argument has no "=value" (then name is the whole argument, truncated to fit). */
 const char* cli_split_option(const char* arg, char name[CLI_NAME_MAX]);
+/* For an option that takes a value: name must be one of the count names in valued (else "unknown
+ * option", pointing at `help`); the value is *val when the argument carried "=value", else the next
+ * argument (*a advances). Returns 0, or exit status 2 after printing the problem. */
+int cli_option_value(const char* who, const char* help, const char* const* valued, size_t count, const char* name,
+                     int argc, char** argv, int* a, const char** val);
 int cli_bad_value(const char* who, const char* opt, const char* val, const char* expect);
 int cli_parse_long(const char* who, const char* opt, const char* val, long lo, long hi, long* out);
 int cli_parse_int(const char* who, const char* opt, const char* val, int lo, int hi, int* out);

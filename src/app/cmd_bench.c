@@ -111,20 +111,9 @@ static int parse_options(int argc, char** argv, bench_options* o) {
             "--warm-start", "--hash-table-size", "--damping", "--tolerance", "--radius",     "--density",
             "--nx",        "--ny",     "--column-radius", "--seed",  "--solver",    "--push-sweeps",
             "--skin",      "--reorder-interval", "--settle-friction"};
-        int known = 0;
-        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k) known |= strcmp(name, valued[k]) == 0;
-        if (!known) {
-            fprintf(stderr, BENCH_PREFIX ": unknown option '%s' (see loam bench granular --help)\n", arg);
-            return LOAM_ERR_INPUT;
-        }
-        if (!val) {
-            if (a + 1 >= argc) {
-                fprintf(stderr, BENCH_PREFIX ": option %s needs a value\n", name);
-                return LOAM_ERR_INPUT;
-            }
-            val = argv[++a];
-        }
-        int rc = 0;
+        int rc = cli_option_value(BENCH_PREFIX, "loam bench granular", valued, sizeof valued / sizeof valued[0], name, argc,
+                                  argv, &a, &val);
+        if (rc) return rc;
         loam_granular_params* p = &o->params;
         column_spec* s = &o->scene;
         if (!strcmp(name, "--particles")) rc = cli_parse_int(BENCH_PREFIX, name, val, 1, 1 << 27, &s->particles);

@@ -66,20 +66,8 @@ static int parse(int argc, char** argv, sb_options* o) {
         }
         static const char* const valued[] = {"--size", "--solver", "--iterations", "--env", "--dt", "--sim-time",
                                              "--target", "--time-limit", "--max-robots", "--threads", "--robot"};
-        int known = 0;
-        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k) known |= !strcmp(name, valued[k]);
-        if (!known) {
-            fprintf(stderr, PREFIX ": unknown option '%s' (see loam bench softbody --help)\n", argv[a]);
-            return LOAM_ERR_INPUT;
-        }
-        if (!val) {
-            if (a + 1 >= argc) {
-                fprintf(stderr, PREFIX ": option %s needs a value\n", name);
-                return LOAM_ERR_INPUT;
-            }
-            val = argv[++a];
-        }
-        int rc = 0;
+        int rc = cli_option_value(PREFIX, "loam bench softbody", valued, sizeof valued / sizeof valued[0], name, argc, argv, &a, &val);
+        if (rc) return rc;
         loam_softbody_def* d = &o->def;
         if (!strcmp(name, "--size")) rc = cli_parse_int(PREFIX, name, val, 1, 39, &o->size);
         else if (!strcmp(name, "--iterations")) rc = cli_parse_int(PREFIX, name, val, 1, 10000, &d->iterations);

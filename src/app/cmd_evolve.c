@@ -70,20 +70,8 @@ static int parse(int argc, char** argv, evo_options* o) {
         static const char* const valued[] = {"--env", "--generations", "--population", "--size", "--voxel-size",
                                              "--sim-time", "--dt", "--solver", "--mutation", "--air", "--seed",
                                              "--threads", "--out", "--replay", "--frames", "--zeta"};
-        int known = 0;
-        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k) known |= !strcmp(name, valued[k]);
-        if (!known) {
-            fprintf(stderr, PREFIX ": unknown option '%s' (see loam evolve --help)\n", argv[a]);
-            return LOAM_ERR_INPUT;
-        }
-        if (!val) {
-            if (a + 1 >= argc) {
-                fprintf(stderr, PREFIX ": option %s needs a value\n", name);
-                return LOAM_ERR_INPUT;
-            }
-            val = argv[++a];
-        }
-        int rc = 0;
+        int rc = cli_option_value(PREFIX, "loam evolve", valued, sizeof valued / sizeof valued[0], name, argc, argv, &a, &val);
+        if (rc) return rc;
         loam_softbody_def* d = &o->def;
         if (!strcmp(name, "--generations")) rc = cli_parse_int(PREFIX, name, val, 1, 100000, &o->generations);
         else if (!strcmp(name, "--population")) rc = cli_parse_int(PREFIX, name, val, 4, 1 << 20, &o->population);

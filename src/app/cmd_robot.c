@@ -37,21 +37,12 @@ int loam_cmd_robot(int argc, char** argv) {
     double air = 0.3, voxel = 0.01, mass = 1.0;
     const char* out = NULL;
     for (int a = 2; a < argc; ++a) {
-        const char* name = argv[a];
+        char name[CLI_NAME_MAX];
+        const char* val = cli_split_option(argv[a], name);
         static const char* const valued[] = {"--size", "--material", "--air", "--seed", "--points", "--alpha",
                                              "--radius", "--voxel-size", "--mass", "--out"};
-        int known = 0;
-        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; ++k) known |= !strcmp(name, valued[k]);
-        if (!known) {
-            fprintf(stderr, PREFIX ": unknown option '%s' (see loam robot --help)\n", name);
-            return LOAM_ERR_INPUT;
-        }
-        if (a + 1 >= argc) {
-            fprintf(stderr, PREFIX ": option %s needs a value\n", name);
-            return LOAM_ERR_INPUT;
-        }
-        const char* val = argv[++a];
-        int rc = 0;
+        int rc = cli_option_value(PREFIX, "loam robot", valued, sizeof valued / sizeof valued[0], name, argc, argv, &a, &val);
+        if (rc) return rc;
         if (!strcmp(name, "--size")) rc = cli_parse_int(PREFIX, name, val, 1, 39, &size);
         else if (!strcmp(name, "--material")) rc = cli_parse_int(PREFIX, name, val, 1, LOAM_SB_BASE_COUNT - 1, &material);
         else if (!strcmp(name, "--air")) rc = cli_parse_double(PREFIX, name, val, 0.0, 0, 0.95, &air);

@@ -47,6 +47,15 @@ static void gather_candidates(const loam_world* w, const int32_t cell[3], candid
     c->n = n;
 }
 
+/* Whether particle p (x, y, z, r) and a candidate are within r_p + r + margin, the short way
+ * along the periodic axis (as loam_pair_offset wraps). */
+static inline int within_reach(const float* p, float x, float y, float z, float r, float margin, int axis, float len) {
+    float d[3] = {p[0] - x, p[1] - y, p[2] - z};
+    if (axis >= 0) d[axis] -= d[axis] > 0.5f * len ? len : (d[axis] < -0.5f * len ? -len : 0.0f);
+    float cut = p[3] + r + margin;
+    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut;
+}
+
 /* Neighbours j > i of i within r_i + r_j + margin, sorted by index; returns their count. out holds
  * LOAM_CANDIDATES_MAX entries (the branch-free append writes before it counts); beyond
  * LOAM_MAX_NEIGHBORS are dropped and counted. */
@@ -62,11 +71,8 @@ static int find_neighbors(const loam_world* w, const float* pos, int i, float ma
     int count = 0;
     if (c && c->n >= 0) {
         for (int s = 0; s < c->n; ++s) {
-            float d[3] = {pi[0] - c->x[s], pi[1] - c->y[s], pi[2] - c->z[s]};
-            if (axis >= 0) d[axis] -= d[axis] > 0.5f * len ? len : (d[axis] < -0.5f * len ? -len : 0.0f);
-            float cut = pi[3] + c->r[s] + margin;
             out[count] = c->idx[s];
-            count += (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut) & (c->idx[s] > i);
+            count += within_reach(pi, c->x[s], c->y[s], c->z[s], c->r[s], margin, axis, len) & (c->idx[s] > i);
         }
     } else {
         /* A crowded neighbourhood (a tiny hash table), or no gathering space: straight from the runs. */
@@ -77,10 +83,7 @@ static int find_neighbors(const loam_world* w, const float* pos, int i, float ma
         for (int k = 0; k < nb; ++k)
             for (int s = h->bucket_start[buckets[k]]; s < h->bucket_start[buckets[k] + 1]; ++s) {
                 const float* pj = &bpos[4 * s];
-                float d[3] = {pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]};
-                if (axis >= 0) d[axis] -= d[axis] > 0.5f * len ? len : (d[axis] < -0.5f * len ? -len : 0.0f);
-                float cut = pi[3] + pj[3] + margin;
-                if (h->items[s] > i && d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut &&
+                if (h->items[s] > i && within_reach(pi, pj[0], pj[1], pj[2], pj[3], margin, axis, len) &&
                     count < LOAM_CANDIDATES_MAX)
                     out[count++] = h->items[s];
             }

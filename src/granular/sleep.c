@@ -16,8 +16,8 @@
 void loam_world_wake_all(loam_world* w) {
     if (!w || !w->calm) return; /* before the first step nobody sleeps */
     for (int i = 0; i < w->count; ++i) w->calm[i] = 0;
-    w->sleep_changed = w->sleeping > 0;
-    w->sleeping = 0;
+    w->sleep_changed = w->stats.sleeping > 0;
+    w->stats.sleeping = 0;
 }
 
 void loam_granular_update_sleep(loam_world* w) {
@@ -25,12 +25,11 @@ void loam_granular_update_sleep(loam_world* w) {
     float speed = w->params.sleep_speed;
     if (!(speed > 0.0f)) {
         /* Off (or just switched off): everyone awake. */
-        int changed = w->sleeping > 0;
+        int changed = w->stats.sleeping > 0;
         if (changed)
             for (int i = 0; i < n; ++i) w->calm[i] = 0;
-        w->sleeping = 0;
-        w->sleep_changed = changed;
         w->stats.sleeping = 0;
+        w->sleep_changed = changed;
         return;
     }
     /* sleep_time is a float: 0.05f / 1e-3 is 50.0000007, which must mean 50 steps, not 51. */
@@ -62,7 +61,6 @@ void loam_granular_update_sleep(loam_world* w) {
             sleeping++;
         }
     }
-    w->sleeping = sleeping;
-    w->sleep_changed = changed > 0;
     w->stats.sleeping = sleeping;
+    w->sleep_changed = changed > 0;
 }

@@ -95,7 +95,7 @@ static void scratch_free(loam_world* w) {
     loam_free(w->asleep);
     w->calm = NULL;
     w->wake = w->asleep = NULL;
-    w->sleeping = w->sleep_changed = 0;
+    w->stats.sleeping = w->sleep_changed = 0;
     loam_free(w->block_scratch);
     loam_free(w->radix_counts);
     w->radix_counts = NULL;

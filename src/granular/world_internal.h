@@ -152,7 +152,6 @@ struct loam_world {
     uint8_t* wake;            /* n: set during detection when something moving touches a sleeper */
     uint8_t* asleep;          /* n: this step's sleepers as bytes (detection tests every candidate:
                                  n bytes stay in L1 where calm's or the velocities' lines do not) */
-    int sleeping;             /* particles asleep */
     int sleep_changed;        /* some particle fell asleep or woke at the end of the last step */
     int32_t* radix_counts;    /* 65536: digit counts of the reorder's radix sort */
     float* block_scratch;     /* per-block partial sums for deterministic reductions */

@@ -19,18 +19,22 @@
 #endif
 
 /* One slot row: passive is a compile-time constant in each caller, so each loop is straight-line. */
+/* A spring's force per unit offset, k (len - rest) / len, 0 for coincident masses. It divides
+ * unconditionally by a safe length and selects after: a conditional division is control flow the
+ * vectoriser refuses. The rest length is L0 (1 + dL0 sin(.)); a passive robot skips that gather
+ * (L0 x 1 is L0 exactly). */
+static inline float sb_spring_coeff(float dx, float dy, float dz, float k, float rest) {
+    float len = __builtin_sqrtf(dx * dx + dy * dy + dz * dz);
+    float safe = len > 0.0f ? len : 1.0f;
+    float q = k * (len - rest) / safe;
+    return len > 0.0f ? q : 0.0f;
+}
+
 #define SB_SPRING_ROW(PASSIVE)                                                                         \
     for (int i = 0; i < n; ++i) {                                                                      \
         int o = nb[i];                                                                                 \
         float dx = x[o] - x[i], dy = y[o] - y[i], dz = z[o] - z[i];                                    \
-        float len = __builtin_sqrtf(dx * dx + dy * dy + dz * dz);                                      \
-        /* L = L0 (1 + dL0 sin(.)); a passive robot skips the gather (L0 x 1 is L0 exactly) */         \
-        float rest = PASSIVE ? ll[i] : ll[i] * act[ms[i]];                                             \
-        /* divide unconditionally by a safe length and select after: a conditional division is       \
-         * control flow the vectoriser refuses */                                                      \
-        float safe = len > 0.0f ? len : 1.0f;                                                          \
-        float q = kk[i] * (len - rest) / safe;                                                         \
-        float c = len > 0.0f ? q : 0.0f;                                                               \
+        float c = sb_spring_coeff(dx, dy, dz, kk[i], PASSIVE ? ll[i] : ll[i] * act[ms[i]]);            \
         fx[i] += c * dx;                                                                               \
         fy[i] += c * dy;                                                                               \
         fz[i] += c * dz;                                                                               \
@@ -57,11 +61,7 @@ SB_CLONES void sb_gather_springs(int n, int deg, const int32_t* restrict nbr, co
 #define SB_OFFSET_ROW(PASSIVE)                                                                         \
     for (int i = lo; i < hi; ++i) {                                                                    \
         float dx = xo[i] - x[i], dy = yo[i] - y[i], dz = zo[i] - z[i];                                 \
-        float len = __builtin_sqrtf(dx * dx + dy * dy + dz * dz);                                      \
-        float rest = PASSIVE ? ll[i] : ll[i] * act[ms[i]];                                             \
-        float safe = len > 0.0f ? len : 1.0f;                                                          \
-        float q = kk[i] * (len - rest) / safe;                                                         \
-        float c = len > 0.0f ? q : 0.0f;                                                               \
+        float c = sb_spring_coeff(dx, dy, dz, kk[i], PASSIVE ? ll[i] : ll[i] * act[ms[i]]);            \
         fx[i] += c * dx;                                                                               \
         fy[i] += c * dy;                                                                               \
         fz[i] += c * dz;                                                                               \
