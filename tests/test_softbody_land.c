@@ -35,6 +35,8 @@ static void static_sag(loam_softbody_solver solver) {
     }
     double sag = h - top / tops;
     CHECK(tops == 4, "top corners %d", tops);
+    fprintf(stderr, "cube on the floor, solver %d: sag %.4g m, linear elasticity %.4g m; lowest mass %.3g m\n", (int)solver, sag,
+            delta, (double)lowest);
     CHECK(fabs(sag - delta) < 0.1 * delta, "solver %d: sag %g m, linear elasticity %g m", (int)solver, sag, delta);
     CHECK(lowest >= d.floor_z, "solver %d: a mass sank to z = %g below the floor", (int)solver, (double)lowest);
     CHECK(speed < 1e-3, "solver %d: not at rest (speed %g m/s)", (int)solver, speed);
@@ -99,6 +101,7 @@ static void incline(loam_softbody_solver solver) {
                   (int)solver, tan(theta), moved);
         } else {
             double expect = predicted_slide(theta, mu_k, d.zeta, dt, from, to);
+            fprintf(stderr, "incline, solver %d: tan %.3g slid %.4g m, Coulomb %.4g m\n", (int)solver, tan(theta), moved, expect);
             CHECK(fabs(moved - expect) < 0.1 * expect, "solver %d: above the friction angle the block slid %g m, Coulomb %g m",
                   (int)solver, moved, expect);
         }

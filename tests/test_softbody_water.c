@@ -57,6 +57,7 @@ int main(void) {
     eq1_plate(edge_on, pe);
     /* Face-on: 2 faces of W^2 at C_D; edge-on: 2 of W T; the sides' lift cancels: ratio W / T = 4. */
     double ratio = norm(ff) / norm(fe);
+    fprintf(stderr, "plate in water: face-on / edge-on drag %.6g, equation 1 gives %.6g\n", ratio, W / T);
     CHECK(fabs(ratio - W / T) < 1e-3 * (W / T), "face-on / edge-on drag %g, equation 1 gives %g", ratio, W / T);
     CHECK(fabs(ff[2] - pf[2]) < 1e-3 * norm(pf) && fabs(ff[0]) < 1e-3 * norm(pf), "face-on force (%g, %g, %g), eq. 1 %g",
           ff[0], ff[1], ff[2], pf[2]);
