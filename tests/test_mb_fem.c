@@ -57,7 +57,7 @@ static double NU = 0.3;
 static double cantilever(int nx, int ny, int nz, int tets, int pieces, loam_mb_solver solver) {
     double I = H * H * H * H / 12.0, w = RHO * H * H * 9.81, E = w * pow(L, 4) / (8.0 * I * 1e-3); /* a 1 mm sag */
     loam_mb_options o = loam_mb_default_options();
-    o.dt = 0.05, o.solver = solver, o.iterations = 200, o.tolerance = 1e-14;
+    o.dt = getenv("DT") ? atof(getenv("DT")) : 0.05, o.solver = solver, o.iterations = getenv("ITS") ? atoi(getenv("ITS")) : 200, o.tolerance = 1e-14;
     loam_mb_model* m = ground_model(&o, 0);
     int per = nx / pieces, clamp[64], ncl = 0;
     loam_mb_constraint_def con[3 * 64];
