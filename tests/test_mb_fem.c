@@ -59,7 +59,7 @@ static double NU = 0.3;
 static double cantilever(int nx, int ny, int nz, int tets, int pieces, loam_mb_solver solver) {
     double I = H * H * H * H / 12.0, w = RHO * H * H * 9.81, E = w * pow(L, 4) / (8.0 * I * 1e-3); /* a 1 mm sag */
     loam_mb_options o = loam_mb_default_options();
-    o.dt = getenv("DT") ? atof(getenv("DT")) : 0.05, o.solver = solver, o.iterations = getenv("ITS") ? atoi(getenv("ITS")) : 200, o.tolerance = 1e-14;
+    o.dt = 0.05, o.solver = solver, o.iterations = 200, o.tolerance = 1e-14;
     loam_mb_model* m = ground_model(&o, 0);
     int per = nx / pieces, clamp[64], ncl = 0;
     loam_mb_constraint_def con[3 * 64];
@@ -246,7 +246,16 @@ static void errors(void) {
     fd.nfixed = 1, fd.fixed = &fixed;
     CHECK(loam_mb_model_add_fem(m, &fd, &err) != LOAM_OK && strstr(err.message, "fixed[0] = 7"), "%s", err.message);
     fd.nfixed = 0;
+    loam_mb_state* early = NULL;
+    CHECK(loam_mb_state_create(m, &early, &err) == LOAM_OK, "%s", err.message);
     CHECK(loam_mb_model_add_fem(m, &fd, &err) == LOAM_OK, "%s", err.message);
+    CHECK(loam_mb_step(m, early, &err) != LOAM_OK && strstr(err.message, "the state has 0 FEM nodes, the model 4"), "%s", err.message);
+    loam_mb_state_destroy(early);
+    loam_mb_state* s = NULL;
+    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    s->fem_v[5] = NAN;
+    CHECK(loam_mb_step(m, s, &err) != LOAM_OK && strstr(err.message, "'bad': node 1: fem_v[2] is not finite"), "%s", err.message);
+    loam_mb_state_destroy(s);
     loam_mb_constraint_def c = loam_mb_default_constraint_def();
     c.body[0] = LOAM_MB_FEM_BODY(0), c.node[0] = 9;
     CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) != LOAM_OK && strstr(err.message, "node[0] = 9"), "%s", err.message);
@@ -310,7 +319,7 @@ static void insertion(void) {
 }
 
 int main(int argc, char** argv) {
-    if (argc == 7) { /* experiments: nx ny nz tets pieces poisson */
+    if (argc == 7) { /* mesh experiments: test_mb_fem nx ny nz tets_per_cell pieces poisson (no checks) */
         NU = atof(argv[6]);
         cantilever(atoi(argv[1]), atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), LOAM_SOLVER_NNEWTON);
         cantilever(atoi(argv[1]), atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), LOAM_SOLVER_SUBADMM);

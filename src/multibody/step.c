@@ -14,6 +14,9 @@
 static int is_free(const loam_mb_model* m, int dof) { return m->body[m->dof_body[dof]].motion == LOAM_MB_DYNAMIC; }
 
 static loam_status check_inputs(const loam_mb_model* m, const loam_mb_state* s, loam_error* err) {
+    if (s->nfem_node != m->nfem_node)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: the state has %d FEM nodes, the model %d (FEM pieces added after the state was made?)",
+                              s->nfem_node, m->nfem_node);
     for (int d = 0; d < m->nv; ++d) {
         const char* name = m->body[m->dof_body[d]].name;
         if (!isfinite(s->tau[d])) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: body '%s': tau[%d] = %g", name, d, s->tau[d]);
