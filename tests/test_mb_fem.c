@@ -223,6 +223,51 @@ static void resting_block(loam_mb_solver solver) {
     loam_mb_model_destroy(m);
 }
 
+/* A rigid ball (a floating body) dropped onto a soft block on the floor comes to rest on the block's
+ * top nodes: contact rows with one segment on the ball's tree and one on the block's nodes. */
+static void ball_on_block(loam_mb_solver solver) {
+    loam_mb_options o = loam_mb_default_options();
+    o.solver = solver, o.iterations = 100;
+    loam_mb_body_def b[2] = {loam_mb_default_body_def(), loam_mb_default_body_def()};
+    strcpy(b[0].name, "ground"), strcpy(b[1].name, "ball");
+    const double r = 0.05, mass = 1.0;
+    b[1].joint = LOAM_JOINT_FLOATING, b[1].mass = mass;
+    b[1].inertia[0] = b[1].inertia[1] = b[1].inertia[2] = 0.4 * mass * r * r;
+    loam_mb_geom_def g[2] = {loam_mb_default_geom_def(), loam_mb_default_geom_def()};
+    g[0].body = -1, g[0].type = LOAM_SHAPE_PLANE;
+    g[1].body = 1, g[1].size.x = r;
+    loam_mb_model* m = NULL;
+    loam_error err;
+    CHECK(loam_mb_model_create(b, 2, g, 2, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    loam_mb_fem_beam_def bd = loam_mb_default_fem_beam_def();
+    bd.nx = 6, bd.ny = 6, bd.nz = 2, bd.size = (loam_vec3d){0.2, 0.2, 0.05}, bd.tets_per_cell = 5;
+    bd.pose.p = (loam_vec3d){-0.1, 0, 0.025};
+    add_block(m, &bd, 1e6, 1e-3, 1);
+    loam_mb_state* s = NULL;
+    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    double top = 0.05, z0 = top + r + 0.002;
+    s->q[2] = z0;
+    double support = 0.0, zmin = INFINITY;
+    int steps = 1000, mixed = 0;
+    for (int k = 0; k < steps; ++k) {
+        if (loam_mb_step(m, s, &err) != LOAM_OK) {
+            CHECK(0, "%s", err.message);
+            break;
+        }
+        zmin = fmin(zmin, s->q[2]);
+        if (k == steps - 1)
+            for (int c = 0; c < s->ncontact; ++c)
+                if (s->contact[c].body[1] == 1) support += s->contact_impulse[3 * c], ++mixed;
+    }
+    double ratio = support / (mass * 9.81 * o.dt), sink = top + r - s->q[2];
+    printf("ball on a soft block, %s, 1 s: ball sinks %.3e m below the block's rest top (lowest %.3e m), %d node contacts carry %.4f of its weight, "
+           "ball speed %.1e m/s\n", loam_mb_solver_name(solver), sink, top + r - zmin, mixed, ratio, fabs(s->qd[2]));
+    CHECK(mixed > 0 && fabs(ratio - 1.0) < 0.02, "the block's nodes carry %g of the ball's weight (%d contacts)", ratio, mixed);
+    CHECK(sink > 0.0 && sink < 2e-3, "the ball rests %g m below the block's top", sink);
+    loam_mb_state_destroy(s);
+    loam_mb_model_destroy(m);
+}
+
 /* Malformed pieces and FEM constraints: the message names the piece, the element and the field. */
 static void errors(void) {
     loam_mb_options o = loam_mb_default_options();
@@ -341,6 +386,8 @@ int main(int argc, char** argv) {
     free_block(0);
     resting_block(LOAM_SOLVER_PGS);
     resting_block(LOAM_SOLVER_SUBADMM);
+    ball_on_block(LOAM_SOLVER_PGS);
+    ball_on_block(LOAM_SOLVER_NNEWTON);
     errors();
     insertion();
     TEST_MAIN_END();

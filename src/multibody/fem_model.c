@@ -156,10 +156,12 @@ loam_status loam_mb_model_add_fem(loam_mb_model* m, const loam_mb_fem_def* d, lo
         p->fixed = loam_calloc(nn, 1);
         p->surface = loam_calloc(nn, 1);
     }
-    if (!node || !tet || !fixed || !p || !f->mass || !p->grad || !p->volume || !p->ke || !p->fixed || !p->surface || !(memcpy(node, d->node, sizeof(double) * 3 * nn), mark_surface(d, p->surface))) {
+    int ok = node && tet && fixed && p && f->mass && p->grad && p->volume && p->ke && p->fixed && p->surface && mark_surface(d, p->surface);
+    if (!ok) {
         mb_fem_free(f);
         return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory for FEM piece %d (%d nodes, %d tets)", m->nfem, d->nnode, d->ntet);
     }
+    memcpy(node, d->node, sizeof(double) * 3 * nn);
     memcpy(tet, d->tet, sizeof(int) * 4 * nt);
     if (d->nfixed > 0) memcpy(fixed, d->fixed, sizeof(int) * (size_t)d->nfixed);
     for (int i = 0; i < d->nfixed; ++i) p->fixed[fixed[i]] = 1;
