@@ -26,8 +26,8 @@ enum { MAX_SIZES = 16, NSOLVER = 5 };
 static const loam_mb_solver SOLVERS[NSOLVER] = {LOAM_SOLVER_SUBADMM, LOAM_SOLVER_PGS, LOAM_SOLVER_PJ, LOAM_SOLVER_FADMM, LOAM_SOLVER_NNEWTON};
 
 typedef struct opts {
-    int scenario[3];        /* spheres, stirring, cable */
-    int sizes[MAX_SIZES], nsizes;
+    int scenario[4];        /* spheres, stirring, cable, insertion */
+    int sizes[MAX_SIZES], nsizes, sizes_given;
     int solver_on[NSOLVER];
     int steps, settle, max_dense, threads, json;
     int step_stats, stats_iterations; /* --step-stats: whole steps of the stirring scene, for peers */
@@ -43,8 +43,9 @@ static void usage(FILE* f) {
             "  Paper 004, Table I and the scaling plot: each scenario settles with PGS, then every solver\n"
             "  steps the same state at 30/60/90 iterations (nonsmooth Newton: 3/6/9).\n"
             "options (each takes a value unless noted):\n"
-            "  --scenario S     stirring, spheres, cable or all (default all)\n"
-            "  --sizes N,N,...  spheres per scene, or cable segments (default 100,200,400)\n"
+            "  --scenario S     stirring, spheres, cable, insertion or all (default all)\n"
+            "  --sizes N,N,...  spheres per scene, cable segments, or FEM beam pieces (1 to 8) for\n"
+            "                   insertion (default 100,200,400; insertion alone: 4)\n"
             "  --solvers L      comma list of subadmm, pgs, pj, fadmm, nnewton (default all)\n"
             "  --steps S        measured steps per run (default 10)\n"
             "  --settle S       settling steps before measuring (default 250)\n"
@@ -93,8 +94,9 @@ static int parse_solvers(const char* val, opts* o) {
 
 /* One scene of `scenario` with the given solver settings; returns 0 on failure (message printed). */
 typedef struct scene {
-    int stir; /* 0 spheres, 1 stirring, 2 cable */
+    int stir; /* 0 spheres, 1 stirring, 2 cable, 3 insertion */
     mb_stirring sc;
+    mb_insertion ins;
     loam_mb_model* m;
     loam_mb_state* s;
 } scene;
@@ -113,6 +115,9 @@ static int make_scene(const opts* o, int stir, int n, loam_mb_solver solver, int
     if (stir == 1) {
         st = mb_stirring_create(o->urdf, n, &mo, &out->sc, &err);
         out->m = out->sc.model, out->s = out->sc.state;
+    } else if (stir == 3) {
+        st = mb_insertion_create(o->urdf, n, &mo, &out->ins, &err);
+        out->m = out->ins.model, out->s = out->ins.state;
     } else if (stir == 2) {
         st = mb_cable_scene_create(n, &mo, &out->m, &out->s, &err);
     } else {
@@ -124,6 +129,7 @@ static int make_scene(const opts* o, int stir, int n, loam_mb_solver solver, int
 
 static void free_scene(scene* sc) {
     if (sc->stir == 1) mb_stirring_destroy(&sc->sc);
+    else if (sc->stir == 3) mb_insertion_destroy(&sc->ins);
     else {
         loam_mb_state_destroy(sc->s);
         loam_mb_model_destroy(sc->m);
@@ -134,6 +140,7 @@ static const double HOLD = 0.3; /* s: the stirrer rests before its sweep */
 
 static int step(scene* sc, loam_error* err) {
     if (sc->stir == 1 && mb_stirring_control(&sc->sc, sc->s, HOLD, err) != LOAM_OK) return 0;
+    if (sc->stir == 3 && mb_insertion_control(&sc->ins, sc->s, err) != LOAM_OK) return 0;
     return loam_mb_step(sc->m, sc->s, err) == LOAM_OK;
 }
 
@@ -201,7 +208,7 @@ static void fit(const row* rows, int nrows, int stir, int solver, int iterations
 int loam_bench_multibody(int argc, char** argv) {
     opts o;
     memset(&o, 0, sizeof o);
-    o.scenario[0] = o.scenario[1] = o.scenario[2] = 1;
+    o.scenario[0] = o.scenario[1] = o.scenario[2] = o.scenario[3] = 1;
     o.sizes[0] = 100, o.sizes[1] = 200, o.sizes[2] = 400, o.nsizes = 3;
     for (int k = 0; k < NSOLVER; ++k) o.solver_on[k] = 1;
     o.steps = 10, o.settle = 250, o.max_dense = 200, o.threads = 1, o.beta_scale = 1.0;
@@ -224,10 +231,11 @@ int loam_bench_multibody(int argc, char** argv) {
         const char* val = a + 1 < argc ? argv[++a] : NULL;
         int rc = 0;
         if (!strcmp(opt, "--scenario")) {
-            int which = !val ? -1 : !strcmp(val, "spheres") ? 0 : !strcmp(val, "stirring") ? 1 : !strcmp(val, "cable") ? 2 : !strcmp(val, "all") ? 3 : -1;
-            if (which < 0) rc = cli_bad_value(WHO, opt, val, "stirring, spheres, cable or all");
-            for (int k = 0; k < 3; ++k) o.scenario[k] = which == 3 || which == k;
-        } else if (!strcmp(opt, "--sizes")) rc = parse_sizes(val, &o);
+            int which = !val ? -1 : !strcmp(val, "spheres") ? 0 : !strcmp(val, "stirring") ? 1 : !strcmp(val, "cable") ? 2 : !strcmp(val, "insertion") ? 3
+                        : !strcmp(val, "all") ? 4 : -1;
+            if (which < 0) rc = cli_bad_value(WHO, opt, val, "stirring, spheres, cable, insertion or all");
+            for (int k = 0; k < 4; ++k) o.scenario[k] = which == 4 || which == k;
+        } else if (!strcmp(opt, "--sizes")) rc = parse_sizes(val, &o), o.sizes_given = 1;
         else if (!strcmp(opt, "--solvers")) rc = parse_solvers(val, &o);
         else if (!strcmp(opt, "--steps")) rc = cli_parse_int(WHO, opt, val, 1, 100000, &o.steps);
         else if (!strcmp(opt, "--settle")) rc = cli_parse_int(WHO, opt, val, 0, 1000000, &o.settle);
@@ -261,14 +269,16 @@ int loam_bench_multibody(int argc, char** argv) {
         return 4;
     }
     if (csv) fprintf(csv, "scenario,n,solver,iterations,steps,time_s,error,contacts\n");
-    row rows[2 * MAX_SIZES * NSOLVER * 3];
+    row rows[4 * MAX_SIZES * NSOLVER * 3]; /* scenarios x sizes x solvers x budgets */
     int nrows = 0;
     printf("%-9s %6s %-8s %4s %12s %12s %9s\n", "scenario", "n", "solver", "its", "time/step s", "error m/s", "contacts");
-    static const char* names[3] = {"spheres", "stirring", "cable"};
-    for (int stir = 0; stir < 3; ++stir) {
+    static const char* names[4] = {"spheres", "stirring", "cable", "insertion"};
+    for (int stir = 0; stir < 4; ++stir) {
         if (!o.scenario[stir]) continue;
-        for (int z = 0; z < o.nsizes; ++z) {
-            int n = o.sizes[z];
+        /* insertion's size is its beam pieces (1 to 8): with sizes for the other scenes it runs 4 */
+        int ins_default = stir == 3 && (!o.sizes_given || o.scenario[0] || o.scenario[1] || o.scenario[2]);
+        for (int z = 0; z < (ins_default ? 1 : o.nsizes); ++z) {
+            int n = ins_default ? 4 : o.sizes[z];
             scene base;
             loam_error err;
             /* settle with PGS, except the cable: a long chain of light, stiff segments defeats it */
