@@ -3,6 +3,7 @@
 #include "core/dense.h"
 
 #include <math.h>
+#include <stddef.h>
 
 int dense_cholesky(double* a, int n) {
     for (int j = 0; j < n; ++j) {
@@ -26,10 +27,13 @@ void dense_cholesky_solve(const double* l, int n, double* b) {
         for (int k = 0; k < i; ++k) s -= l[i * n + k] * b[k];
         b[i] = s / l[i * n + i];
     }
+    /* L^T x = y by columns of L^T, i.e. rows of L: contiguous reads, where the row form of the
+     * same sum would stride down a column of L. */
     for (int i = n - 1; i >= 0; --i) {
-        double s = b[i];
-        for (int k = i + 1; k < n; ++k) s -= l[k * n + i] * b[k];
-        b[i] = s / l[i * n + i];
+        double x = b[i] / l[i * n + i];
+        b[i] = x;
+        const double* row = l + (size_t)i * (size_t)n;
+        for (int k = 0; k < i; ++k) b[k] -= row[k] * x;
     }
 }
 
@@ -57,11 +61,11 @@ void dense_cholesky_band_solve(const double* l, int n, int bw, double* b) {
         for (int k = i - bw > 0 ? i - bw : 0; k < i; ++k) s -= l[i * n + k] * b[k];
         b[i] = s / l[i * n + i];
     }
-    for (int i = n - 1; i >= 0; --i) {
-        double s = b[i];
-        int k1 = i + bw < n - 1 ? i + bw : n - 1;
-        for (int k = i + 1; k <= k1; ++k) s -= l[k * n + i] * b[k];
-        b[i] = s / l[i * n + i];
+    for (int i = n - 1; i >= 0; --i) { /* by rows of L, as dense_cholesky_solve */
+        double x = b[i] / l[i * n + i];
+        b[i] = x;
+        const double* row = l + (size_t)i * (size_t)n;
+        for (int k = i - bw > 0 ? i - bw : 0; k < i; ++k) b[k] -= row[k] * x;
     }
 }
 

@@ -306,9 +306,10 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
     if ((st = reserve(w, rows, segs, vals, err)) != LOAM_OK) return st;
     cp_group* groups = w->groups;
     for (int t = 0; t < m->ntree; ++t)
-        groups[t] = (cp_group){w->gfree_off[t], w->gfree_off[t + 1] - w->gfree_off[t], w->A0 + w->aoff[t], w->A + w->aoff[t]};
+        groups[t] = (cp_group){w->gfree_off[t], w->gfree_off[t + 1] - w->gfree_off[t], w->A0 + w->aoff[t], w->A + w->aoff[t], 0};
     for (int f = 0; f < m->nfem; ++f) /* FEM pieces after the trees, in the packed order too */
-        groups[m->ntree + f] = (cp_group){nf + 3 * m->fem[f].node_adr, 3 * m->fem[f].def.nnode, w->fem_A0 + w->fem_aoff[f], w->fem_A + w->fem_aoff[f]};
+        groups[m->ntree + f] = (cp_group){nf + 3 * m->fem[f].node_adr, 3 * m->fem[f].def.nnode, w->fem_A0 + w->fem_aoff[f],
+                                          w->fem_A + w->fem_aoff[f], mb_fem_bandwidth(&m->fem[f])};
     memset(w->J, 0, sizeof(double) * vals);
 
     int r = 0, nb = 0, ns = 0;

@@ -109,7 +109,7 @@ int mb_fem_prepare(const loam_mb_model* m, loam_mb_state* s) {
     mb_work* w = s->work;
     for (int fi = 0; fi < m->nfem; ++fi) {
         const loam_mb_fem* f = &m->fem[fi];
-        int n = 3 * f->def.nnode, bw = mb_fem_priv(f)->bw < n ? mb_fem_priv(f)->bw : n - 1;
+        int n = 3 * f->def.nnode, bw = mb_fem_bandwidth(f);
         prepare_piece(m, s, fi);
         double* L = w->fem_A + w->fem_aoff[fi];
         memcpy(L, w->fem_A0 + w->fem_aoff[fi], sizeof(double) * (size_t)n * (size_t)n);

@@ -16,7 +16,8 @@ void cp_prepare(cp_problem* p) {
             double* a = p->AJ + sg->val;
             const double* j = p->J + sg->val;
             memcpy(a, j, sizeof(double) * (size_t)g->n);
-            dense_cholesky_solve(g->L, g->n, a);
+            if (g->bw > 0) dense_cholesky_band_solve(g->L, g->n, g->bw, a); /* an FEM piece: O(n bw) */
+            else dense_cholesky_solve(g->L, g->n, a);
             for (int i = 0; i < g->n; ++i) d += j[i] * a[i];
         }
         p->diag[r] = d;

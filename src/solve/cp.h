@@ -31,6 +31,7 @@ typedef struct cp_group {
     int off, n;       /* its unknowns: v[off .. off + n) */
     const double* A;  /* n x n, row-major */
     const double* L;  /* its lower Cholesky factor (core/dense.h) */
+    int bw;           /* > 0: A and L are banded with this half bandwidth (an FEM piece); 0: dense */
 } cp_group;
 
 typedef struct cp_seg {
