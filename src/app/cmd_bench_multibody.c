@@ -1,5 +1,5 @@
 /* `loam bench multibody`: paper 004's Table I as far as its scenarios exist (granular stirring; a
- * sphere bed for the scaling plot; a draping cable). Each scenario is brought to a common state with
+ * sphere bed for the scaling plot; a draping cable; the two-robot cable manipulation). Each scenario is brought to a common state with
  * PGS (SubADMM for the cable); then every solver steps copies of that state at fixed iteration budgets
  * (30/60/90, 3/6/9 for nonsmooth Newton) and reports the mean solve time per step and the mean of the
  * paper's constraint error. A linear fit of time against size (at the first budget) gives the scaling
@@ -14,6 +14,7 @@
 
 #include "app/cli_args.h"
 #include "app/commands.h"
+#include "app/plot.h"
 #include "core/clock.h"
 #include "multibody/scenarios.h"
 
@@ -22,11 +23,13 @@
 #define LOAM_SOURCE_DIR "."
 #endif
 
-enum { MAX_SIZES = 16, NSOLVER = 5 };
+enum { MAX_SIZES = 16, NSOLVER = 5, NSCEN = 4 };
+enum { SPHERES = 0, STIRRING = 1, CABLE = 2, CABLE_MANIP = 3 };
+static const char* SCEN_NAMES[NSCEN] = {"spheres", "stirring", "cable", "cable_manip"};
 static const loam_mb_solver SOLVERS[NSOLVER] = {LOAM_SOLVER_SUBADMM, LOAM_SOLVER_PGS, LOAM_SOLVER_PJ, LOAM_SOLVER_FADMM, LOAM_SOLVER_NNEWTON};
 
 typedef struct opts {
-    int scenario[3];        /* spheres, stirring, cable */
+    int scenario[NSCEN];    /* spheres, stirring, cable, cable_manip */
     int sizes[MAX_SIZES], nsizes;
     int solver_on[NSOLVER];
     int steps, settle, max_dense, threads, json;
@@ -34,7 +37,9 @@ typedef struct opts {
     loam_mb_solver stats_solver;
     double beta_scale;
     const char* urdf;
+    const char* base_urdf; /* cable_manip: the mobile base */
     const char* csv;
+    const char* png;
 } opts;
 
 static void usage(FILE* f) {
@@ -43,23 +48,26 @@ static void usage(FILE* f) {
             "  Paper 004, Table I and the scaling plot: each scenario settles with PGS, then every solver\n"
             "  steps the same state at 30/60/90 iterations (nonsmooth Newton: 3/6/9).\n"
             "options (each takes a value unless noted):\n"
-            "  --scenario S     stirring, spheres, cable or all (default all)\n"
+            "  --scenario S     stirring, spheres, cable, cable_manip or all (default all)\n"
             "  --sizes N,N,...  spheres per scene, or cable segments (default 100,200,400)\n"
             "  --solvers L      comma list of subadmm, pgs, pj, fadmm, nnewton (default all)\n"
             "  --steps S        measured steps per run (default 10)\n"
             "  --settle S       settling steps before measuring (default 250)\n"
             "  --max-dense N    largest size for the dense baselines fadmm and nnewton (default 200)\n"
             "  --beta-scale X   SubADMM/full ADMM penalty multiplier (default 1)\n"
-            "  --urdf PATH      the Panda for the stirring scene (default %s/urdf/panda.urdf)\n"
+            "  --urdf PATH      the Panda for the stirring and cable_manip scenes (default %s/urdf/panda.urdf)\n"
+            "  --base-urdf PATH the mobile base for cable_manip (default %s/urdf/mobile_base.urdf)\n"
             "  --threads T      threads, 0 = all cores (default 1)\n"
             "  --csv FILE       also write the rows as CSV\n"
+            "  --png FILE       also draw time against size at the first budget (one panel per scenario\n"
+            "                   measured, each solver's points and linear fit, R^2 in the legend)\n"
             "  --step-stats     instead: whole steps of the stirring scene with one solver (--solver,\n"
             "                   --iterations), their wall time and contact depths, as a peer (MuJoCo,\n"
             "                   bench/peers/mujoco_stirring.py) measures them (no value)\n"
             "  --solver S       --step-stats: the solver (default pgs)\n"
             "  --iterations K   --step-stats: its iterations per step (default 30)\n"
             "  --json           also print one JSON object per row and per fit (no value)\n",
-            LOAM_SOURCE_DIR);
+            LOAM_SOURCE_DIR, LOAM_SOURCE_DIR);
 }
 
 static int parse_sizes(const char* val, opts* o) {
@@ -93,8 +101,9 @@ static int parse_solvers(const char* val, opts* o) {
 
 /* One scene of `scenario` with the given solver settings; returns 0 on failure (message printed). */
 typedef struct scene {
-    int stir; /* 0 spheres, 1 stirring, 2 cable */
+    int stir; /* SPHERES, STIRRING, CABLE, CABLE_MANIP */
     mb_stirring sc;
+    mb_cable_manip cm;
     loam_mb_model* m;
     loam_mb_state* s;
 } scene;
@@ -110,11 +119,16 @@ static int make_scene(const opts* o, int stir, int n, loam_mb_solver solver, int
     mo.admm_beta_scale = o->beta_scale;
     loam_error err;
     loam_status st;
-    if (stir == 1) {
+    if (stir == STIRRING) {
         st = mb_stirring_create(o->urdf, n, &mo, &out->sc, &err);
         out->m = out->sc.model, out->s = out->sc.state;
-    } else if (stir == 2) {
+    } else if (stir == CABLE) {
         st = mb_cable_scene_create(n, &mo, &out->m, &out->s, &err);
+    } else if (stir == CABLE_MANIP) {
+        mb_cable_manip_def d = mb_cable_manip_default_def();
+        d.segments = n;
+        st = mb_cable_manip_create(o->base_urdf, o->urdf, &d, &mo, &out->cm, &err);
+        out->m = out->cm.model, out->s = out->cm.state;
     } else {
         st = mb_spheres_create(n, &mo, &out->m, &out->s, &err);
     }
@@ -123,17 +137,19 @@ static int make_scene(const opts* o, int stir, int n, loam_mb_solver solver, int
 }
 
 static void free_scene(scene* sc) {
-    if (sc->stir == 1) mb_stirring_destroy(&sc->sc);
+    if (sc->stir == STIRRING) mb_stirring_destroy(&sc->sc);
+    else if (sc->stir == CABLE_MANIP) mb_cable_manip_destroy(&sc->cm);
     else {
         loam_mb_state_destroy(sc->s);
         loam_mb_model_destroy(sc->m);
     }
 }
 
-static const double HOLD = 0.3; /* s: the stirrer rests before its sweep */
+static const double HOLD = 0.3; /* s: the stirrer rests before its sweep, the robots before their orbit */
 
 static int step(scene* sc, loam_error* err) {
-    if (sc->stir == 1 && mb_stirring_control(&sc->sc, sc->s, HOLD, err) != LOAM_OK) return 0;
+    if (sc->stir == STIRRING && mb_stirring_control(&sc->sc, sc->s, HOLD, err) != LOAM_OK) return 0;
+    if (sc->stir == CABLE_MANIP && mb_cable_manip_control(&sc->cm, sc->s, HOLD, err) != LOAM_OK) return 0;
     return loam_mb_step(sc->m, sc->s, err) == LOAM_OK;
 }
 
@@ -198,15 +214,56 @@ static void fit(const row* rows, int nrows, int stir, int solver, int iterations
     *r2 = vy > 0 ? cxy * cxy / (vx * vy) : 1.0;
 }
 
+/* The scaling plot (paper 004, Fig. 2): per scenario measured, each solver's solve time (ms) against
+ * the size at its first budget, with the linear fit and R^2 that the text output prints. */
+static int write_png(const opts* o, const row* rows, int nrows) {
+    static const unsigned char colour[NSOLVER][3] = {{214, 39, 40}, {31, 119, 180}, {44, 160, 44}, {148, 103, 189}, {255, 127, 14}};
+    static const char* xlabel[NSCEN] = {"N spheres", "N spheres", "N cable segments", "N cable segments"};
+    static char titles[NSCEN][80];
+    double x[NSCEN][NSOLVER][MAX_SIZES], y[NSCEN][NSOLVER][MAX_SIZES];
+    plot_fit_series series[NSCEN][NSOLVER];
+    plot_panel panels[NSCEN];
+    int np = 0;
+    for (int sc = 0; sc < NSCEN; ++sc) {
+        int ns = 0;
+        for (int k = 0; k < NSOLVER; ++k) {
+            int its = SOLVERS[k] == LOAM_SOLVER_NNEWTON ? 3 : 30, n = 0, npts;
+            for (int i = 0; i < nrows && n < MAX_SIZES; ++i)
+                if (rows[i].stir == sc && rows[i].solver == k && rows[i].iterations == its) x[sc][k][n] = rows[i].n, y[sc][k][n++] = 1e3 * rows[i].time_s;
+            if (!n) continue;
+            plot_fit_series* S = &series[sc][ns++];
+            fit(rows, nrows, sc, k, its, &S->slope, &S->intercept, &S->r2, &npts);
+            S->slope *= 1e3, S->intercept *= 1e3; /* ms */
+            S->x = x[sc][k], S->y = y[sc][k], S->n = n, S->label = loam_mb_solver_name(SOLVERS[k]);
+            memcpy(S->rgb, colour[k], 3);
+        }
+        if (!ns) continue;
+        snprintf(titles[sc], sizeof titles[sc], "%s: solve time, first budget", SCEN_NAMES[sc]);
+        panels[np++] = (plot_panel){titles[sc], xlabel[sc], "ms", ns, series[sc]};
+    }
+    if (!np) {
+        fprintf(stderr, "%s: --png %s: no rows to plot\n", WHO, o->png);
+        return 4;
+    }
+    loam_error err;
+    if (plot_fits_png(o->png, 560, 420, panels, np, &err) != LOAM_OK) {
+        fprintf(stderr, "%s: --png: %s\n", WHO, err.message);
+        return 4;
+    }
+    printf("wrote %s (%d panels)\n", o->png, np);
+    return 0;
+}
+
 int loam_bench_multibody(int argc, char** argv) {
     opts o;
     memset(&o, 0, sizeof o);
-    o.scenario[0] = o.scenario[1] = o.scenario[2] = 1;
+    for (int k = 0; k < NSCEN; ++k) o.scenario[k] = 1;
     o.sizes[0] = 100, o.sizes[1] = 200, o.sizes[2] = 400, o.nsizes = 3;
     for (int k = 0; k < NSOLVER; ++k) o.solver_on[k] = 1;
     o.steps = 10, o.settle = 250, o.max_dense = 200, o.threads = 1, o.beta_scale = 1.0;
     o.stats_solver = LOAM_SOLVER_PGS, o.stats_iterations = 30;
     o.urdf = LOAM_SOURCE_DIR "/urdf/panda.urdf";
+    o.base_urdf = LOAM_SOURCE_DIR "/urdf/mobile_base.urdf";
     for (int a = 0; a < argc; ++a) {
         const char* opt = argv[a];
         if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
@@ -224,9 +281,12 @@ int loam_bench_multibody(int argc, char** argv) {
         const char* val = a + 1 < argc ? argv[++a] : NULL;
         int rc = 0;
         if (!strcmp(opt, "--scenario")) {
-            int which = !val ? -1 : !strcmp(val, "spheres") ? 0 : !strcmp(val, "stirring") ? 1 : !strcmp(val, "cable") ? 2 : !strcmp(val, "all") ? 3 : -1;
-            if (which < 0) rc = cli_bad_value(WHO, opt, val, "stirring, spheres, cable or all");
-            for (int k = 0; k < 3; ++k) o.scenario[k] = which == 3 || which == k;
+            int which = -1;
+            for (int k = 0; k < NSCEN && val; ++k)
+                if (!strcmp(val, SCEN_NAMES[k])) which = k;
+            if (val && !strcmp(val, "all")) which = NSCEN;
+            if (which < 0) rc = cli_bad_value(WHO, opt, val, "stirring, spheres, cable, cable_manip or all");
+            for (int k = 0; k < NSCEN; ++k) o.scenario[k] = which == NSCEN || which == k;
         } else if (!strcmp(opt, "--sizes")) rc = parse_sizes(val, &o);
         else if (!strcmp(opt, "--solvers")) rc = parse_solvers(val, &o);
         else if (!strcmp(opt, "--steps")) rc = cli_parse_int(WHO, opt, val, 1, 100000, &o.steps);
@@ -244,6 +304,12 @@ int loam_bench_multibody(int argc, char** argv) {
         else if (!strcmp(opt, "--urdf")) {
             if (!val) rc = cli_bad_value(WHO, opt, val, "a path");
             else o.urdf = val;
+        } else if (!strcmp(opt, "--base-urdf")) {
+            if (!val) rc = cli_bad_value(WHO, opt, val, "a path");
+            else o.base_urdf = val;
+        } else if (!strcmp(opt, "--png")) {
+            if (!val) rc = cli_bad_value(WHO, opt, val, "a file name");
+            else o.png = val;
         } else if (!strcmp(opt, "--csv")) {
             if (!val) rc = cli_bad_value(WHO, opt, val, "a file name");
             else o.csv = val;
@@ -261,18 +327,19 @@ int loam_bench_multibody(int argc, char** argv) {
         return 4;
     }
     if (csv) fprintf(csv, "scenario,n,solver,iterations,steps,time_s,error,contacts\n");
-    row rows[2 * MAX_SIZES * NSOLVER * 3];
+    row rows[NSCEN * MAX_SIZES * NSOLVER * 3];
     int nrows = 0;
     printf("%-9s %6s %-8s %4s %12s %12s %9s\n", "scenario", "n", "solver", "its", "time/step s", "error m/s", "contacts");
-    static const char* names[3] = {"spheres", "stirring", "cable"};
-    for (int stir = 0; stir < 3; ++stir) {
+    const char* const* names = SCEN_NAMES;
+    for (int stir = 0; stir < NSCEN; ++stir) {
         if (!o.scenario[stir]) continue;
         for (int z = 0; z < o.nsizes; ++z) {
             int n = o.sizes[z];
             scene base;
             loam_error err;
-            /* settle with PGS, except the cable: a long chain of light, stiff segments defeats it */
-            if (!make_scene(&o, stir, n, stir == 2 ? LOAM_SOLVER_SUBADMM : LOAM_SOLVER_PGS, 50, &base)) return 2;
+            /* settle with PGS, except the cables: a long chain of light, stiff segments defeats it */
+            int cable = stir == CABLE || stir == CABLE_MANIP;
+            if (!make_scene(&o, stir, n, cable ? LOAM_SOLVER_SUBADMM : LOAM_SOLVER_PGS, 50, &base)) return 2;
             base.m->opt.tolerance = 1e-10; /* settling: converge when it can */
             for (int i = 0; i < o.settle; ++i)
                 if (!step(&base, &err)) {
@@ -329,6 +396,10 @@ int loam_bench_multibody(int argc, char** argv) {
                        "\"r2\":%.6f,\"sizes\":%d}\n",
                        scen, loam_mb_solver_name(SOLVERS[k]), its, slope, icpt, r2, npts);
         }
+    }
+    if (o.png && write_png(&o, rows, nrows) != 0) {
+        if (csv) fclose(csv);
+        return 4;
     }
     if (csv && fclose(csv) != 0) {
         fprintf(stderr, "%s: write error on %s\n", WHO, o.csv);
