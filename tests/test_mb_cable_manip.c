@@ -24,13 +24,10 @@ int main(int argc, char** argv) {
     loam_mb_options o = loam_mb_default_options();
     o.dt = 2e-3, o.solver = LOAM_SOLVER_SUBADMM, o.iterations = 30;
     mb_cable_manip_def d = mb_cable_manip_default_def();
+    /* optional: seconds to run, then the solver (loam_mb_solver number) and its iterations */
     double T = argc > 1 ? atof(argv[1]) : 2.0;
     if (argc > 2) o.solver = (loam_mb_solver)atoi(argv[2]);
     if (argc > 3) o.iterations = atoi(argv[3]);
-    if (getenv("GS")) o.admm_group_soft = atoi(getenv("GS"));
-    if (getenv("BS")) o.admm_beta_scale = atof(getenv("BS"));
-    if (getenv("WELD")) d.grip_weld = atoi(getenv("WELD"));
-    if (getenv("RATE")) d.orbit_rate = atof(getenv("RATE"));
     CHECK(mb_cable_manip_create(LOAM_SOURCE_DIR "/urdf/mobile_base.urdf", LOAM_SOURCE_DIR "/urdf/panda.urdf", &d, &o, &sc, &err) == LOAM_OK, "%s",
           err.message);
     if (!sc.model) TEST_MAIN_END();
@@ -56,7 +53,7 @@ int main(int argc, char** argv) {
         for (int c = 0; c < s->ncontact; ++c)
             if (s->contact[c].body[0] >= sc.first_segment) deepest = fmax(deepest, s->contact[c].depth), floor_contacts += s->contact[c].depth > -1e-3;
         for (int i = 0; i < sc.segments; ++i) lowest = fmin(lowest, s->xpose[sc.first_segment + i].p.z);
-        if (n % 100 == 99 || n < 10) {
+        if (n % 100 == 99) {
             double rate, speed;
             mb_cable_manip_drive(&sc, s->time, hold, &rate, &speed);
             fprintf(stderr, "t %.2f s: orbit rate %.3f rad/s, lateral <= %.2e m/s, grip gap <= %.2e m, deepest %.2e m, solver error %.2e m/s, "
