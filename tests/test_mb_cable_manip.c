@@ -10,7 +10,8 @@
  * - no cable contact with the floor is deeper than 2 mm, and no segment's centre drops below the
  *   floor;
  * - the bases really orbit: each turns by at least half the commanded angle, and the cable touches
- *   the floor (the winding part of the scene). */
+ *   the floor (the winding part of the scene).
+ * Bad definitions are errors naming the field. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +29,17 @@ int main(int argc, char** argv) {
     double T = argc > 1 ? atof(argv[1]) : 2.0;
     if (argc > 2) o.solver = (loam_mb_solver)atoi(argv[2]);
     if (argc > 3) o.iterations = atoi(argv[3]);
-    CHECK(mb_cable_manip_create(LOAM_SOURCE_DIR "/urdf/mobile_base.urdf", LOAM_SOURCE_DIR "/urdf/panda.urdf", &d, &o, &sc, &err) == LOAM_OK, "%s",
-          err.message);
+    /* bad definitions are errors naming the field and value */
+    const char* base = LOAM_SOURCE_DIR "/urdf/mobile_base.urdf";
+    const char* panda = LOAM_SOURCE_DIR "/urdf/panda.urdf";
+    mb_cable_manip_def bad = d;
+    bad.orbit_radius = 0.1;
+    CHECK(mb_cable_manip_create(base, panda, &bad, &o, &sc, &err) == LOAM_ERR_INPUT && strstr(err.message, "orbit_radius = 0.1"), "%s", err.message);
+    bad = d, bad.cable_length = 1.0; /* cannot reach the floor from both grips */
+    CHECK(mb_cable_manip_create(base, panda, &bad, &o, &sc, &err) == LOAM_ERR_INPUT && strstr(err.message, "cable_length = 1 m"), "%s", err.message);
+    bad = d, bad.segments = 1;
+    CHECK(mb_cable_manip_create(base, panda, &bad, &o, &sc, &err) == LOAM_ERR_INPUT && strstr(err.message, "segments = 1"), "%s", err.message);
+    CHECK(mb_cable_manip_create(base, panda, &d, &o, &sc, &err) == LOAM_OK, "%s", err.message);
     if (!sc.model) TEST_MAIN_END();
     const loam_mb_model* m = sc.model;
     loam_mb_state* s = sc.state;

@@ -233,11 +233,12 @@ static void fit(const row* rows, int nrows, int stir, int solver, int iterations
 }
 
 /* The scaling plot (paper 004, Fig. 2): per scenario measured, each solver's solve time (ms) against
- * the size at its first budget, with the linear fit and R^2 that the text output prints. */
+ * the size at its first budget, with the linear fit (slope in the legend, us per unit of N) and R^2
+ * that the text output prints; solvers measured at fewer than two sizes are left out. */
 static int write_png(const opts* o, const row* rows, int nrows) {
     static const unsigned char colour[NSOLVER][3] = {{214, 39, 40}, {31, 119, 180}, {44, 160, 44}, {148, 103, 189}, {255, 127, 14}};
     static const char* xlabel[NSCEN] = {"N spheres", "N spheres", "N cable segments", "N cable segments"};
-    static char titles[NSCEN][80];
+    static char titles[NSCEN][80], labels[NSCEN][NSOLVER][48];
     double x[NSCEN][NSOLVER][MAX_SIZES], y[NSCEN][NSOLVER][MAX_SIZES];
     plot_fit_series series[NSCEN][NSOLVER];
     plot_panel panels[NSCEN];
@@ -248,15 +249,16 @@ static int write_png(const opts* o, const row* rows, int nrows) {
             int its = SOLVERS[k] == LOAM_SOLVER_NNEWTON ? 3 : 30, n = 0, npts;
             for (int i = 0; i < nrows && n < MAX_SIZES; ++i)
                 if (rows[i].stir == sc && rows[i].solver == k && rows[i].iterations == its) x[sc][k][n] = rows[i].n, y[sc][k][n++] = 1e3 * rows[i].time_s;
-            if (!n) continue;
-            plot_fit_series* S = &series[sc][ns++];
+            if (n < 2) continue; /* a scaling plot: a dense baseline measured at one size only squashes the axis */
+            plot_fit_series* S = &series[sc][ns];
             fit(rows, nrows, sc, k, its, &S->slope, &S->intercept, &S->r2, &npts);
             S->slope *= 1e3, S->intercept *= 1e3; /* ms */
-            S->x = x[sc][k], S->y = y[sc][k], S->n = n, S->label = loam_mb_solver_name(SOLVERS[k]);
+            snprintf(labels[sc][ns], sizeof labels[sc][ns], "%s: %.3g us/N", loam_mb_solver_name(SOLVERS[k]), 1e3 * S->slope);
+            S->x = x[sc][k], S->y = y[sc][k], S->n = n, S->label = labels[sc][ns++];
             memcpy(S->rgb, colour[k], 3);
         }
         if (!ns) continue;
-        snprintf(titles[sc], sizeof titles[sc], "%s: solve time, first budget", SCEN_NAMES[sc]);
+        snprintf(titles[sc], sizeof titles[sc], "%s: solve time at 30 iterations", SCEN_NAMES[sc]);
         panels[np++] = (plot_panel){titles[sc], xlabel[sc], "ms", ns, series[sc]};
     }
     if (!np) {

@@ -96,6 +96,7 @@ static int cable_course(loam_vec3d pa, loam_vec3d pb, double rest, double L, int
 
 loam_status mb_cable_manip_create(const char* base_urdf, const char* panda_urdf, const mb_cable_manip_def* def, const loam_mb_options* opt,
                                   mb_cable_manip* sc, loam_error* err) {
+    if (!sc) return loam_error_set(err, LOAM_ERR_INPUT, "cable_manip: null scene");
     memset(sc, 0, sizeof *sc);
     if (!base_urdf || !panda_urdf || !def) return loam_error_set(err, LOAM_ERR_INPUT, "cable_manip: null URDF path or definition");
     loam_status st = check_def(def, err);
@@ -270,8 +271,8 @@ void mb_cable_manip_drive(const mb_cable_manip* sc, double t, double hold, doubl
 }
 
 loam_status mb_cable_manip_control(const mb_cable_manip* sc, loam_mb_state* s, double hold, loam_error* err) {
-    const loam_mb_model* m = sc->model;
-    if (!sc->model || !s || s->nv != m->nv) return loam_error_set(err, LOAM_ERR_INPUT, "cable_manip: control: null or mismatched scene/state");
+    const loam_mb_model* m = sc ? sc->model : NULL;
+    if (!sc || !m || !s || s->nv != m->nv) return loam_error_set(err, LOAM_ERR_INPUT, "cable_manip: control: null or mismatched scene/state");
     double rate, speed;
     mb_cable_manip_drive(sc, s->time + m->opt.dt, hold, &rate, &speed); /* the targets at the step's end */
     /* Gravity compensation of the arms at zero velocity, for their base at rest: the arm dofs' share of
