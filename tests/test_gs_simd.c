@@ -1,10 +1,12 @@
 /* The AVX2 Gauss-Seidel kernels (sweeps, pushes, row geometry) give the same bits as the scalar ones
- * (gs_rows.h), so a result does not depend on the CPU it ran on. Rows of one colour with random normals, gaps (speculative and
+ * (gs_rows.h), and the AVX2 neighbour-candidate test keeps the same candidates as the scalar one
+ * (reach.h), so a result does not depend on the CPU it ran on. Rows of one colour with random normals, gaps (speculative and
  * overlapping), warm impulses, masses and velocities, in sticking and sliding regimes. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "granular/gs_rows.h"
+#include "granular/reach.h"
 #include "test_util.h"
 
 enum { ROWS = 203, PARTICLES = 2 * ROWS + 5 }; /* not a multiple of 8: the scalar tail runs too */
@@ -55,6 +57,49 @@ static void make(problem* p, unsigned seed, float speed) {
         p->v[4 * k + 3] = uniform(&seed, 200.0f, 3000.0f);
     }
 }
+
+#ifdef LOAM_HAVE_AVX2
+/* Candidate clouds around a particle, some just inside and just outside the reach, some across a
+ * periodic boundary: the AVX2 filter keeps exactly the scalar loop's candidates, in its order. */
+static void compare_reach_filters(void) {
+    enum { CAND = 203 };
+    static float x[CAND], y[CAND], z[CAND], r[CAND];
+    static int32_t idx[CAND], out_a[CAND + 8], out_b[CAND + 8];
+    int kept_total = 0, dropped_total = 0;
+    for (unsigned seed = 1; seed <= 60; ++seed) {
+        unsigned rng = seed * 104729u;
+        int axis = (int)(seed % 4) - 1;
+        float len = 0.05f, margin = seed % 2 ? 0.001f : 0.0f;
+        float p[4] = {uniform(&rng, 0.0f, len), uniform(&rng, 0.0f, len), uniform(&rng, 0.0f, len), 0.005f};
+        int n = (int)(seed * 37u % CAND) + 1;
+        for (int s = 0; s < n; ++s) {
+            x[s] = uniform(&rng, 0.0f, len);
+            y[s] = uniform(&rng, 0.0f, len);
+            z[s] = uniform(&rng, 0.0f, len);
+            r[s] = uniform(&rng, 0.004f, 0.006f);
+            idx[s] = (int32_t)(rng % 1000u);
+            if (s % 5 == 0) { /* exactly at the reach along x */
+                y[s] = p[1];
+                z[s] = p[2];
+                x[s] = p[0] + p[3] + r[s] + margin;
+            }
+        }
+        int32_t above = 500;
+        int na = 0;
+        for (int s = 0; s < n; ++s) {
+            out_a[na] = idx[s];
+            na += loam_within_reach(p, x[s], y[s], z[s], r[s], margin, axis, len) & (idx[s] > above);
+        }
+        int nb = loam_reach_filter_avx2(p, x, y, z, r, idx, n, above, margin, axis, len, out_b);
+        CHECK(na == nb && memcmp(out_a, out_b, sizeof(int32_t) * (size_t)na) == 0,
+              "seed %u (axis %d, %d candidates): scalar keeps %d, AVX2 %d", seed, axis, n, na, nb);
+        kept_total += na;
+        dropped_total += n - na;
+    }
+    CHECK(kept_total > 100 && dropped_total > 100, "the clouds must test both outcomes: %d kept, %d dropped",
+          kept_total, dropped_total);
+}
+#endif
 
 int main(void) {
 #ifdef LOAM_HAVE_AVX2
@@ -107,6 +152,7 @@ int main(void) {
         ++cases;
     }
     CHECK(cases == 40, "%d cases", cases);
+    compare_reach_filters();
 #else
     fprintf(stderr, "built without the AVX2 kernels: nothing to compare\n");
 #endif

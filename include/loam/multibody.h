@@ -87,8 +87,9 @@ typedef struct loam_mb_geom_def {
 /* A contact between two geoms: a point, a frame and a depth; its three Jacobian rows (normal, two
  * tangents) come from loam_mb_contact_jacobian and act on both bodies. */
 typedef struct loam_mb_contact {
-    int body[2];          /* body[0] >= 0; body[1] = -1 for the world */
-    int geom[2];
+    int body[2];          /* body[0] >= 0, or LOAM_MB_FEM_BODY(piece) for an FEM node; body[1] = -1 for the world */
+    int geom[2];          /* geom[0] = -1 for an FEM node */
+    int node;             /* FEM contacts: body[0]'s node; 0 otherwise */
     loam_vec3d point;     /* world, m: midway between the two surfaces */
     loam_vec3d frame[3];  /* world: the normal, pointing from body[1] towards body[0], then two tangents */
     double depth;         /* m: > 0 overlapping, <= 0 a gap within the contact margin */
@@ -110,10 +111,16 @@ typedef enum loam_mb_constraint_type {
                                   (1 row, hard only: a velocity constraint has no position error) */
 } loam_mb_constraint_type;
 
+/* A constraint or contact endpoint that is a node of FEM piece `piece` (loam_mb_model_add_fem) instead
+ * of a body: body[side] = LOAM_MB_FEM_BODY(piece), node[side] = the node (its anchor is not used). */
+#define LOAM_MB_FEM_BODY(piece) (-2 - (piece))
+
 typedef struct loam_mb_constraint_def {
     char name[LOAM_NAME_MAX];
     loam_mb_constraint_type type;
-    int body[2];          /* body[0] >= 0; body[1] a body or -1 for the world */
+    int body[2];          /* body[0] >= 0; body[1] a body or -1 for the world; either may be
+                             LOAM_MB_FEM_BODY(piece) for an FEM node (POINT and DISTANCE only) */
+    int node[2];          /* FEM endpoints: the node of the piece; 0 otherwise */
     loam_vec3d anchor[2]; /* m, in each body's frame (world coordinates for the world) */
     loam_quatd frame[2];  /* ANGULAR: the anchor frames' orientations in each body's frame; identity */
     double length;        /* DISTANCE: m, >= 0 (0 is not allowed: the direction would be undefined) */
@@ -156,6 +163,55 @@ loam_mb_cable_def loam_mb_default_cable_def(void);
 /* first_body: the index the first segment will have in the model (constraints refer to it). */
 loam_status loam_mb_cable_build(const loam_mb_cable_def* def, int first_body, loam_mb_body_def* bodies, loam_mb_geom_def* geoms,
                                 loam_mb_constraint_def* constraints, loam_error* err);
+
+/* A deformable piece: co-rotational linear FEM on 4-node tetrahedra (docs/multibody.md, "FEM"). Its
+ * unknowns are its nodal velocities (3 per node, world axes), one subsystem of the step:
+ * (M (1 + h alpha) + (h^2 + h beta) K(R)) v+ = M v + h (f_elastic(x) + M g + f_ext), x+ = x + h v+,
+ * with K(R) the element stiffnesses rotated by each element's rotation R (the rotation factor of its
+ * deformation gradient), re-assembled every step. */
+typedef struct loam_mb_fem_def {
+    char name[LOAM_NAME_MAX];
+    int nnode, ntet;
+    const double* node;   /* 3 per node: rest positions in world coordinates, m; states start there */
+    const int* tet;       /* 4 per tet: node indices, either orientation, non-degenerate */
+    int nfixed;
+    const int* fixed;     /* nfixed nodes held at their rest positions (a clamp); may be NULL if 0 */
+    double young;         /* Pa, > 0, 1e6 */
+    double poisson;       /* in [0, 0.5), 0.3 */
+    double density;       /* kg/m^3, > 0, 1000 */
+    double mass_damping;  /* Rayleigh alpha, 1/s, >= 0, 0: damping force -alpha M v */
+    double stiffness_damping; /* Rayleigh beta, s, >= 0, 0: damping force -beta K(R) v */
+    int lumped;           /* 1: lumped (diagonal) mass, 0: consistent mass; 1 */
+    double friction;      /* Coulomb coefficient of its nodes against geoms, >= 0, 0.5 */
+    uint32_t contype, conaffinity; /* against geoms' bits, as loam_mb_geom_def; 1, 1 */
+} loam_mb_fem_def;
+
+/* A piece as the model keeps it (read only). */
+typedef struct loam_mb_fem {
+    loam_mb_fem_def def;  /* node, tet and fixed point at the model's copies */
+    int node_adr;         /* its first node in state->fem_x, fem_v, fem_f */
+    double* mass;         /* nnode: nodal masses, kg (the lumped mass; the consistent mass's row sums) */
+    void* priv;           /* private: element data */
+} loam_mb_fem;
+
+loam_mb_fem_def loam_mb_default_fem_def(void);
+
+/* A box beam meshed into nx x ny x nz hexahedral cells of 5 or 6 tets each (6: every cell cut along
+ * the same diagonal; 5: alternating cells mirrored so faces match). The beam spans [0, size.x] x
+ * [-size.y/2, size.y/2] x [-size.z/2, size.z/2] in the frame `pose`. Node (i, j, k) is
+ * (i (ny + 1) + j) (nz + 1) + k, i along x (so the stiffness matrix is banded). */
+typedef struct loam_mb_fem_beam_def {
+    int nx, ny, nz;       /* cells, >= 1; 10, 2, 2 */
+    loam_vec3d size;      /* m, > 0; (1, 0.1, 0.1) */
+    int tets_per_cell;    /* 5 or 6; 6 */
+    loam_posed pose;      /* identity */
+} loam_mb_fem_beam_def;
+
+loam_mb_fem_beam_def loam_mb_default_fem_beam_def(void);
+/* Node and tet counts of a beam (0, 0 for an invalid definition). */
+void loam_mb_fem_beam_counts(const loam_mb_fem_beam_def* def, int* nnode, int* ntet);
+/* Fill caller arrays: 3 per node, 4 per tet (sizes from loam_mb_fem_beam_counts). */
+loam_status loam_mb_fem_beam_build(const loam_mb_fem_beam_def* def, double* node, int* tet, loam_error* err);
 
 /* Which solver resolves the step's constraints (joint limits, contacts). The paper's SubADMM and its
  * other baselines join this list. */
@@ -216,6 +272,8 @@ typedef struct loam_mb_model {
     loam_mb_geom_def* geom; /* ngeom */
     int nconstraint;
     loam_mb_constraint_def* constraint; /* nconstraint (loam_mb_model_set_constraints) */
+    int nfem, nfem_node;    /* FEM pieces (loam_mb_model_add_fem) and their nodes in all */
+    loam_mb_fem* fem;       /* nfem */
     loam_mb_options opt;
 } loam_mb_model;
 
@@ -243,6 +301,11 @@ typedef struct loam_mb_state {
     double* contact_impulse; /* 3 per contact: normal and tangential impulses, N s */
     double* constraint_impulse; /* 3 per constraint: POINT world x, y, z (N s); ANGULAR world axes
                                    (N m s); DISTANCE and NO_SLIP the first */
+    /* FEM pieces: 3 per node (model->nfem_node), piece f's nodes from model->fem[f].node_adr. */
+    int nfem_node;
+    double* fem_x;       /* world positions, m (inputs and outputs) */
+    double* fem_v;       /* world velocities, m/s (inputs and outputs) */
+    double* fem_f;       /* applied world forces, N (inputs) */
     loam_mb_solver_stats solver;
     void* work;          /* private */
 } loam_mb_state;
@@ -261,6 +324,9 @@ void loam_mb_model_destroy(loam_mb_model* model);
 /* Replace the model's constraints (checked; errors name the constraint and the field). Call before
  * creating states: states made earlier do not see a changed count. */
 loam_status loam_mb_model_set_constraints(loam_mb_model* model, const loam_mb_constraint_def* defs, int count, loam_error* err);
+/* Add a deformable FEM piece (checked and copied; errors name the piece, the field and the element or
+ * node). Call before creating states. The piece is model->fem[model->nfem - 1]. */
+loam_status loam_mb_model_add_fem(loam_mb_model* model, const loam_mb_fem_def* def, loam_error* err);
 /* Index of the body with this name, -1 if none. */
 int loam_mb_body_index(const loam_mb_model* model, const char* name);
 

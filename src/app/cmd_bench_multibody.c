@@ -1,12 +1,12 @@
 /* `loam bench multibody`: paper 004's Table I as far as its scenarios exist (granular stirring; a
- * sphere bed for the scaling plot; a draping cable; the two-robot cable manipulation). Each scenario is brought to a common state with
- * PGS (SubADMM for the cable); then every solver steps copies of that state at fixed iteration budgets
+ * sphere bed for the scaling plot; a draping cable; FEM beam insertion; the two-robot cable
+ * manipulation). Each scenario is brought to a common state with PGS (SubADMM for the draping cable); then every solver steps copies of that state at fixed iteration budgets
  * (30/60/90, 3/6/9 for nonsmooth Newton) and reports the mean solve time per step and the mean of the
  * paper's constraint error. A linear fit of time against size (at the first budget) gives the scaling
  * slope and R^2.
  *
  * Output: a table on stdout; --json: one JSON object per (scenario, size, solver, iterations) line and
- * one per fit; --csv FILE: the same rows as CSV. */
+ * one per fit; --csv FILE: the same rows as CSV; --png FILE: the scaling plot. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,14 +23,14 @@
 #define LOAM_SOURCE_DIR "."
 #endif
 
-enum { MAX_SIZES = 16, NSOLVER = 5, NSCEN = 4 };
-enum { SPHERES = 0, STIRRING = 1, CABLE = 2, CABLE_MANIP = 3 };
-static const char* SCEN_NAMES[NSCEN] = {"spheres", "stirring", "cable", "cable_manip"};
+enum { MAX_SIZES = 16, NSOLVER = 5, NSCEN = 5 };
+enum { SPHERES = 0, STIRRING = 1, CABLE = 2, INSERTION = 3, CABLE_MANIP = 4 };
+static const char* SCEN_NAMES[NSCEN] = {"spheres", "stirring", "cable", "insertion", "cable_manip"};
 static const loam_mb_solver SOLVERS[NSOLVER] = {LOAM_SOLVER_SUBADMM, LOAM_SOLVER_PGS, LOAM_SOLVER_PJ, LOAM_SOLVER_FADMM, LOAM_SOLVER_NNEWTON};
 
 typedef struct opts {
-    int scenario[NSCEN];    /* spheres, stirring, cable, cable_manip */
-    int sizes[MAX_SIZES], nsizes;
+    int scenario[NSCEN];    /* spheres, stirring, cable, insertion, cable_manip */
+    int sizes[MAX_SIZES], nsizes, sizes_given;
     int solver_on[NSOLVER];
     int steps, settle, max_dense, threads, json;
     int step_stats, stats_iterations; /* --step-stats: whole steps of the stirring scene, for peers */
@@ -48,8 +48,10 @@ static void usage(FILE* f) {
             "  Paper 004, Table I and the scaling plot: each scenario settles with PGS, then every solver\n"
             "  steps the same state at 30/60/90 iterations (nonsmooth Newton: 3/6/9).\n"
             "options (each takes a value unless noted):\n"
-            "  --scenario S     stirring, spheres, cable, cable_manip, a comma list, or all (default all)\n"
-            "  --sizes N,N,...  spheres per scene, or cable segments (default 100,200,400)\n"
+            "  --scenario S     stirring, spheres, cable, insertion, cable_manip, a comma list, or all\n"
+            "                   (default all)\n"
+            "  --sizes N,N,...  spheres per scene, cable segments, or FEM beam pieces (1 to 8) for\n"
+            "                   insertion (default 100,200,400; insertion alone: 4)\n"
             "  --solvers L      comma list of subadmm, pgs, pj, fadmm, nnewton (default all)\n"
             "  --steps S        measured steps per run (default 10)\n"
             "  --settle S       settling steps before measuring (default 250)\n"
@@ -101,7 +103,7 @@ static int parse_solvers(const char* val, opts* o) {
 
 /* --scenario: one name, a comma list, or all. */
 static int parse_scenarios(const char* val, opts* o) {
-    const char* expect = "stirring, spheres, cable, cable_manip (comma separated) or all";
+    const char* expect = "stirring, spheres, cable, insertion, cable_manip (comma separated) or all";
     if (!val) return cli_bad_value(WHO, "--scenario", val, expect);
     memset(o->scenario, 0, sizeof o->scenario);
     char buf[256];
@@ -117,8 +119,9 @@ static int parse_scenarios(const char* val, opts* o) {
 
 /* One scene of `scenario` with the given solver settings; returns 0 on failure (message printed). */
 typedef struct scene {
-    int stir; /* SPHERES, STIRRING, CABLE, CABLE_MANIP */
+    int stir; /* SPHERES, STIRRING, CABLE, INSERTION, CABLE_MANIP */
     mb_stirring sc;
+    mb_insertion ins;
     mb_cable_manip cm;
     loam_mb_model* m;
     loam_mb_state* s;
@@ -138,6 +141,9 @@ static int make_scene(const opts* o, int stir, int n, loam_mb_solver solver, int
     if (stir == STIRRING) {
         st = mb_stirring_create(o->urdf, n, &mo, &out->sc, &err);
         out->m = out->sc.model, out->s = out->sc.state;
+    } else if (stir == INSERTION) {
+        st = mb_insertion_create(o->urdf, n, &mo, &out->ins, &err);
+        out->m = out->ins.model, out->s = out->ins.state;
     } else if (stir == CABLE) {
         st = mb_cable_scene_create(n, &mo, &out->m, &out->s, &err);
     } else if (stir == CABLE_MANIP) {
@@ -156,6 +162,7 @@ static int make_scene(const opts* o, int stir, int n, loam_mb_solver solver, int
 
 static void free_scene(scene* sc) {
     if (sc->stir == STIRRING) mb_stirring_destroy(&sc->sc);
+    else if (sc->stir == INSERTION) mb_insertion_destroy(&sc->ins);
     else if (sc->stir == CABLE_MANIP) mb_cable_manip_destroy(&sc->cm);
     else {
         loam_mb_state_destroy(sc->s);
@@ -167,6 +174,7 @@ static const double HOLD = 0.3; /* s: the stirrer rests before its sweep, the ro
 
 static int step(scene* sc, loam_error* err) {
     if (sc->stir == STIRRING && mb_stirring_control(&sc->sc, sc->s, HOLD, err) != LOAM_OK) return 0;
+    if (sc->stir == INSERTION && mb_insertion_control(&sc->ins, sc->s, err) != LOAM_OK) return 0;
     if (sc->stir == CABLE_MANIP && mb_cable_manip_control(&sc->cm, sc->s, HOLD, err) != LOAM_OK) return 0;
     return loam_mb_step(sc->m, sc->s, err) == LOAM_OK;
 }
@@ -237,7 +245,7 @@ static void fit(const row* rows, int nrows, int stir, int solver, int iterations
  * that the text output prints; solvers measured at fewer than two sizes are left out. */
 static int write_png(const opts* o, const row* rows, int nrows) {
     static const unsigned char colour[NSOLVER][3] = {{214, 39, 40}, {31, 119, 180}, {44, 160, 44}, {148, 103, 189}, {255, 127, 14}};
-    static const char* xlabel[NSCEN] = {"N spheres", "N spheres", "N cable segments", "N cable segments"};
+    static const char* xlabel[NSCEN] = {"N spheres", "N spheres", "N cable segments", "N beam pieces", "N cable segments"};
     static char titles[NSCEN][80], labels[NSCEN][NSOLVER][48];
     double x[NSCEN][NSOLVER][MAX_SIZES], y[NSCEN][NSOLVER][MAX_SIZES];
     plot_fit_series series[NSCEN][NSOLVER];
@@ -302,7 +310,7 @@ int loam_bench_multibody(int argc, char** argv) {
         int rc = 0;
         if (!strcmp(opt, "--scenario")) {
             rc = parse_scenarios(val, &o);
-        } else if (!strcmp(opt, "--sizes")) rc = parse_sizes(val, &o);
+        } else if (!strcmp(opt, "--sizes")) rc = parse_sizes(val, &o), o.sizes_given = 1;
         else if (!strcmp(opt, "--solvers")) rc = parse_solvers(val, &o);
         else if (!strcmp(opt, "--steps")) rc = cli_parse_int(WHO, opt, val, 1, 100000, &o.steps);
         else if (!strcmp(opt, "--settle")) rc = cli_parse_int(WHO, opt, val, 0, 1000000, &o.settle);
@@ -342,14 +350,17 @@ int loam_bench_multibody(int argc, char** argv) {
         return 4;
     }
     if (csv) fprintf(csv, "scenario,n,solver,iterations,steps,time_s,error,contacts\n");
-    row rows[NSCEN * MAX_SIZES * NSOLVER * 3];
+    row rows[NSCEN * MAX_SIZES * NSOLVER * 3]; /* scenarios x sizes x solvers x budgets */
     int nrows = 0;
     printf("%-9s %6s %-8s %4s %12s %12s %9s\n", "scenario", "n", "solver", "its", "time/step s", "error m/s", "contacts");
     const char* const* names = SCEN_NAMES;
     for (int stir = 0; stir < NSCEN; ++stir) {
         if (!o.scenario[stir]) continue;
-        for (int z = 0; z < o.nsizes; ++z) {
-            int n = o.sizes[z];
+        /* insertion's size is its beam pieces (1 to 8): with sizes for the other scenes it runs 4 */
+        int ins_default = stir == INSERTION && (!o.sizes_given || o.scenario[SPHERES] || o.scenario[STIRRING] || o.scenario[CABLE] ||
+                                                o.scenario[CABLE_MANIP]);
+        for (int z = 0; z < (ins_default ? 1 : o.nsizes); ++z) {
+            int n = ins_default ? 4 : o.sizes[z];
             scene base;
             loam_error err;
             /* settle with PGS, except the draping cable: a long chain of light, stiff segments defeats

@@ -69,6 +69,24 @@ static void count_colors(loam_world* w, int32_t* pairs_of, int32_t* bodies_of, i
     }
 }
 
+/* Blocks by inner rows, most first; ties by index, so the order is a function of the counts. */
+static void order_blocks(loam_coloring* k, int blocks) {
+    int32_t* order = k->block_order;
+    for (int b = 0; b < blocks; ++b) {
+        int rows = k->inner[(size_t)b * LOAM_BLOCK_MARKS + 2 * SLOTS_OF_COLORS] - k->inner[(size_t)b * LOAM_BLOCK_MARKS];
+        int at = b;
+        /* Insertion: blocks are few (one per 1024 particles) and mostly in order already. */
+        while (at > 0) {
+            int o = order[at - 1];
+            int orows = k->inner[(size_t)o * LOAM_BLOCK_MARKS + 2 * SLOTS_OF_COLORS] - k->inner[(size_t)o * LOAM_BLOCK_MARKS];
+            if (orows >= rows) break;
+            order[at] = o;
+            --at;
+        }
+        order[at] = b;
+    }
+}
+
 void loam_granular_color(loam_world* w, int keep) {
     loam_contacts* c = &w->cur;
     loam_coloring* k = &w->coloring;
@@ -106,6 +124,7 @@ void loam_granular_color(loam_world* w, int keep) {
         }
         marks[2 * SLOTS_OF_COLORS] = at;
     }
+    order_blocks(k, blocks);
     k->colors = 0;
     for (int col = 0; col < SLOTS_OF_COLORS; ++col) {
         k->color_start[col] = at;

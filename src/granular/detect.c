@@ -10,6 +10,8 @@
 
 #include "core/vec.h"
 #include "core/sort.h"
+#include "granular/gs_rows.h"
+#include "granular/reach.h"
 #include "granular/solve_common.h"
 #include "granular/world_internal.h"
 
@@ -47,15 +49,6 @@ static void gather_candidates(const loam_world* w, const int32_t cell[3], candid
     c->n = n;
 }
 
-/* Whether particle p (x, y, z, r) and a candidate are within r_p + r + margin, the short way
- * along the periodic axis (as loam_pair_offset wraps). */
-static inline int within_reach(const float* p, float x, float y, float z, float r, float margin, int axis, float len) {
-    float d[3] = {p[0] - x, p[1] - y, p[2] - z};
-    if (axis >= 0) d[axis] -= d[axis] > 0.5f * len ? len : (d[axis] < -0.5f * len ? -len : 0.0f);
-    float cut = p[3] + r + margin;
-    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut;
-}
-
 /* Neighbours j > i of i within r_i + r_j + margin, sorted by index; returns their count. out holds
  * LOAM_CANDIDATES_MAX entries (the branch-free append writes before it counts); beyond
  * LOAM_MAX_NEIGHBORS are dropped and counted. */
@@ -69,10 +62,14 @@ static int find_neighbors(const loam_world* w, const float* pos, int i, float ma
     int axis = w->params.periodic_axis;
     float len = w->params.periodic_hi - w->params.periodic_lo;
     int count = 0;
-    if (c && c->n >= 0) {
+    if (c && c->n >= 0 && loam_cpu_has_avx2()) {
+#ifdef LOAM_HAVE_AVX2
+        count = loam_reach_filter_avx2(pi, c->x, c->y, c->z, c->r, c->idx, c->n, i, margin, axis, len, out);
+#endif
+    } else if (c && c->n >= 0) {
         for (int s = 0; s < c->n; ++s) {
             out[count] = c->idx[s];
-            count += within_reach(pi, c->x[s], c->y[s], c->z[s], c->r[s], margin, axis, len) & (c->idx[s] > i);
+            count += loam_within_reach(pi, c->x[s], c->y[s], c->z[s], c->r[s], margin, axis, len) & (c->idx[s] > i);
         }
     } else {
         /* A crowded neighbourhood (a tiny hash table), or no gathering space: straight from the runs. */
@@ -83,7 +80,7 @@ static int find_neighbors(const loam_world* w, const float* pos, int i, float ma
         for (int k = 0; k < nb; ++k)
             for (int s = h->bucket_start[buckets[k]]; s < h->bucket_start[buckets[k] + 1]; ++s) {
                 const float* pj = &bpos[4 * s];
-                if (h->items[s] > i && within_reach(pi, pj[0], pj[1], pj[2], pj[3], margin, axis, len) &&
+                if (h->items[s] > i && loam_within_reach(pi, pj[0], pj[1], pj[2], pj[3], margin, axis, len) &&
                     count < LOAM_CANDIDATES_MAX)
                     out[count++] = h->items[s];
             }
@@ -116,7 +113,7 @@ static inline int within(const loam_world* w, const float* pos, int i, int j, fl
  * the base margin, at most this step's global margin (which sized the hash and the list). A bed
  * falling as a whole then keeps small margins and few contacts (and little memory), where one
  * global margin from the fastest particle would make every neighbour a contact. */
-static int contacts_of(const loam_world* w, const float* pos, int i, float margin, int32_t* out) {
+static int contacts_of(const loam_world* w, const float* pos, int i, float margin, int32_t* out, int* same_partners) {
     const loam_neighbor_list* nl = &w->neighbors;
     const loam_contact_set* p = &w->prev;
     const int32_t* cand = &nl->j[nl->start[i]];
@@ -127,7 +124,7 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
     float wake2 = w->params.sleep_speed * w->params.sleep_speed;
     const uint8_t* asleep = w->asleep;
     int i_asleep = asleep[i];
-    int count = 0;
+    int count = 0, kept = 0;
     for (int k = 0; k < nl->count[i]; ++k) {
         int j = cand[k];
         int j_asleep = asleep[j];
@@ -139,7 +136,9 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
             mj = closing > base ? (closing < margin ? closing : margin) : base;
         }
         while (m < nb && before[m] < j) ++m;
-        if (!((m < nb && before[m] == j) || within(w, pos, i, j, mj))) continue;
+        int was = m < nb && before[m] == j;
+        if (!(was || within(w, pos, i, j, mj))) continue;
+        kept += was;
         out[count++] = j;
         if (i_asleep != j_asleep) {
             /* A sleeper in contact with a particle faster than the sleep speed wakes after this
@@ -151,6 +150,8 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
                 __atomic_store_n(&w->wake[i_asleep ? i : j], 1, __ATOMIC_RELAXED);
         }
     }
+    /* The merge above already tells whether the partners are last step's (all kept, none new). */
+    *same_partners = kept == nb && count == nb;
     return count;
 }
 
@@ -179,15 +180,42 @@ static void list_block(loam_world* w, const float* pos, int b, float reach, cand
     *need = used;
 }
 
-/* Fill block b's pair and body slots. Returns the slots it needed (it writes only what fits). */
-/* Whether i's contacts are last step's, in the same slots (so last step's colouring and rows hold). */
+/* Whether i's contacts are last step's, in the same slots (so last step's colouring and rows hold),
+ * given that its partners are (contacts_of). */
 static int unchanged(const loam_world* w, int i) {
     const loam_contacts* c = &w->cur;
     const loam_contact_set* p = &w->prev;
-    int a = c->pair_start[i], n = c->pair_count[i], ab = c->body_start[i], nb = c->body_count[i];
-    return a == p->pair_start[i] && n == p->pair_count[i] && ab == p->body_start[i] && nb == p->body_count[i] &&
-           memcmp(&c->pair_j[a], &p->pair_j[a], sizeof(int32_t) * (size_t)n) == 0 &&
-           memcmp(&c->body_shape[ab], &p->body_shape[ab], sizeof(int32_t) * (size_t)nb) == 0;
+    int ab = c->body_start[i], nb = c->body_count[i];
+    if (c->pair_start[i] != p->pair_start[i] || ab != p->body_start[i] || nb != p->body_count[i]) return 0;
+    for (int k = 0; k < nb; ++k)
+        if (c->body_shape[ab + k] != p->body_shape[ab + k]) return 0;
+    return 1;
+}
+
+/* The shapes any particle of block b can touch this step: those whose world box, grown by the
+ * largest reach of a particle-body contact, meets the block's box (after the Z-order renumbering a
+ * block is a compact lump of the bed, so most shapes drop out here instead of per particle).
+ * Ascending, like the per-particle loop they feed. Returns how many, or -1 when there are more
+ * shapes than `cap` (then every shape is tested per particle). */
+static int block_shapes(const loam_world* w, const float* pos, int begin, int end, int32_t* out, int cap) {
+    if (w->shape_count > cap) return -1;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = begin; i < end; ++i)
+        for (int a = 0; a < 3; ++a) {
+            float v = pos[4 * i + a]; /* not fminf: a libm call per coordinate here */
+            lo[a] = v < lo[a] ? v : lo[a];
+            hi[a] = v > hi[a] ? v : hi[a];
+        }
+    float reach = w->max_radius + w->body_margin;
+    int n = 0;
+    for (int s = 0; s < w->shape_count; ++s) {
+        loam_vec3 slo = w->shape_lo[s], shi = w->shape_hi[s];
+        if (slo.x - hi[0] > reach || lo[0] - shi.x > reach || slo.y - hi[1] > reach || lo[1] - shi.y > reach ||
+            slo.z - hi[2] > reach || lo[2] - shi.z > reach)
+            continue;
+        out[n++] = s;
+    }
+    return n;
 }
 
 static void detect_block(loam_world* w, const float* pos, int b, float margin, int* need_pairs, int* need_body,
@@ -201,8 +229,13 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
     int pairs = 0, bodies = 0;
     int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
     float wake2 = w->params.sleep_speed * w->params.sleep_speed;
+    enum { SHAPES_MAX = 256 };
+    int32_t shapes[SHAPES_MAX];
+    int nshapes = block_shapes(w, pos, b * LOAM_BLOCK, end, shapes, SHAPES_MAX);
+    if (nshapes < 0) nshapes = w->shape_count;
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
-        int n = contacts_of(w, pos, i, margin, nbr);
+        int same_partners;
+        int n = contacts_of(w, pos, i, margin, nbr, &same_partners);
         int i_asleep = w->asleep[i];
         c->pair_start[i] = pair_base + pairs;
         for (int k = 0; k < n && pair_base + pairs + k < pair_base + cap; ++k) c->pair_j[pair_base + pairs + k] = nbr[k];
@@ -227,7 +260,8 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
         int nbody = 0;
         loam_vec3 p = v3(w->x[i], w->y[i], w->z[i]);
         float reach = w->radius[i] + w->body_margin;
-        for (int s = 0; s < w->shape_count; ++s) {
+        for (int q = 0; q < nshapes; ++q) {
+            int s = nshapes == w->shape_count ? q : shapes[q];
             /* Distance outside the shape's box along the worst axis; one branch, not six (most
              * particles are far from every shape, in no pattern a predictor could learn). */
             loam_vec3 lo = w->shape_lo[s], hi = w->shape_hi[s];
@@ -273,7 +307,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
         }
         c->body_count[i] = nbody;
         bodies += nbody;
-        if (all_same && pairs <= cap && bodies <= bcap) all_same = unchanged(w, i);
+        if (all_same && pairs <= cap && bodies <= bcap) all_same = same_partners && unchanged(w, i);
     }
     *same = all_same;
     *need_pairs = pairs;

@@ -77,6 +77,17 @@ static float sweep_block(loam_world* w, int b, float inv_dt, float alpha, float 
     return most;
 }
 
+/* Few crossing rows are swept by one thread, colour after colour, with no barrier between colours:
+ * a barrier costs microseconds, and a bed where little moves (a bulldozer's, most of it asleep) has
+ * a dozen colours of a few dozen crossing rows each. One thread meets the rows in the same batches
+ * of 8 as the parallel sweep (chunks are multiples of 8 from each colour's start), so both give the
+ * same bits. Parallel by colour above this many crossing rows per colour on average. */
+enum { LOAM_SERIAL_CROSSING_PER_COLOR = 256 };
+
+static int crossing_serial(const loam_coloring* k) {
+    return k->color_start[LOAM_COLOR_SLOTS] - k->color_start[0] < LOAM_SERIAL_CROSSING_PER_COLOR * k->colors;
+}
+
 /* One velocity sweep over the crossing rows of colour col; returns the largest |dv|^2. */
 static float sweep_crossing(loam_world* w, int col, float inv_dt, float alpha) {
     loam_coloring* k = &w->coloring;
@@ -95,13 +106,31 @@ static float sweep_crossing(loam_world* w, int col, float inv_dt, float alpha) {
     return most;
 }
 
-/* The warm-start impulses of all rows: blocks' inner rows in parallel, then crossing rows by colour. */
+/* Every crossing row, colour after colour, on the calling thread (crossing_serial). */
+static float sweep_crossing_alone(loam_world* w, float inv_dt, float alpha) {
+    loam_coloring* k = &w->coloring;
+    float mu = w->params.friction, most = 0.0f;
+    for (int col = 0; col < k->colors; ++col) {
+        int lo = k->color_start[col], hi = k->color_start[col + 1];
+        if (col == LOAM_MAX_COLORS) most = loam_gs_pair_rows(&k->rows, lo, hi, w->sv, mu, inv_dt, alpha, most);
+        else most = pair_rows(&k->rows, lo, hi, w->sv, mu, inv_dt, alpha, most);
+    }
+    return most;
+}
+
+/* The warm-start impulses of all rows: blocks' inner rows in parallel, then crossing rows by colour
+ * (or by one thread, crossing_serial). */
 static void warm_all(loam_world* w) {
     const loam_coloring* k = &w->coloring;
 #pragma omp for schedule(dynamic, 1)
     for (int b = 0; b < loam_block_count(w->count); ++b) {
-        const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
+        const int32_t* marks = &k->inner[(size_t)k->block_order[b] * LOAM_BLOCK_MARKS];
         warm_rows(&k->rows, marks[0], marks[2 * LOAM_COLOR_SLOTS], w->sv);
+    }
+    if (crossing_serial(k)) {
+#pragma omp single
+        warm_rows(&k->rows, k->color_start[0], k->color_start[LOAM_COLOR_SLOTS], w->sv);
+        return;
     }
     for (int col = 0; col < k->colors; ++col) {
         int lo = k->color_start[col], hi = k->color_start[col + 1];
@@ -121,7 +150,7 @@ void loam_granular_solve_gs(loam_world* w, float alpha, int rows_valid) {
     float inv_dt = (float)(1.0 / w->params.dt);
     float tol2 = w->params.tolerance * w->params.tolerance;
     float change2[2] = {0.0f, 0.0f}; /* by sweep parity, so resetting one never races a reader */
-    int sweeps = 0, blocks = loam_block_count(w->count);
+    int sweeps = 0, blocks = loam_block_count(w->count), serial = crossing_serial(k);
     /* Detection left the positions and radii packed in the solver's velocity buffer. */
     float worst = loam_gs_rows_gather(w, w->sv, rows_valid);
     if (worst > w->stats.max_overlap) w->stats.max_overlap = worst;
@@ -135,10 +164,18 @@ void loam_granular_solve_gs(loam_world* w, float alpha, int rows_valid) {
             change2[s & 1] = 0.0f;
             /* Blocks touch disjoint particles through their inner rows: any thread, any order. */
 #pragma omp for schedule(dynamic, 1)
-            for (int b = 0; b < blocks; ++b) mine = sweep_block(w, b, inv_dt, alpha, mine);
-            for (int col = 0; col < k->colors; ++col) {
-                float d2 = sweep_crossing(w, col, inv_dt, alpha);
-                mine = d2 > mine ? d2 : mine;
+            for (int b = 0; b < blocks; ++b) mine = sweep_block(w, k->block_order[b], inv_dt, alpha, mine);
+            if (serial) {
+#pragma omp single
+                {
+                    float d2 = sweep_crossing_alone(w, inv_dt, alpha);
+                    mine = d2 > mine ? d2 : mine;
+                }
+            } else {
+                for (int col = 0; col < k->colors; ++col) {
+                    float d2 = sweep_crossing(w, col, inv_dt, alpha);
+                    mine = d2 > mine ? d2 : mine;
+                }
             }
 #pragma omp critical(loam_gs_change)
             if (mine > change2[s & 1]) change2[s & 1] = mine;
@@ -189,7 +226,7 @@ void loam_granular_push_gs(loam_world* w) {
     loam_gs_rows* r = &k->rows;
     float rate = w->params.baumgarte / (float)w->params.dt;
     float* u = w->push_velocity;
-    int n = w->count, blocks = loam_block_count(n);
+    int n = w->count, blocks = loam_block_count(n), serial = crossing_serial(k);
 #pragma omp parallel
     {
 #pragma omp for schedule(static)
@@ -200,13 +237,22 @@ void loam_granular_push_gs(loam_world* w) {
         for (int s = 0; s < w->params.push_sweeps; ++s) {
 #pragma omp for schedule(dynamic, 1)
             for (int b = 0; b < blocks; ++b) {
-                const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
+                const int32_t* marks = &k->inner[(size_t)k->block_order[b] * LOAM_BLOCK_MARKS];
                 for (int col = 0; col < LOAM_COLOR_SLOTS; ++col) {
                     int lo = marks[2 * col], mid = marks[2 * col + 1], hi = marks[2 * col + 2];
                     if (col < LOAM_MAX_COLORS) pair_pushes(r, lo, mid, u, rate);
                     else loam_gs_pair_pushes(r, lo, mid, u, rate);
                     body_pushes(r, mid, hi, u, rate);
                 }
+            }
+            if (serial) {
+#pragma omp single
+                for (int col = 0; col < k->colors; ++col) {
+                    int lo = k->color_start[col], hi = k->color_start[col + 1];
+                    if (col == LOAM_MAX_COLORS) loam_gs_pair_pushes(r, lo, hi, u, rate);
+                    else pair_pushes(r, lo, hi, u, rate);
+                }
+                continue;
             }
             for (int col = 0; col < k->colors; ++col) {
                 int lo = k->color_start[col], hi = k->color_start[col + 1];

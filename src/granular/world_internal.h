@@ -91,6 +91,9 @@ typedef struct loam_coloring {
                                  block's end at [.. + 2 LOAM_COLOR_SLOTS] */
     int color_start[LOAM_COLOR_SLOTS + 1]; /* crossing rows of colour c: [color_start[c], [c + 1]) */
     int colors;               /* crossing colours in use (the last may be the serial one) */
+    int32_t* block_order;     /* blocks: heaviest inner-row count first, the order threads take
+                                 blocks in (the longest first, so no thread is left with a big
+                                 one at the end) */
     int64_t colored_step;     /* the step the colouring was made for; -1 = none */
     int lambda_in_rows;       /* the pair impulses of colored_step live only in the rows (the slot
                                  copies are stale until loam_granular_rows_to_slots) */

@@ -41,6 +41,7 @@ static void emit(sink* k, int ga, int gb, loam_vec3d point, loam_vec3d n, double
     loam_mb_contact* c = &k->s->contact[k->s->ncontact++];
     c->body[0] = A->body, c->body[1] = B->body;
     c->geom[0] = ga, c->geom[1] = gb;
+    c->node = 0;
     c->point = point;
     c->frame[0] = n;
     tangents(n, &c->frame[1], &c->frame[2]);

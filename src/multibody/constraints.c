@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "multibody/fem.h"
 #include "multibody/mb_internal.h"
 #include "solve/cp.h"
 
@@ -63,7 +64,7 @@ static int subsystems(const loam_mb_model* m, mb_work* w) {
     if (m->opt.admm_group_soft)
         for (int c = 0; c < m->nconstraint; ++c) {
             const loam_mb_constraint_def* cd = &m->constraint[c];
-            if ((cd->stiffness > 0.0 || anisotropic(cd)) && cd->body[1] >= 0) {
+            if ((cd->stiffness > 0.0 || anisotropic(cd)) && cd->body[0] >= 0 && cd->body[1] >= 0) {
                 int a = find(w->uf, m->body_tree[cd->body[0]]), b = find(w->uf, m->body_tree[cd->body[1]]);
                 if (a != b) w->uf[a > b ? a : b] = a < b ? a : b; /* the smaller tree is the root */
             }
@@ -75,24 +76,49 @@ static int subsystems(const loam_mb_model* m, mb_work* w) {
         if (r == t || find(w->uf, t - 1) != r) w->sub_of_tree[t] = n++;
         else w->sub_of_tree[t] = w->sub_of_tree[t - 1];
     }
+    for (int f = 0; f < m->nfem; ++f) w->sub_of_tree[T + f] = n++; /* each FEM piece is a subsystem */
     return n;
 }
 
 static double offset(double phi, double h, double erp) { return phi >= 0.0 ? phi / h : erp * phi / h; }
 
-/* The trees with free dofs that two bodies belong to (at most two; -1 is the world). */
-static int body_trees(const loam_mb_model* m, const mb_work* w, const int* body, int* trees) {
+/* The group (cp_group) an endpoint moves: its body's tree (groups 0 .. ntree - 1) if that has free
+ * dofs, or its FEM piece (group ntree + piece) unless the node is fixed; -1 for none (the world). */
+static int endpoint_group(const loam_mb_model* m, const mb_work* w, int body, int node) {
+    int f = mb_fem_piece(body);
+    if (f >= 0) return mb_fem_priv(&m->fem[f])->fixed[node] ? -1 : m->ntree + f;
+    if (body < 0) return -1;
+    int t = m->body_tree[body];
+    return w->gfree_off[t + 1] == w->gfree_off[t] ? -1 : t;
+}
+
+/* The unknowns of group g. */
+static int group_n(const loam_mb_model* m, const mb_work* w, int g) {
+    return g < m->ntree ? w->gfree_off[g + 1] - w->gfree_off[g] : 3 * m->fem[g - m->ntree].def.nnode;
+}
+
+/* The groups two endpoints move (at most two; the world and prescribed dofs move none). */
+static int body_trees(const loam_mb_model* m, const mb_work* w, const int* body, const int* node, int* trees) {
     int n = 0;
     for (int side = 0; side < 2; ++side) {
-        if (body[side] < 0) continue;
-        int t = m->body_tree[body[side]];
-        if (w->gfree_off[t + 1] == w->gfree_off[t] || (n == 1 && trees[0] == t)) continue;
+        int t = endpoint_group(m, w, body[side], node[side]);
+        if (t < 0 || (n == 1 && trees[0] == t)) continue;
         trees[n++] = t;
     }
     return n;
 }
 
-static int contact_trees(const loam_mb_model* m, const mb_work* w, const loam_mb_contact* c, int* trees) { return body_trees(m, w, c->body, trees); }
+static int contact_trees(const loam_mb_model* m, const mb_work* w, const loam_mb_contact* c, int* trees) {
+    int node[2] = {c->node, 0};
+    return body_trees(m, w, c->body, node, trees);
+}
+
+/* An endpoint's world position: an FEM node, a body's anchor, or the world point. */
+static loam_vec3d endpoint_pos(const loam_mb_model* m, const loam_mb_state* s, int body, int node, loam_vec3d anchor) {
+    int f = mb_fem_piece(body);
+    if (f >= 0) return d3_load(s->fem_x + 3 * ((size_t)m->fem[f].node_adr + (size_t)node));
+    return body >= 0 ? pd_apply(s->xpose[body], anchor) : anchor;
+}
 
 /* Re-express a 3-row constraint along the axes of anchor frame 0 (per-axis stiffness). The rows'
  * world directions rotate with body 0, so their errors are the world error vector projected. */
@@ -108,8 +134,8 @@ static void to_anchor_axes(const loam_mb_state* s, const loam_mb_constraint_def*
 /* A constraint's rows now: world anchor points, row directions, position errors; returns the count. */
 static int constraint_rows(const loam_mb_model* m, const loam_mb_state* s, const loam_mb_constraint_def* c, loam_vec3d* pa, loam_vec3d* pb,
                            loam_vec3d* dir, double* phi) {
-    *pa = pd_apply(s->xpose[c->body[0]], c->anchor[0]);
-    *pb = c->body[1] >= 0 ? pd_apply(s->xpose[c->body[1]], c->anchor[1]) : c->anchor[1];
+    *pa = endpoint_pos(m, s, c->body[0], c->node[0], c->anchor[0]);
+    *pb = endpoint_pos(m, s, c->body[1], c->node[1], c->anchor[1]);
     loam_vec3d d = d3_sub(*pa, *pb);
     if (c->type == LOAM_CONSTRAINT_NO_SLIP) { /* body 1's material point at the same place; no position error */
         *pb = *pa;
@@ -136,7 +162,6 @@ static int constraint_rows(const loam_mb_model* m, const loam_mb_state* s, const
     double len = d3_norm(d);
     dir[0] = len > 1e-12 ? d3_scale(d, 1.0 / len) : d3(0, 0, 1);
     phi[0] = len - c->length;
-    (void)m;
     return 1;
 }
 
@@ -158,6 +183,21 @@ static void add_point_rows(const loam_mb_model* m, const loam_mb_state* s, int b
         }
 }
 
+/* The same for an endpoint that may be an FEM node: its velocity is its 3 unknowns (a fixed node has
+ * none). */
+static void add_endpoint_rows(const loam_mb_model* m, const loam_mb_state* s, int body, int node, loam_vec3d p, int angular, double sign,
+                              const loam_vec3d* dirs, int nrow, int row0, const int* trees, size_t base[3][2]) {
+    int f = mb_fem_piece(body);
+    if (f < 0) {
+        if (body >= 0) add_point_rows(m, s, body, p, angular, sign, dirs, nrow, row0, trees, base);
+        return;
+    }
+    int g = endpoint_group(m, s->work, body, node), slot = trees[0] == g ? 0 : 1;
+    if (g < 0) return;
+    for (int q = 0; q < nrow; ++q)
+        for (int k = 0; k < 3; ++k) ((mb_work*)s->work)->J[base[q][slot] + 3 * (size_t)node + (size_t)k] += sign * d3_get(dirs[q], k);
+}
+
 static int limit_row_needed(const loam_mb_model* m, const loam_mb_state* s, int d) {
     const mb_work* w = s->work;
     const loam_mb_body_def* b = &m->body[m->dof_body[d]];
@@ -169,7 +209,11 @@ static int limit_row_needed(const loam_mb_model* m, const loam_mb_state* s, int 
 /* Warm start: the last step's contacts, sorted by geom pair (then by their order), are searched for
  * the same pair; of those, the nearest point gives its world impulse, re-expressed in the new frame
  * and put back inside the friction cone. */
-static long long pair_key(const loam_mb_model* m, const loam_mb_contact* c) { return (long long)c->geom[0] * m->ngeom + c->geom[1]; }
+static long long pair_key(const loam_mb_model* m, const loam_mb_contact* c) {
+    int f = mb_fem_piece(c->body[0]); /* FEM node contacts: negative keys by global node and geom */
+    if (f >= 0) return -1 - ((long long)(m->fem[f].node_adr + c->node) * m->ngeom + c->geom[1]);
+    return (long long)c->geom[0] * m->ngeom + c->geom[1];
+}
 
 static int by_pair(const void* a, const void* b) {
     const mb_prev *x = a, *y = b;
@@ -218,12 +262,16 @@ static void remember(const loam_mb_model* m, loam_mb_state* s) {
 
 loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
     mb_work* w = s->work;
-    int nv = m->nv, nf = w->gfree_off[m->ntree];
+    int nv = m->nv, nf = w->gfree_off[m->ntree], nall = nf + 3 * m->nfem_node, ngroup = m->ntree + m->nfem;
     double h = m->opt.dt;
     for (int d = 0; d < nv; ++d) s->limit_impulse[d] = 0.0;
     s->ncontact = 0;
     loam_status st = m->ngeom > 1 ? loam_mb_collide(m, s, err) : LOAM_OK;
     if (st != LOAM_OK) return st;
+    int lost = m->nfem > 0 && m->ngeom > 0 ? mb_fem_collide(m, s) : 0;
+    if (lost > 0)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step %lld: %d more FEM node contacts than max_contacts = %d", (long long)s->step, lost,
+                              m->opt.max_contacts);
     memset(&s->solver, 0, sizeof s->solver);
     for (int k = 0; k < 3 * s->ncontact; ++k) s->contact_impulse[k] = 0.0;
 
@@ -233,25 +281,25 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
     for (int d = 0; d < nv; ++d)
         if (limit_row_needed(m, s, d)) {
             int t = m->body_tree[m->dof_body[d]];
-            rows += 1, segs += 1, vals += (size_t)(w->gfree_off[t + 1] - w->gfree_off[t]);
+            rows += 1, segs += 1, vals += (size_t)group_n(m, w, t);
         }
     if (m->nconstraint > w->ncon)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: the model has %d constraints, the state was made for %d", m->nconstraint, w->ncon);
     for (int i = 0; i < 3 * m->nconstraint; ++i) s->constraint_impulse[i] = 0.0;
     for (int ci = 0; ci < m->nconstraint; ++ci) {
         loam_mb_constraint_type ty = m->constraint[ci].type;
-        int nt = body_trees(m, w, m->constraint[ci].body, trees), nr = ty == LOAM_CONSTRAINT_DISTANCE || ty == LOAM_CONSTRAINT_NO_SLIP ? 1 : 3;
+        int nt = body_trees(m, w, m->constraint[ci].body, m->constraint[ci].node, trees), nr = ty == LOAM_CONSTRAINT_DISTANCE || ty == LOAM_CONSTRAINT_NO_SLIP ? 1 : 3;
         if (nt == 0) continue;
         rows += nr, segs += nr * nt;
-        for (int k = 0; k < nt; ++k) vals += (size_t)nr * (size_t)(w->gfree_off[trees[k] + 1] - w->gfree_off[trees[k]]);
+        for (int k = 0; k < nt; ++k) vals += (size_t)nr * (size_t)group_n(m, w, trees[k]);
     }
     for (int c = 0; c < s->ncontact; ++c) {
         int nt = contact_trees(m, w, &s->contact[c], trees);
         if (nt == 0) continue;
         rows += 3, segs += 3 * nt;
-        for (int k = 0; k < nt; ++k) vals += 3 * (size_t)(w->gfree_off[trees[k] + 1] - w->gfree_off[trees[k]]);
+        for (int k = 0; k < nt; ++k) vals += 3 * (size_t)group_n(m, w, trees[k]);
     }
-    if (rows == 0 || nf == 0) {
+    if (rows == 0 || nall == 0) {
         remember(m, s);
         return LOAM_OK;
     }
@@ -259,6 +307,8 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
     cp_group* groups = w->groups;
     for (int t = 0; t < m->ntree; ++t)
         groups[t] = (cp_group){w->gfree_off[t], w->gfree_off[t + 1] - w->gfree_off[t], w->A0 + w->aoff[t], w->A + w->aoff[t]};
+    for (int f = 0; f < m->nfem; ++f) /* FEM pieces after the trees, in the packed order too */
+        groups[m->ntree + f] = (cp_group){nf + 3 * m->fem[f].node_adr, 3 * m->fem[f].def.nnode, w->fem_A0 + w->fem_aoff[f], w->fem_A + w->fem_aoff[f]};
     memset(w->J, 0, sizeof(double) * vals);
 
     int r = 0, nb = 0, ns = 0;
@@ -280,7 +330,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
     }
     for (int ci = 0; ci < m->nconstraint; ++ci) {
         const loam_mb_constraint_def* cd = &m->constraint[ci];
-        int nt = body_trees(m, w, cd->body, trees);
+        int nt = body_trees(m, w, cd->body, cd->node, trees);
         if (nt == 0) continue;
         loam_vec3d pa, pb, dir[3];
         double phi[3];
@@ -303,8 +353,8 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
             w->blocks[nb++] = (cp_block){r + q, CP_EQUALITY, 0.0, compliance};
         }
         int angular = cd->type == LOAM_CONSTRAINT_ANGULAR;
-        add_point_rows(m, s, cd->body[0], pa, angular, 1.0, dir, nr, r, trees, base);
-        if (cd->body[1] >= 0) add_point_rows(m, s, cd->body[1], pb, angular, -1.0, dir, nr, r, trees, base);
+        add_endpoint_rows(m, s, cd->body[0], cd->node[0], pa, angular, 1.0, dir, nr, r, trees, base);
+        add_endpoint_rows(m, s, cd->body[1], cd->node[1], pb, angular, -1.0, dir, nr, r, trees, base);
         r += nr;
     }
     for (int c = 0; c < s->ncontact; ++c) {
@@ -322,7 +372,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
             w->e[r + q] = q == 0 ? offset(-ct->depth, h, m->opt.contact_erp) : 0.0;
             w->row_dof[r + q] = -1;
         }
-        add_point_rows(m, s, ct->body[0], ct->point, 0, 1.0, ct->frame, 3, r, trees, base);
+        add_endpoint_rows(m, s, ct->body[0], ct->node, ct->point, 0, 1.0, ct->frame, 3, r, trees, base);
         if (ct->body[1] >= 0) add_point_rows(m, s, ct->body[1], ct->point, 0, -1.0, ct->frame, 3, r, trees, base);
         w->blocks[nb++] = (cp_block){r, CP_CONTACT, ct->friction, 0.0};
         r += 3;
@@ -333,6 +383,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
     double* v = w->tmp;
     for (int d = 0; d < nv; ++d)
         if (w->free_dof[d] >= 0) v[w->free_dof[d]] = w->x[d];
+    if (m->nfem > 0) memcpy(v + nf, w->fem_vel, sizeof(double) * 3 * (size_t)m->nfem_node);
     memset(w->lambda, 0, sizeof(double) * (size_t)rows);
     if (m->opt.warm_start) {
         int c = 0;
@@ -348,7 +399,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
             }
         }
     }
-    cp_problem p = {nf, m->ntree, groups, v, rows, w->row_seg, w->segs, w->J, w->AJ, w->e, w->lambda, nb, w->blocks, w->diag};
+    cp_problem p = {nall, ngroup, groups, v, rows, w->row_seg, w->segs, w->J, w->AJ, w->e, w->lambda, nb, w->blocks, w->diag};
     double t0 = loam_clock_seconds();
     cp_prepare(&p);
     cp_result res;
@@ -360,7 +411,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
         break;
     }
     case LOAM_SOLVER_FADMM:
-        for (int t = 0; t < m->ntree; ++t) w->sub_of_tree[t] = 0;
+        for (int t = 0; t < ngroup; ++t) w->sub_of_tree[t] = 0;
         res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, w->sub_of_tree, 1, m->opt.admm_beta_scale, m->opt.admm_group_soft);
         break;
     case LOAM_SOLVER_NNEWTON: res = cp_solve_nnewton(&p, m->opt.iterations, m->opt.tolerance); break;
@@ -375,6 +426,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
     s->solver.time_s = loam_clock_seconds() - t0;
     for (int d = 0; d < nv; ++d)
         if (w->free_dof[d] >= 0) w->x[d] = v[w->free_dof[d]];
+    if (m->nfem > 0) memcpy(w->fem_vel, v + nf, sizeof(double) * 3 * (size_t)m->nfem_node);
     int c = 0;
     for (int k = 0; k < rows; ++k) {
         int d = w->row_dof[k];

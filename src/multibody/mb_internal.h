@@ -56,6 +56,12 @@ typedef struct mb_work {
     float *bx, *by, *bz;         /* nball: centres */
     int* cand;                   /* nball: candidates of one query */
     loam_spatial_hash hash;
+    /* FEM pieces (multibody/fem.h): piece f's dense 3n x 3n system and its banded Cholesky factor at
+     * fem_aoff[f] in fem_A0 and fem_A; its velocities (free, then constrained) in fem_vel at
+     * 3 node_adr; its elements' rotations (quaternions, each step's warm start) at 4 fem_tet_adr[f]. */
+    size_t* fem_aoff;
+    int* fem_tet_adr;
+    double *fem_A0, *fem_A, *fem_vel, *fem_rot;
 } mb_work;
 
 /* The k-th dof of body j's joint, per unit velocity: the world velocity of the material point now at

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/vecd.h"
+#include "multibody/fem.h"
 #include "multibody/mb_internal.h"
 
 int loam_joint_nq(loam_joint_type t) { return t == LOAM_JOINT_FLOATING ? 7 : t == LOAM_JOINT_FIXED ? 0 : 1; }
@@ -260,6 +261,8 @@ void loam_mb_model_destroy(loam_mb_model* m) {
     loam_free(m->tree_madr);
     loam_free(m->geom);
     loam_free(m->constraint);
+    for (int f = 0; f < m->nfem; ++f) mb_fem_free(&m->fem[f]);
+    loam_free(m->fem);
     loam_free(m);
 }
 
@@ -270,6 +273,11 @@ loam_mb_constraint_def loam_mb_default_constraint_def(void) {
     c.body[1] = -1;
     c.frame[0] = c.frame[1] = qd_identity();
     return c;
+}
+
+static int anisotropic_def(const loam_mb_constraint_def* c) {
+    return c->axis_stiffness.x > 0 || c->axis_stiffness.y > 0 || c->axis_stiffness.z > 0 || c->axis_damping.x > 0 || c->axis_damping.y > 0 ||
+           c->axis_damping.z > 0;
 }
 
 loam_status loam_mb_model_set_constraints(loam_mb_model* m, const loam_mb_constraint_def* defs, int count, loam_error* err) {
@@ -285,9 +293,22 @@ loam_status loam_mb_model_set_constraints(loam_mb_model* m, const loam_mb_constr
         if (c->type == LOAM_CONSTRAINT_NO_SLIP && (c->stiffness != 0.0 || !qd_is_finite(c->frame[0]) || !(qd_norm(c->frame[0]) > 1e-9)))
             BAD("multibody: constraint %d '%s': a no-slip constraint is hard (stiffness 0) with a finite frame[0]", i, n);
         if ((unsigned)c->type > (unsigned)LOAM_CONSTRAINT_NO_SLIP) BAD("multibody: constraint %d '%s': type %d is unknown", i, n, (int)c->type);
-        if (c->body[0] < 0 || c->body[0] >= m->nbody) BAD("multibody: constraint %d '%s': body[0] = %d, expected 0 to %d", i, n, c->body[0], m->nbody - 1);
-        if (c->body[1] < -1 || c->body[1] >= m->nbody || c->body[1] == c->body[0])
+        for (int side = 0; side < 2; ++side) { /* FEM node endpoints (LOAM_MB_FEM_BODY) */
+            int f = mb_fem_piece(c->body[side]);
+            if (f < 0) continue;
+            if (f >= m->nfem) BAD("multibody: constraint %d '%s': body[%d] = %d names FEM piece %d, the model has %d", i, n, side, c->body[side], f, m->nfem);
+            if (c->node[side] < 0 || c->node[side] >= m->fem[f].def.nnode)
+                BAD("multibody: constraint %d '%s': node[%d] = %d, FEM piece %d has %d nodes", i, n, side, c->node[side], f, m->fem[f].def.nnode);
+            if (c->type != LOAM_CONSTRAINT_POINT && c->type != LOAM_CONSTRAINT_DISTANCE)
+                BAD("multibody: constraint %d '%s': an FEM node endpoint takes POINT or DISTANCE constraints only", i, n);
+            if (c->body[0] == c->body[1] && c->node[0] == c->node[1]) BAD("multibody: constraint %d '%s': both endpoints are the same FEM node", i, n);
+        }
+        if ((c->body[0] < 0 && mb_fem_piece(c->body[0]) < 0) || c->body[0] >= m->nbody)
+            BAD("multibody: constraint %d '%s': body[0] = %d, expected 0 to %d or an FEM node", i, n, c->body[0], m->nbody - 1);
+        if ((c->body[1] < -1 && mb_fem_piece(c->body[1]) < 0) || c->body[1] >= m->nbody || (c->body[1] == c->body[0] && c->body[0] >= 0))
             BAD("multibody: constraint %d '%s': body[1] = %d, expected -1 (world) or another body", i, n, c->body[1]);
+        if ((mb_fem_piece(c->body[0]) >= 0 || mb_fem_piece(c->body[1]) >= 0) && anisotropic_def(c))
+            BAD("multibody: constraint %d '%s': axis_stiffness needs body frames, not FEM nodes", i, n);
         if (!d3_is_finite(c->anchor[0]) || !d3_is_finite(c->anchor[1])) BAD("multibody: constraint %d '%s': an anchor is not finite", i, n);
         if (c->type == LOAM_CONSTRAINT_DISTANCE && !(c->length > 0.0 && isfinite(c->length)))
             BAD("multibody: constraint %d '%s': length = %g m, expected > 0", i, n, c->length);

@@ -78,4 +78,27 @@ double mb_cable_manip_lateral_speed(const mb_cable_manip* sc, const loam_mb_stat
 double mb_cable_manip_grip_gap(const mb_cable_manip* sc, const loam_mb_state* state, int robot);
 void mb_cable_manip_destroy(mb_cable_manip* sc);
 
+/* FEM beam insertion (paper 004, Sec. V): the Panda (PD with gravity compensation, as in stirring)
+ * holds a 2 x 2 cm FEM beam pointing down from its flange, `pieces` pieces of 5 cm (each 4 x 2 x 2
+ * cells of 5 tets, E = 10 MPa) joined face to face by hard point constraints between their nodes,
+ * the first piece's top face held to the flange the same way. Below the beam's tip two fixed boxes
+ * leave a slot 1 mm wider than the beam; after `hold` seconds the arm lowers the flange at `speed` (resolved-rate
+ * control: joint velocity targets from the flange Jacobian) and pushes the beam through the slot. */
+typedef struct mb_insertion {
+    loam_mb_model* model;
+    loam_mb_state* state;
+    int pieces, flange;
+    double q0[7];
+    double hold, speed;    /* s, m/s */
+    double slot_top;       /* m: the slot's upper face (world z) */
+    loam_posed start;      /* the flange's world pose at q0 */
+} mb_insertion;
+
+loam_status mb_insertion_create(const char* panda_urdf, int pieces, const loam_mb_options* opt, mb_insertion* out, loam_error* err);
+/* The arm's targets and gravity-compensating torques for the coming step of `state`. */
+loam_status mb_insertion_control(const mb_insertion* sc, loam_mb_state* state, loam_error* err);
+/* The lowest beam node's height (world z, m). */
+double mb_insertion_tip_z(const mb_insertion* sc, const loam_mb_state* state);
+void mb_insertion_destroy(mb_insertion* sc);
+
 #endif

@@ -53,12 +53,29 @@ loam_status loam_mb_state_create(const loam_mb_model* m, loam_mb_state** out, lo
     w->gfree_off = zalloc((size_t)m->ntree + 1, sizeof(int), &fail);
     w->b = zalloc(nv, sizeof(double), &fail);
     w->x = zalloc(nv, sizeof(double), &fail);
-    w->tmp = zalloc(nv, sizeof(double), &fail);
+    size_t nfd = 3 * (size_t)m->nfem_node; /* FEM velocities follow the rigid ones in the packed order */
+    w->tmp = zalloc(nv + nfd, sizeof(double), &fail);
     w->bias = zalloc(nv, sizeof(double), &fail);
     w->free_dof = zalloc(nv, sizeof(int), &fail);
     w->rows = zalloc(nv, sizeof(int), &fail);
-    w->groups = zalloc((size_t)m->ntree, sizeof(cp_group), &fail);
-    w->sub_of_tree = zalloc((size_t)m->ntree, sizeof(int), &fail);
+    w->groups = zalloc((size_t)m->ntree + (size_t)m->nfem, sizeof(cp_group), &fail);
+    w->sub_of_tree = zalloc((size_t)m->ntree + (size_t)m->nfem, sizeof(int), &fail);
+    s->nfem_node = m->nfem_node;
+    s->fem_x = zalloc(nfd, sizeof(double), &fail);
+    s->fem_v = zalloc(nfd, sizeof(double), &fail);
+    s->fem_f = zalloc(nfd, sizeof(double), &fail);
+    w->fem_vel = zalloc(nfd, sizeof(double), &fail);
+    w->fem_aoff = zalloc((size_t)m->nfem, sizeof(size_t), &fail);
+    w->fem_tet_adr = zalloc((size_t)m->nfem, sizeof(int), &fail);
+    size_t fem_a = 0, fem_t = 0;
+    for (int f = 0; !fail && f < m->nfem; ++f) {
+        size_t n = 3 * (size_t)m->fem[f].def.nnode;
+        w->fem_aoff[f] = fem_a, w->fem_tet_adr[f] = (int)fem_t;
+        fem_a += n * n, fem_t += (size_t)m->fem[f].def.ntet;
+    }
+    w->fem_A0 = zalloc(fem_a, sizeof(double), &fail);
+    w->fem_A = zalloc(fem_a, sizeof(double), &fail);
+    w->fem_rot = zalloc(4 * fem_t, sizeof(double), &fail);
     w->uf = zalloc((size_t)m->ntree, sizeof(int), &fail);
     w->prev = zalloc((size_t)m->opt.max_contacts, sizeof(mb_prev), &fail);
     w->prev_limit = zalloc(nv, sizeof(double), &fail);
@@ -108,6 +125,15 @@ loam_status loam_mb_state_reset(const loam_mb_model* m, loam_mb_state* s, loam_e
     memset(((mb_work*)s->work)->prev_con, 0, sizeof(double) * 3 * (size_t)((mb_work*)s->work)->ncon);
     memset(s->constraint_impulse, 0, sizeof(double) * 3 * (size_t)((mb_work*)s->work)->ncon);
     memset(((mb_work*)s->work)->prev_limit, 0, sizeof(double) * (size_t)m->nv);
+    if (s->nfem_node != m->nfem_node) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: state has %d FEM nodes, the model %d", s->nfem_node, m->nfem_node);
+    for (int f = 0; f < m->nfem; ++f) { /* FEM pieces at rest where they were defined */
+        size_t o = 3 * (size_t)m->fem[f].node_adr, n = 3 * (size_t)m->fem[f].def.nnode;
+        memcpy(s->fem_x + o, m->fem[f].def.node, sizeof(double) * n);
+        memset(s->fem_v + o, 0, sizeof(double) * n);
+        memset(s->fem_f + o, 0, sizeof(double) * n);
+        double* rot = ((mb_work*)s->work)->fem_rot + 4 * (size_t)((mb_work*)s->work)->fem_tet_adr[f];
+        for (int t = 0; t < m->fem[f].def.ntet; ++t) rot[4 * t] = 1.0, rot[4 * t + 1] = rot[4 * t + 2] = rot[4 * t + 3] = 0.0;
+    }
     for (int i = 0; i < m->nbody; ++i) {
         const loam_mb_body_def* b = &m->body[i];
         double* q = s->q + m->q_adr[i];
@@ -125,13 +151,14 @@ void loam_mb_state_destroy(loam_mb_state* s) {
     if (w) {
         void* ptrs[] = {w->X, w->S, w->cJ, w->v, w->a, w->f, w->I, w->Ic, w->A, w->A0, w->aoff, w->gfree_off, w->b, w->x, w->tmp, w->bias,
                         w->free_dof, w->rows, w->groups, w->sub_of_tree, w->uf, w->e, w->lambda, w->diag, w->row_dof, w->row_seg,
-                        w->blocks, w->segs, w->J, w->AJ, w->ball_geom, w->bx, w->by, w->bz, w->cand, w->prev, w->prev_limit, w->prev_con};
+                        w->blocks, w->segs, w->J, w->AJ, w->ball_geom, w->bx, w->by, w->bz, w->cand, w->prev, w->prev_limit, w->prev_con,
+                        w->fem_aoff, w->fem_tet_adr, w->fem_A0, w->fem_A, w->fem_vel, w->fem_rot};
         for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
         if (w->hash.head) loam_hash_free(&w->hash);
         loam_free(w);
     }
     void* ptrs[] = {s->q, s->qd, s->tau, s->q_ref, s->qd_ref, s->xfrc, s->xpose, s->xvel, s->mass_matrix, s->act_force, s->limit_impulse,
-                    s->contact, s->contact_impulse, s->constraint_impulse};
+                    s->contact, s->contact_impulse, s->constraint_impulse, s->fem_x, s->fem_v, s->fem_f};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
     loam_free(s);
 }
@@ -147,6 +174,14 @@ loam_status loam_mb_state_copy(const loam_mb_model* m, loam_mb_state* d, const l
     memcpy(d->q_ref, s->q_ref, sizeof(double) * nv);
     memcpy(d->qd_ref, s->qd_ref, sizeof(double) * nv);
     memcpy(d->xfrc, s->xfrc, sizeof(double) * 6 * (size_t)m->nbody);
+    if (d->nfem_node != m->nfem_node || s->nfem_node != m->nfem_node)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: state copy: the states were made for another model (FEM nodes)");
+    size_t nfd = 3 * (size_t)m->nfem_node, ntet = 0;
+    for (int f = 0; f < m->nfem; ++f) ntet += (size_t)m->fem[f].def.ntet;
+    memcpy(d->fem_x, s->fem_x, sizeof(double) * nfd);
+    memcpy(d->fem_v, s->fem_v, sizeof(double) * nfd);
+    memcpy(d->fem_f, s->fem_f, sizeof(double) * nfd);
+    memcpy(((mb_work*)d->work)->fem_rot, ((mb_work*)s->work)->fem_rot, sizeof(double) * 4 * ntet);
     d->time = s->time;
     d->step = s->step;
     /* the warm start travels with the state */

@@ -8,11 +8,15 @@
 #include <string.h>
 
 #include "core/dense.h"
+#include "multibody/fem.h"
 #include "multibody/mb_internal.h"
 
 static int is_free(const loam_mb_model* m, int dof) { return m->body[m->dof_body[dof]].motion == LOAM_MB_DYNAMIC; }
 
 static loam_status check_inputs(const loam_mb_model* m, const loam_mb_state* s, loam_error* err) {
+    if (s->nfem_node != m->nfem_node)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: the state has %d FEM nodes, the model %d (FEM pieces added after the state was made?)",
+                              s->nfem_node, m->nfem_node);
     for (int d = 0; d < m->nv; ++d) {
         const char* name = m->body[m->dof_body[d]].name;
         if (!isfinite(s->tau[d])) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: body '%s': tau[%d] = %g", name, d, s->tau[d]);
@@ -22,6 +26,14 @@ static loam_status check_inputs(const loam_mb_model* m, const loam_mb_state* s, 
     for (int i = 0; i < 6 * m->nbody; ++i)
         if (!isfinite(s->xfrc[i]))
             return loam_error_set(err, LOAM_ERR_INPUT, "multibody: body '%s': xfrc[%d] = %g", m->body[i / 6].name, i % 6, s->xfrc[i]);
+    for (int f = 0; f < m->nfem; ++f)
+        for (int i = 0; i < 3 * m->fem[f].def.nnode; ++i) {
+            size_t o = 3 * (size_t)m->fem[f].node_adr + (size_t)i;
+            const char* field = !isfinite(s->fem_x[o]) ? "fem_x" : !isfinite(s->fem_v[o]) ? "fem_v" : !isfinite(s->fem_f[o]) ? "fem_f" : NULL;
+            if (field)
+                return loam_error_set(err, LOAM_ERR_INPUT, "multibody: FEM piece %d '%s': node %d: %s[%d] is not finite", f, m->fem[f].def.name, i / 3,
+                                      field, i % 3);
+        }
     return LOAM_OK;
 }
 
@@ -161,9 +173,16 @@ loam_status loam_mb_step(const loam_mb_model* m, loam_mb_state* s, loam_error* e
         if (!changed) break;
     }
     for (int d = 0; d < nv; ++d) clamp[d] = sat[d] ? clamp[d] : actuator_force(m, s, d, w->x[d]);
+    int bad_fem = mb_fem_prepare(m, s); /* each FEM piece's system and free velocity */
+    if (bad_fem >= 0)
+        return loam_error_set(err, LOAM_ERR_DIVERGED, "multibody: step %lld: FEM piece %d '%s': the system matrix is not positive definite",
+                              (long long)s->step, bad_fem, m->fem[bad_fem].def.name);
     if ((st = mb_solve_constraints(m, s, err)) != LOAM_OK) return st;
     integrate(m, s);
     if ((st = check_diverged(m, s, err)) != LOAM_OK) return st; /* names the step that failed, from t */
+    if (!mb_fem_integrate(m, s, &bad_fem))
+        return loam_error_set(err, LOAM_ERR_DIVERGED, "multibody: diverged in step %lld (from t = %g s): FEM piece %d '%s' has a non-finite or huge "
+                              "node position or velocity", (long long)s->step, s->time, bad_fem, m->fem[bad_fem].def.name);
     s->time += m->opt.dt;
     s->step += 1;
     mb_kinematics(m, s);
