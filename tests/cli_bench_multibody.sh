@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `loam bench multibody --json` prints one JSON object per (scenario, size, solver, iterations) with the
 # issue's keys (scenario, solver, iterations, time_s, error), budgets 30/60/90 (3/6/9 for nonsmooth
-# Newton), one fit line per solver, and the same rows as CSV; bad options are exit status 2.
+# Newton), one fit line per solver, and the same rows as CSV; the cable_manip scene runs and --png
+# writes a PNG; bad options are exit status 2.
 set -u
 loam="$1"
 src="$2"
@@ -31,6 +32,16 @@ assert {f["solver"] for f in fits} == {"pgs", "subadmm"} and all(0 <= f["r2"] <=
 ' || { echo "FAIL: JSON lines"; fail=1; }
 [ "$(head -n 1 "$tmp/rows.csv")" = "scenario,n,solver,iterations,steps,time_s,error,contacts" ] || { echo "FAIL: CSV header"; fail=1; }
 [ "$(wc -l < "$tmp/rows.csv")" -eq 16 ] || { echo "FAIL: CSV rows"; fail=1; }
+# the two-robot cable scene, a comma list of scenarios and the PNG scaling plot
+"$loam" bench multibody --scenario cable,cable_manip --sizes 60,64 --solvers pgs,subadmm --steps 1 --settle 2 --png "$tmp/scaling.png" \
+    > "$tmp/png.txt" 2>&1
+status=$?
+[ "$status" -eq 0 ] || { echo "FAIL: cable_manip/--png exit status $status"; cat "$tmp/png.txt"; fail=1; }
+[ "$(grep -c '^cable_manip ' "$tmp/png.txt")" -eq 12 ] || { echo "FAIL: expected 12 cable_manip rows"; cat "$tmp/png.txt"; fail=1; }
+grep -q '^fit cable_manip subadmm' "$tmp/png.txt" || { echo "FAIL: no cable_manip fit"; fail=1; }
+[ "$(head -c 4 "$tmp/scaling.png" | od -An -c | tr -d ' ')" = "211PNG" ] || { echo "FAIL: --png wrote no PNG"; fail=1; }
+"$loam" bench multibody --scenario cable --png >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL: --png without a file is not exit status 2"; fail=1; }
 "$loam" bench multibody --sizes 0 >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: a bad --sizes is not exit status 2"; fail=1; }
 "$loam" bench multibody --solvers gauss >/dev/null 2>&1

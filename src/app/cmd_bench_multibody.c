@@ -1,12 +1,12 @@
 /* `loam bench multibody`: paper 004's Table I as far as its scenarios exist (granular stirring; a
- * sphere bed for the scaling plot; a draping cable). Each scenario is brought to a common state with
- * PGS (SubADMM for the cable); then every solver steps copies of that state at fixed iteration budgets
+ * sphere bed for the scaling plot; a draping cable; FEM beam insertion; the two-robot cable
+ * manipulation). Each scenario is brought to a common state with PGS (SubADMM for the draping cable); then every solver steps copies of that state at fixed iteration budgets
  * (30/60/90, 3/6/9 for nonsmooth Newton) and reports the mean solve time per step and the mean of the
  * paper's constraint error. A linear fit of time against size (at the first budget) gives the scaling
  * slope and R^2.
  *
  * Output: a table on stdout; --json: one JSON object per (scenario, size, solver, iterations) line and
- * one per fit; --csv FILE: the same rows as CSV. */
+ * one per fit; --csv FILE: the same rows as CSV; --png FILE: the scaling plot. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +14,7 @@
 
 #include "app/cli_args.h"
 #include "app/commands.h"
+#include "app/plot.h"
 #include "core/clock.h"
 #include "multibody/scenarios.h"
 
@@ -22,11 +23,13 @@
 #define LOAM_SOURCE_DIR "."
 #endif
 
-enum { MAX_SIZES = 16, NSOLVER = 5 };
+enum { MAX_SIZES = 16, NSOLVER = 5, NSCEN = 5 };
+enum { SPHERES = 0, STIRRING = 1, CABLE = 2, INSERTION = 3, CABLE_MANIP = 4 };
+static const char* SCEN_NAMES[NSCEN] = {"spheres", "stirring", "cable", "insertion", "cable_manip"};
 static const loam_mb_solver SOLVERS[NSOLVER] = {LOAM_SOLVER_SUBADMM, LOAM_SOLVER_PGS, LOAM_SOLVER_PJ, LOAM_SOLVER_FADMM, LOAM_SOLVER_NNEWTON};
 
 typedef struct opts {
-    int scenario[4];        /* spheres, stirring, cable, insertion */
+    int scenario[NSCEN];    /* spheres, stirring, cable, insertion, cable_manip */
     int sizes[MAX_SIZES], nsizes, sizes_given;
     int solver_on[NSOLVER];
     int steps, settle, max_dense, threads, json;
@@ -34,7 +37,9 @@ typedef struct opts {
     loam_mb_solver stats_solver;
     double beta_scale;
     const char* urdf;
+    const char* base_urdf; /* cable_manip: the mobile base */
     const char* csv;
+    const char* png;
 } opts;
 
 static void usage(FILE* f) {
@@ -43,24 +48,29 @@ static void usage(FILE* f) {
             "  Paper 004, Table I and the scaling plot: each scenario settles with PGS, then every solver\n"
             "  steps the same state at 30/60/90 iterations (nonsmooth Newton: 3/6/9).\n"
             "options (each takes a value unless noted):\n"
-            "  --scenario S     stirring, spheres, cable, insertion or all (default all)\n"
+            "  --scenario S     stirring, spheres, cable, insertion, cable_manip, a comma list, or all\n"
+            "                   (default all)\n"
             "  --sizes N,N,...  spheres per scene, cable segments, or FEM beam pieces (1 to 8) for\n"
-            "                   insertion (default 100,200,400; insertion alone: 4)\n"
+            "                   insertion (default 100,200,400; insertion alone: 4; cable_manip: >= 60)\n"
             "  --solvers L      comma list of subadmm, pgs, pj, fadmm, nnewton (default all)\n"
             "  --steps S        measured steps per run (default 10)\n"
             "  --settle S       settling steps before measuring (default 250)\n"
             "  --max-dense N    largest size for the dense baselines fadmm and nnewton (default 200)\n"
             "  --beta-scale X   SubADMM/full ADMM penalty multiplier (default 1)\n"
-            "  --urdf PATH      the Panda for the stirring scene (default %s/urdf/panda.urdf)\n"
+            "  --urdf PATH      the Panda of the stirring, insertion and cable_manip scenes\n"
+            "                   (default %s/urdf/panda.urdf)\n"
+            "  --base-urdf PATH the mobile base for cable_manip (default %s/urdf/mobile_base.urdf)\n"
             "  --threads T      threads, 0 = all cores (default 1)\n"
             "  --csv FILE       also write the rows as CSV\n"
+            "  --png FILE       also draw time against size at the first budget (one panel per scenario\n"
+            "                   measured, each solver's points and linear fit, R^2 in the legend)\n"
             "  --step-stats     instead: whole steps of the stirring scene with one solver (--solver,\n"
             "                   --iterations), their wall time and contact depths, as a peer (MuJoCo,\n"
             "                   bench/peers/mujoco_stirring.py) measures them (no value)\n"
             "  --solver S       --step-stats: the solver (default pgs)\n"
             "  --iterations K   --step-stats: its iterations per step (default 30)\n"
             "  --json           also print one JSON object per row and per fit (no value)\n",
-            LOAM_SOURCE_DIR);
+            LOAM_SOURCE_DIR, LOAM_SOURCE_DIR);
 }
 
 static int parse_sizes(const char* val, opts* o) {
@@ -92,11 +102,28 @@ static int parse_solvers(const char* val, opts* o) {
     return 0;
 }
 
+/* --scenario: one name, a comma list, or all. */
+static int parse_scenarios(const char* val, opts* o) {
+    const char* expect = "stirring, spheres, cable, insertion, cable_manip (comma separated) or all";
+    if (!val) return cli_bad_value(WHO, "--scenario", val, expect);
+    memset(o->scenario, 0, sizeof o->scenario);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", val);
+    for (char* tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        int found = 0;
+        for (int k = 0; k < NSCEN; ++k)
+            if (!strcmp(tok, SCEN_NAMES[k]) || !strcmp(tok, "all")) o->scenario[k] = found = 1;
+        if (!found) return cli_bad_value(WHO, "--scenario", val, expect);
+    }
+    return 0;
+}
+
 /* One scene of `scenario` with the given solver settings; returns 0 on failure (message printed). */
 typedef struct scene {
-    int stir; /* 0 spheres, 1 stirring, 2 cable, 3 insertion */
+    int stir; /* SPHERES, STIRRING, CABLE, INSERTION, CABLE_MANIP */
     mb_stirring sc;
     mb_insertion ins;
+    mb_cable_manip cm;
     loam_mb_model* m;
     loam_mb_state* s;
 } scene;
@@ -112,14 +139,21 @@ static int make_scene(const opts* o, int stir, int n, loam_mb_solver solver, int
     mo.admm_beta_scale = o->beta_scale;
     loam_error err;
     loam_status st;
-    if (stir == 1) {
+    if (stir == STIRRING) {
         st = mb_stirring_create(o->urdf, n, &mo, &out->sc, &err);
         out->m = out->sc.model, out->s = out->sc.state;
-    } else if (stir == 3) {
+    } else if (stir == INSERTION) {
         st = mb_insertion_create(o->urdf, n, &mo, &out->ins, &err);
         out->m = out->ins.model, out->s = out->ins.state;
-    } else if (stir == 2) {
+    } else if (stir == CABLE) {
         st = mb_cable_scene_create(n, &mo, &out->m, &out->s, &err);
+    } else if (stir == CABLE_MANIP) {
+        mb_cable_manip_def d = mb_cable_manip_default_def();
+        /* segments of 2.5 cm, as the draping cable keeps its 2 cm: a longer cable, not ever lighter and
+         * shorter segments (at 1.25 cm, 6 g, every solver fails the scene); n >= 60 reaches the floor */
+        d.segments = n, d.cable_length = 0.025 * n;
+        st = mb_cable_manip_create(o->base_urdf, o->urdf, &d, &mo, &out->cm, &err);
+        out->m = out->cm.model, out->s = out->cm.state;
     } else {
         st = mb_spheres_create(n, &mo, &out->m, &out->s, &err);
     }
@@ -128,19 +162,21 @@ static int make_scene(const opts* o, int stir, int n, loam_mb_solver solver, int
 }
 
 static void free_scene(scene* sc) {
-    if (sc->stir == 1) mb_stirring_destroy(&sc->sc);
-    else if (sc->stir == 3) mb_insertion_destroy(&sc->ins);
+    if (sc->stir == STIRRING) mb_stirring_destroy(&sc->sc);
+    else if (sc->stir == INSERTION) mb_insertion_destroy(&sc->ins);
+    else if (sc->stir == CABLE_MANIP) mb_cable_manip_destroy(&sc->cm);
     else {
         loam_mb_state_destroy(sc->s);
         loam_mb_model_destroy(sc->m);
     }
 }
 
-static const double HOLD = 0.3; /* s: the stirrer rests before its sweep */
+static const double HOLD = 0.3; /* s: the stirrer rests before its sweep, the robots before their orbit */
 
 static int step(scene* sc, loam_error* err) {
-    if (sc->stir == 1 && mb_stirring_control(&sc->sc, sc->s, HOLD, err) != LOAM_OK) return 0;
-    if (sc->stir == 3 && mb_insertion_control(&sc->ins, sc->s, err) != LOAM_OK) return 0;
+    if (sc->stir == STIRRING && mb_stirring_control(&sc->sc, sc->s, HOLD, err) != LOAM_OK) return 0;
+    if (sc->stir == INSERTION && mb_insertion_control(&sc->ins, sc->s, err) != LOAM_OK) return 0;
+    if (sc->stir == CABLE_MANIP && mb_cable_manip_control(&sc->cm, sc->s, HOLD, err) != LOAM_OK) return 0;
     return loam_mb_step(sc->m, sc->s, err) == LOAM_OK;
 }
 
@@ -205,15 +241,58 @@ static void fit(const row* rows, int nrows, int stir, int solver, int iterations
     *r2 = vy > 0 ? cxy * cxy / (vx * vy) : 1.0;
 }
 
+/* The scaling plot (paper 004, Fig. 2): per scenario measured, each solver's solve time (ms) against
+ * the size at its first budget, with the linear fit (slope in the legend, us per unit of N) and R^2
+ * that the text output prints; solvers measured at fewer than two sizes are left out. */
+static int write_png(const opts* o, const row* rows, int nrows) {
+    static const unsigned char colour[NSOLVER][3] = {{214, 39, 40}, {31, 119, 180}, {44, 160, 44}, {148, 103, 189}, {255, 127, 14}};
+    static const char* xlabel[NSCEN] = {"N spheres", "N spheres", "N cable segments", "N beam pieces", "N cable segments"};
+    static char titles[NSCEN][80], labels[NSCEN][NSOLVER][48];
+    double x[NSCEN][NSOLVER][MAX_SIZES], y[NSCEN][NSOLVER][MAX_SIZES];
+    plot_fit_series series[NSCEN][NSOLVER];
+    plot_panel panels[NSCEN];
+    int np = 0;
+    for (int sc = 0; sc < NSCEN; ++sc) {
+        int ns = 0;
+        for (int k = 0; k < NSOLVER; ++k) {
+            int its = SOLVERS[k] == LOAM_SOLVER_NNEWTON ? 3 : 30, n = 0, npts;
+            for (int i = 0; i < nrows && n < MAX_SIZES; ++i)
+                if (rows[i].stir == sc && rows[i].solver == k && rows[i].iterations == its) x[sc][k][n] = rows[i].n, y[sc][k][n++] = 1e3 * rows[i].time_s;
+            if (n < 2) continue; /* a scaling plot: a dense baseline measured at one size only squashes the axis */
+            plot_fit_series* S = &series[sc][ns];
+            fit(rows, nrows, sc, k, its, &S->slope, &S->intercept, &S->r2, &npts);
+            S->slope *= 1e3, S->intercept *= 1e3; /* ms */
+            snprintf(labels[sc][ns], sizeof labels[sc][ns], "%s: %.3g us/N", loam_mb_solver_name(SOLVERS[k]), 1e3 * S->slope);
+            S->x = x[sc][k], S->y = y[sc][k], S->n = n, S->label = labels[sc][ns++];
+            memcpy(S->rgb, colour[k], 3);
+        }
+        if (!ns) continue;
+        snprintf(titles[sc], sizeof titles[sc], "%s: solve time at 30 iterations", SCEN_NAMES[sc]);
+        panels[np++] = (plot_panel){titles[sc], xlabel[sc], "ms", ns, series[sc]};
+    }
+    if (!np) {
+        fprintf(stderr, "%s: --png %s: no rows to plot\n", WHO, o->png);
+        return 4;
+    }
+    loam_error err;
+    if (plot_fits_png(o->png, 560, 420, panels, np, &err) != LOAM_OK) {
+        fprintf(stderr, "%s: --png: %s\n", WHO, err.message);
+        return 4;
+    }
+    printf("wrote %s (%d panels)\n", o->png, np);
+    return 0;
+}
+
 int loam_bench_multibody(int argc, char** argv) {
     opts o;
     memset(&o, 0, sizeof o);
-    o.scenario[0] = o.scenario[1] = o.scenario[2] = o.scenario[3] = 1;
+    for (int k = 0; k < NSCEN; ++k) o.scenario[k] = 1;
     o.sizes[0] = 100, o.sizes[1] = 200, o.sizes[2] = 400, o.nsizes = 3;
     for (int k = 0; k < NSOLVER; ++k) o.solver_on[k] = 1;
     o.steps = 10, o.settle = 250, o.max_dense = 200, o.threads = 1, o.beta_scale = 1.0;
     o.stats_solver = LOAM_SOLVER_PGS, o.stats_iterations = 30;
     o.urdf = LOAM_SOURCE_DIR "/urdf/panda.urdf";
+    o.base_urdf = LOAM_SOURCE_DIR "/urdf/mobile_base.urdf";
     for (int a = 0; a < argc; ++a) {
         const char* opt = argv[a];
         if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
@@ -231,10 +310,7 @@ int loam_bench_multibody(int argc, char** argv) {
         const char* val = a + 1 < argc ? argv[++a] : NULL;
         int rc = 0;
         if (!strcmp(opt, "--scenario")) {
-            int which = !val ? -1 : !strcmp(val, "spheres") ? 0 : !strcmp(val, "stirring") ? 1 : !strcmp(val, "cable") ? 2 : !strcmp(val, "insertion") ? 3
-                        : !strcmp(val, "all") ? 4 : -1;
-            if (which < 0) rc = cli_bad_value(WHO, opt, val, "stirring, spheres, cable, insertion or all");
-            for (int k = 0; k < 4; ++k) o.scenario[k] = which == 4 || which == k;
+            rc = parse_scenarios(val, &o);
         } else if (!strcmp(opt, "--sizes")) rc = parse_sizes(val, &o), o.sizes_given = 1;
         else if (!strcmp(opt, "--solvers")) rc = parse_solvers(val, &o);
         else if (!strcmp(opt, "--steps")) rc = cli_parse_int(WHO, opt, val, 1, 100000, &o.steps);
@@ -252,6 +328,12 @@ int loam_bench_multibody(int argc, char** argv) {
         else if (!strcmp(opt, "--urdf")) {
             if (!val) rc = cli_bad_value(WHO, opt, val, "a path");
             else o.urdf = val;
+        } else if (!strcmp(opt, "--base-urdf")) {
+            if (!val) rc = cli_bad_value(WHO, opt, val, "a path");
+            else o.base_urdf = val;
+        } else if (!strcmp(opt, "--png")) {
+            if (!val) rc = cli_bad_value(WHO, opt, val, "a file name");
+            else o.png = val;
         } else if (!strcmp(opt, "--csv")) {
             if (!val) rc = cli_bad_value(WHO, opt, val, "a file name");
             else o.csv = val;
@@ -269,20 +351,22 @@ int loam_bench_multibody(int argc, char** argv) {
         return 4;
     }
     if (csv) fprintf(csv, "scenario,n,solver,iterations,steps,time_s,error,contacts\n");
-    row rows[4 * MAX_SIZES * NSOLVER * 3]; /* scenarios x sizes x solvers x budgets */
+    row rows[NSCEN * MAX_SIZES * NSOLVER * 3]; /* scenarios x sizes x solvers x budgets */
     int nrows = 0;
     printf("%-9s %6s %-8s %4s %12s %12s %9s\n", "scenario", "n", "solver", "its", "time/step s", "error m/s", "contacts");
-    static const char* names[4] = {"spheres", "stirring", "cable", "insertion"};
-    for (int stir = 0; stir < 4; ++stir) {
+    const char* const* names = SCEN_NAMES;
+    for (int stir = 0; stir < NSCEN; ++stir) {
         if (!o.scenario[stir]) continue;
         /* insertion's size is its beam pieces (1 to 8): with sizes for the other scenes it runs 4 */
-        int ins_default = stir == 3 && (!o.sizes_given || o.scenario[0] || o.scenario[1] || o.scenario[2]);
+        int ins_default = stir == INSERTION && (!o.sizes_given || o.scenario[SPHERES] || o.scenario[STIRRING] || o.scenario[CABLE] ||
+                                                o.scenario[CABLE_MANIP]);
         for (int z = 0; z < (ins_default ? 1 : o.nsizes); ++z) {
             int n = ins_default ? 4 : o.sizes[z];
             scene base;
             loam_error err;
-            /* settle with PGS, except the cable: a long chain of light, stiff segments defeats it */
-            if (!make_scene(&o, stir, n, stir == 2 ? LOAM_SOLVER_SUBADMM : LOAM_SOLVER_PGS, 50, &base)) return 2;
+            /* settle with PGS, except the draping cable: a long chain of light, stiff segments defeats
+             * it (the robots' cable is held at both ends, and there SubADMM is the one that fails) */
+            if (!make_scene(&o, stir, n, stir == CABLE ? LOAM_SOLVER_SUBADMM : LOAM_SOLVER_PGS, 50, &base)) return 2;
             base.m->opt.tolerance = 1e-10; /* settling: converge when it can */
             for (int i = 0; i < o.settle; ++i)
                 if (!step(&base, &err)) {
@@ -339,6 +423,10 @@ int loam_bench_multibody(int argc, char** argv) {
                        "\"r2\":%.6f,\"sizes\":%d}\n",
                        scen, loam_mb_solver_name(SOLVERS[k]), its, slope, icpt, r2, npts);
         }
+    }
+    if (o.png && write_png(&o, rows, nrows) != 0) {
+        if (csv) fclose(csv);
+        return 4;
     }
     if (csv && fclose(csv) != 0) {
         fprintf(stderr, "%s: write error on %s\n", WHO, o.csv);

@@ -1,8 +1,11 @@
-/* Line plots for the commands' curves (the evolve fitness curve), drawn into a loam_image. */
+/* Plots for the commands, drawn into a loam_image: line plots (the evolve fitness curve) and scatter
+ * plots with fitted lines and a labelled legend (the multibody scaling plot). */
 #include "app/plot.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "loam/render.h"
 
@@ -54,6 +57,121 @@ loam_status plot_lines_png(const char* path, int width, int height, int n, const
             line(&im, xa, ya, xb, yb, series[s].rgb, 3);
             if (n == 1) break;
         }
+    st = loam_image_write_png(&im, path, err);
+    loam_image_free(&im);
+    return st;
+}
+
+/* A 5 x 7 pixel font for the labels the plots need (authored here): each glyph is 7 rows, top first,
+ * of 5 bits, the leftmost pixel the highest bit. Characters without a glyph draw as a blank. */
+typedef struct glyph {
+    char c;
+    unsigned char rows[7];
+} glyph;
+
+static const glyph FONT[] = {
+    {'0', {14, 17, 19, 21, 25, 17, 14}}, {'1', {4, 12, 4, 4, 4, 4, 14}},     {'2', {14, 17, 1, 2, 4, 8, 31}},
+    {'3', {30, 1, 1, 14, 1, 1, 30}},     {'4', {2, 6, 10, 18, 31, 2, 2}},    {'5', {31, 16, 30, 1, 1, 17, 14}},
+    {'6', {6, 8, 16, 30, 17, 17, 14}},   {'7', {31, 1, 2, 4, 8, 8, 8}},      {'8', {14, 17, 17, 14, 17, 17, 14}},
+    {'9', {14, 17, 17, 15, 1, 2, 12}},   {'a', {0, 0, 14, 1, 15, 17, 15}},   {'b', {16, 16, 30, 17, 17, 17, 30}},
+    {'c', {0, 0, 14, 16, 16, 17, 14}},   {'d', {1, 1, 15, 17, 17, 17, 15}},  {'e', {0, 0, 14, 17, 31, 16, 14}},
+    {'f', {6, 9, 8, 28, 8, 8, 8}},       {'g', {0, 15, 17, 17, 15, 1, 14}},  {'h', {16, 16, 22, 25, 17, 17, 17}},
+    {'i', {4, 0, 12, 4, 4, 4, 14}},      {'j', {2, 0, 6, 2, 2, 18, 12}},     {'k', {16, 16, 18, 20, 24, 20, 18}},
+    {'l', {12, 4, 4, 4, 4, 4, 14}},      {'m', {0, 0, 26, 21, 21, 17, 17}},  {'n', {0, 0, 22, 25, 17, 17, 17}},
+    {'o', {0, 0, 14, 17, 17, 17, 14}},   {'p', {0, 0, 30, 17, 30, 16, 16}},  {'q', {0, 0, 15, 17, 15, 1, 1}},
+    {'r', {0, 0, 22, 25, 16, 16, 16}},   {'s', {0, 0, 15, 16, 14, 1, 30}},   {'t', {8, 8, 28, 8, 8, 9, 6}},
+    {'u', {0, 0, 17, 17, 17, 19, 13}},   {'v', {0, 0, 17, 17, 17, 10, 4}},   {'w', {0, 0, 17, 17, 21, 21, 10}},
+    {'x', {0, 0, 17, 10, 4, 10, 17}},    {'y', {0, 0, 17, 17, 15, 1, 14}},   {'z', {0, 0, 31, 2, 4, 8, 31}},
+    {'N', {17, 25, 21, 19, 17, 17, 17}}, {'R', {30, 17, 17, 30, 20, 18, 17}}, {'T', {31, 4, 4, 4, 4, 4, 4}},
+    {'.', {0, 0, 0, 0, 0, 12, 12}},      {',', {0, 0, 0, 0, 12, 4, 8}},      {'=', {0, 0, 31, 0, 31, 0, 0}},
+    {'-', {0, 0, 0, 31, 0, 0, 0}},       {'+', {0, 4, 4, 31, 4, 4, 0}},      {':', {0, 12, 12, 0, 12, 12, 0}},
+    {'(', {2, 4, 8, 8, 8, 4, 2}},        {')', {8, 4, 2, 2, 2, 4, 8}},       {'/', {1, 1, 2, 4, 8, 16, 16}},
+    {'^', {4, 10, 17, 0, 0, 0, 0}},      {'_', {0, 0, 0, 0, 0, 0, 31}},      {'%', {24, 25, 2, 4, 8, 19, 3}},
+};
+
+/* Text with its top-left corner at (x, y), each font pixel `scale` pixels wide; returns the end x. */
+static int text(loam_image* im, int x, int y, const char* s, const unsigned char c[3], int scale) {
+    for (; *s; ++s, x += 6 * scale) {
+        const glyph* g = NULL;
+        for (size_t k = 0; k < sizeof FONT / sizeof FONT[0]; ++k)
+            if (FONT[k].c == *s) g = &FONT[k];
+        if (!g) continue;
+        for (int r = 0; r < 7; ++r)
+            for (int b = 0; b < 5; ++b)
+                if (g->rows[r] & (16 >> b))
+                    for (int a = 0; a < scale; ++a)
+                        for (int d = 0; d < scale; ++d) put(im, x + b * scale + a, y + r * scale + d, c);
+    }
+    return x;
+}
+
+static void box(loam_image* im, int x, int y, int half, const unsigned char c[3]) {
+    for (int a = -half; a <= half; ++a)
+        for (int b = -half; b <= half; ++b) put(im, x + a, y + b, c);
+}
+
+loam_status plot_fits_png(const char* path, int panel_width, int height, const plot_panel* panels, int npanels, loam_error* err) {
+    if (!path || !panels || npanels < 1 || panel_width < 200 || height < 200)
+        return loam_error_set(err, LOAM_ERR_INPUT, "plot: %s, %d panels of %d x %d pixels (expected a path, >= 1 panel, >= 200 x 200)",
+                              path ? path : "(no path)", npanels, panel_width, height);
+    loam_image im;
+    loam_status st = loam_image_alloc(&im, panel_width * npanels, height, err);
+    if (st) return st;
+    for (size_t i = 0; i < 3 * (size_t)im.width * height; ++i) im.rgb[i] = 255;
+    const unsigned char black[3] = {0, 0, 0}, grey[3] = {215, 215, 215};
+    for (int p = 0; p < npanels; ++p) {
+        const plot_panel* P = &panels[p];
+        int left = p * panel_width + 70, right = (p + 1) * panel_width - 20, top = 40, bottom = height - 50;
+        double xmax = 0.0, ymax = 0.0;
+        for (int s = 0; s < P->nseries; ++s)
+            for (int i = 0; i < P->series[s].n; ++i) {
+                if (isfinite(P->series[s].x[i])) xmax = fmax(xmax, P->series[s].x[i]);
+                if (isfinite(P->series[s].y[i])) ymax = fmax(ymax, P->series[s].y[i]);
+            }
+        if (!(xmax > 0)) xmax = 1.0;
+        ymax = ymax > 0 ? 1.1 * ymax : 1.0;
+        for (int g = 1; g < 5; ++g) { /* quarter lines */
+            int y = bottom - (bottom - top) * g / 4, x = left + (right - left) * g / 4;
+            line(&im, left, y, right, y, grey, 1);
+            line(&im, x, top, x, bottom, grey, 1);
+        }
+        line(&im, left, bottom, right, bottom, black, 1);
+        line(&im, left, top, right, top, black, 1);
+        line(&im, left, bottom, left, top, black, 1);
+        line(&im, right, bottom, right, top, black, 1);
+        char buf[96];
+        text(&im, left, 12, P->title ? P->title : "", black, 2);
+        text(&im, left - 8, bottom + 8, "0", black, 2);
+        snprintf(buf, sizeof buf, "%g", xmax);
+        text(&im, right - 12 * (int)strlen(buf), bottom + 8, buf, black, 2);
+        text(&im, (left + right) / 2 - 6 * (int)strlen(P->xlabel ? P->xlabel : "") , bottom + 28, P->xlabel ? P->xlabel : "", black, 2);
+        snprintf(buf, sizeof buf, "%.3g", ymax);
+        text(&im, p * panel_width + 4, top, buf, black, 2);
+        text(&im, p * panel_width + 4, top + 20, P->ylabel ? P->ylabel : "", black, 2);
+        for (int s = 0; s < P->nseries; ++s) {
+            const plot_fit_series* S = &P->series[s];
+#define PX(v) (left + (int)lround((right - left) * (v) / xmax))
+#define PY(v) (bottom - (int)lround((bottom - top) * fmin((v), ymax) / ymax))
+            double xlo = INFINITY, xhi = 0.0;
+            for (int i = 0; i < S->n; ++i) {
+                if (!isfinite(S->x[i]) || !isfinite(S->y[i])) continue;
+                box(&im, PX(S->x[i]), PY(S->y[i]), 3, S->rgb);
+                xlo = fmin(xlo, S->x[i]), xhi = fmax(xhi, S->x[i]);
+            }
+            if (isfinite(S->slope) && isfinite(S->intercept) && xhi > xlo) {
+                double ya = fmax(0.0, S->intercept + S->slope * xlo), yb = fmax(0.0, S->intercept + S->slope * xhi);
+                line(&im, PX(xlo), PY(ya), PX(xhi), PY(yb), S->rgb, 2);
+            }
+#undef PX
+#undef PY
+            /* the legend: a swatch, the label, R^2 */
+            int ly = top + 8 + 18 * s;
+            box(&im, left + 14, ly + 6, 5, S->rgb);
+            if (isfinite(S->r2)) snprintf(buf, sizeof buf, "%s R^2=%.3f", S->label ? S->label : "", S->r2);
+            else snprintf(buf, sizeof buf, "%s", S->label ? S->label : "");
+            text(&im, left + 26, ly, buf, black, 2);
+        }
+    }
     st = loam_image_write_png(&im, path, err);
     loam_image_free(&im);
     return st;
