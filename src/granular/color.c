@@ -20,11 +20,15 @@ enum { SLOTS_OF_COLORS = LOAM_COLOR_SLOTS };
 
 /* Colour the uncoloured contacts, in particle order. The masks hold every colour a particle's
  * contacts used since the last full colouring: those of contacts that broke since only make the
- * choice more careful, never wrong. */
-static void choose_colors(loam_world* w) {
+ * choice more careful, never wrong. This loop is serial, so it visits only the particles that own an
+ * uncoloured contact (all of them after a full reset): a bed where a few contacts change per step
+ * pays for those, not for the bed. */
+static void choose_colors(loam_world* w, int all) {
     loam_contacts* c = &w->cur;
     uint64_t* mask = w->coloring.mask;
+    const uint8_t* fresh = w->coloring.fresh;
     for (int i = 0; i < w->count; ++i) {
+        if (!all && !fresh[i]) continue;
         for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
             if (c->pair_color[s] != LOAM_UNCOLORED) continue;
             int j = c->pair_j[s], col = lowest_free(mask[i] | mask[j]);
@@ -104,7 +108,7 @@ void loam_granular_color(loam_world* w, int keep) {
             memset(&c->body_color[c->body_start[i]], LOAM_UNCOLORED, (size_t)c->body_count[i]);
         }
     }
-    choose_colors(w);
+    choose_colors(w, !keep);
     count_colors(w, pairs_of, bodies_of, crossing_of);
     /* Turn the counts into each block's and colour's first row (the order of loam_coloring). */
     int at = 0;

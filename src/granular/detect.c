@@ -320,7 +320,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
 static void warm_start(loam_world* w, int i) {
     loam_contacts* c = &w->cur;
     const loam_contact_set* p = &w->prev;
-    int use_prev = w->params.warm_start;
+    int use_prev = w->params.warm_start, fresh = 0;
     int a = c->pair_start[i], na = c->pair_count[i];
     int b = p->pair_start[i], nb = p->pair_count[i];
     int m = 0;
@@ -335,6 +335,7 @@ static void warm_start(loam_world* w, int i) {
             continue;
         }
         c->pair_color[a + k] = LOAM_UNCOLORED;
+        fresh = 1;
         lam[0] = lam[1] = lam[2] = 0.0f;
         /* After a renumbering the pair may have been owned by j: its impulse on j is minus ours. */
         if (!use_prev) continue;
@@ -357,7 +358,9 @@ static void warm_start(loam_world* w, int i) {
                 c->body_color[a + k] = p->body_color[b + q];
                 if (use_prev) memcpy(lam, &p->body_lambda[3 * (size_t)(b + q)], 3 * sizeof(float));
             }
+        fresh |= c->body_color[a + k] == LOAM_UNCOLORED;
     }
+    w->coloring.fresh[i] = (uint8_t)fresh;
 }
 
 static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_error* err) {

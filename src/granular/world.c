@@ -83,6 +83,7 @@ static void scratch_free(loam_world* w) {
     loam_free(w->coloring.block_counts);
     loam_free(w->coloring.inner);
     loam_free(w->coloring.block_order);
+    loam_free(w->coloring.fresh);
     loam_free(w->coloring.list);
     loam_free(w->coloring.rows.i);
     loam_free(w->coloring.rows.j);

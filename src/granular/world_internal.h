@@ -82,6 +82,8 @@ enum { LOAM_COLOR_SLOTS = LOAM_MAX_COLORS + 1, LOAM_BLOCK_MARKS = 2 * LOAM_COLOR
 
 typedef struct loam_coloring {
     uint64_t* mask;           /* n: colours used by each particle */
+    uint8_t* fresh;           /* n: particle i owns a contact still to colour (set by detection's
+                                 warm start, so the serial colouring visits only those) */
     int32_t* list;            /* constraints in solve order: pair slot s, or ~s for body slot s */
     loam_gs_rows rows;        /* the list's contacts, in the same order */
     int list_capacity;        /* entries of list and of each rows array */
