@@ -148,7 +148,9 @@ static int find_diverged(const loam_world* w, float dt) {
     return first < w->count ? first : -1;
 }
 
-static void integrate_positions(loam_world* w, float dt) {
+/* x += dt (v + push velocity), wrapped into the periodic interval, and the new velocities stored:
+ * one pass (one parallel region) over the particles. */
+static void integrate_and_store(loam_world* w, float dt) {
     static const float zero[3] = {0.0f, 0.0f, 0.0f};
     int push = w->params.push_sweeps > 0;
     const loam_granular_params* p = &w->params;
@@ -162,6 +164,9 @@ static void integrate_positions(loam_world* w, float dt) {
         w->x[i] += dt * (v[0] + u[0]);
         w->y[i] += dt * (v[1] + u[1]);
         w->z[i] += dt * (v[2] + u[2]);
+        w->vx[i] = v[0];
+        w->vy[i] = v[1];
+        w->vz[i] = v[2];
         if (period) {
             float u = period[i] - lo;
             if (u < 0.0f || u >= len) {
@@ -170,16 +175,6 @@ static void integrate_positions(loam_world* w, float dt) {
                 period[i] = lo + u;
             }
         }
-    }
-}
-
-static void store_velocities(loam_world* w) {
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < w->count; ++i) {
-        const float* v = &w->sv[4 * i];
-        w->vx[i] = v[0];
-        w->vy[i] = v[1];
-        w->vz[i] = v[2];
     }
 }
 
@@ -304,8 +299,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     }
     loam_granular_push(w);
     double t4 = loam_clock_seconds();
-    integrate_positions(w, dt);
-    store_velocities(w);
+    integrate_and_store(w, dt);
     loam_granular_update_sleep(w);
     body_wrenches(w, dt);
     w->stats.time_detect = t1 - t0;
