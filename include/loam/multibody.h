@@ -79,6 +79,10 @@ typedef struct loam_mb_geom_def {
     loam_vec3d size;        /* as loam_shape: half extents, radius, radius and half length */
     char mesh[256];         /* MESH: the file as written in the source (URDF filename) */
     loam_vec3d mesh_scale;  /* MESH: (1, 1, 1) */
+    const struct loam_sdf_grid* sdf; /* MESH: its signed distance grid (loam/sdf_grid.h) in the geom's
+                                        frame, built from the scaled mesh; not owned, it must outlive
+                                        the model. Spheres and capsules collide with it; NULL: the
+                                        mesh collides with nothing. NULL */
     double friction;        /* Coulomb coefficient, >= 0, 0.5; a pair uses sqrt(mu_a mu_b) */
     uint32_t contype, conaffinity; /* two geoms collide if (contype_a & conaffinity_b) or
                                       (contype_b & conaffinity_a) is nonzero (as MuJoCo); 1, 1 */
@@ -187,6 +191,9 @@ typedef struct loam_mb_options {
                                  form one subsystem, and soft constraints inside a subsystem are
                                  folded into it (paper 004 Remark 1; FADMM folds them too); 0 = one
                                  subsystem per tree, every constraint in the iteration. 1 */
+    int admm_adapt;           /* SUBADMM, FADMM: 1 = residual balancing adapts each subsystem's penalty
+                                 (by 2x steps every 5 iterations; the factors carry over to the
+                                 next step); 0 = the balanced penalty as is. 0 */
     double constraint_erp;    /* fraction of a hard constraint's drift removed per step, 0.2 */
     int warm_start;           /* 1: start each solve from the last step's impulses (contacts matched by
                                  geom pair and nearest point, limits by dof); 0: from zero. 1 */

@@ -128,6 +128,8 @@ void loam_mb_state_destroy(loam_mb_state* s) {
                         w->blocks, w->segs, w->J, w->AJ, w->ball_geom, w->bx, w->by, w->bz, w->cand, w->prev, w->prev_limit, w->prev_con};
         for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
         if (w->hash.head) loam_hash_free(&w->hash);
+        cp_admm_work_free(w->admm);
+        loam_free(w->joined);
         loam_free(w);
     }
     void* ptrs[] = {s->q, s->qd, s->tau, s->q_ref, s->qd_ref, s->xfrc, s->xpose, s->xvel, s->mass_matrix, s->act_force, s->limit_impulse,
