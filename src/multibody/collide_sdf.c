@@ -43,7 +43,7 @@ void mb_capsule_sdf(mb_sink* k, int gc, loam_posed C, double r, double hc, int g
     }
     /* flat stretches (a capsule on a floor) must not report their middle samples: a minimum has to be
      * lower than both neighbours by more than float noise of the grid */
-    double tol = 1e-6 * ((double)grid->cell + r);
+    double tol = 1e-4 * ((double)grid->cell + r);
     for (int i = 0; i < ns; ++i) {
         int end = i == 0 || i == ns - 1;
         int minimum = phi[i] <= phi[i - (i > 0)] && phi[i] <= phi[i + (i < ns - 1)] && (phi[i] < phi[i - (i > 0)] - tol || phi[i] < phi[i + (i < ns - 1)] - tol);
