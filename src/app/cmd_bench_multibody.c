@@ -52,8 +52,8 @@ static void usage(FILE* f) {
             "  --steps S        measured steps per run (default 10)\n"
             "  --settle S       settling steps before measuring (default 250)\n"
             "  --max-dense N    largest size for the dense baselines fadmm and nnewton (default 200)\n"
-            "  --beta-scale X   SubADMM/full ADMM penalty multiplier (default 1)\n"
-            "  --adapt 0|1      SubADMM/full ADMM residual balancing of the penalty (default 0)\n"
+            "  --beta-scale X   SubADMM/full ADMM penalty multiplier (default 10, the library's)\n"
+            "  --adapt 0|1      SubADMM/full ADMM residual balancing of the penalty (default 1, the library's)\n"
             "  --target-error E instead: per step, the fewest iterations each solver needs to bring the\n"
             "                   constraint error to E m/s, and the solve time at that budget\n"
             "  --max-iterations K  --target-error: give up above K iterations (default 4096)\n"
@@ -309,7 +309,9 @@ int loam_bench_multibody(int argc, char** argv) {
     o.scenario[0] = o.scenario[1] = o.scenario[2] = 1;
     o.sizes[0] = 100, o.sizes[1] = 200, o.sizes[2] = 400, o.nsizes = 3;
     for (int k = 0; k < NSOLVER; ++k) o.solver_on[k] = 1;
-    o.steps = 10, o.settle = 250, o.max_dense = 200, o.threads = 1, o.beta_scale = 1.0, o.max_iterations = 4096;
+    o.steps = 10, o.settle = 250, o.max_dense = 200, o.threads = 1, o.max_iterations = 4096;
+    loam_mb_options defaults = loam_mb_default_options();
+    o.beta_scale = defaults.admm_beta_scale, o.adapt = defaults.admm_adapt;
     o.stats_solver = LOAM_SOLVER_PGS, o.stats_iterations = 30;
     o.urdf = LOAM_SOURCE_DIR "/urdf/panda.urdf";
     for (int a = 0; a < argc; ++a) {

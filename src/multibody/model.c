@@ -35,10 +35,10 @@ loam_mb_options loam_mb_default_options(void) {
     o.limit_erp = 0.2;
     o.solver = LOAM_SOLVER_PGS;
     o.jacobi_relaxation = 0.5;
-    o.admm_beta_scale = 1.0;
+    o.admm_beta_scale = 10.0;
     o.warm_start = 1;
     o.admm_group_soft = 1;
-    o.admm_adapt = 0;
+    o.admm_adapt = 1;
     o.constraint_erp = 0.2;
     o.iterations = 100;
     o.tolerance = 1e-10;
