@@ -48,7 +48,7 @@ struct cp_admm_work {
     double* M;                                    /* per subsystem: band factor, or explicit inverse if small */
     size_t *moff, *joff;                          /* S + 1 */
     double* Jp;                                   /* small subsystems: their active slots' J rows, dense */
-    double *x, *z, *y, *zprev;                    /* per slot */
+    double *x, *z, *y, *zprev, *ib;               /* per slot; ib = 1 / beta of the slot's subsystem */
     double *u, *W, *rc;                           /* m; per block; m: each row's compliance */
     double *b, *rhs;                              /* n */
 };
@@ -57,7 +57,7 @@ void cp_admm_work_free(cp_admm_work* w) {
     if (!w) return;
     void* ptrs[] = {w->folded, w->soff, w->sn, w->gstart, w->slot_start, w->slot_sub, w->slot_sb, w->slot_se, w->slot_row, w->sub_slot,
                     w->sub_slot_start, w->sub_fold, w->sub_fold_start, w->bw, w->pos, w->beta, w->beta0, w->ratio, w->M, w->moff,
-                    w->joff, w->Jp, w->x, w->z, w->y, w->zprev, w->u, w->W, w->rc, w->b, w->rhs};
+                    w->joff, w->Jp, w->x, w->z, w->y, w->zprev, w->ib, w->u, w->W, w->rc, w->b, w->rhs};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
     loam_free(w);
 }
@@ -93,7 +93,7 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
         !GROW(slot_sub, nslot, 5) || !GROW(slot_sb, nslot, 6) || !GROW(slot_se, nslot, 7) || !GROW(slot_row, nslot, 8) ||
         !GROW(sub_slot, nslot, 9) || !GROW(sub_slot_start, S, 10) || !GROW(sub_fold, nslot, 11) || !GROW(sub_fold_start, S, 12) ||
         !GROW(bw, S, 13) || !GROW(pos, S, 14) || !GROW(beta, S, 15) || !GROW(beta0, S, 16) || !GROW(moff, S, 17) || !GROW(joff, S, 18) ||
-        !GROW(x, nslot, 19) || !GROW(z, nslot, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(u, m, 23) ||
+        !GROW(x, nslot, 19) || !GROW(z, nslot, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) || !GROW(u, m, 23) ||
         !GROW(W, p->nblock, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(rc, m, 30))
         return 0;
     if (!grow((void**)&a->ratio, &a->cap[27], (size_t)S + 1, sizeof(double), 1)) return 0;
@@ -235,8 +235,9 @@ static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_s
     return 1;
 }
 
-/* W_c = sum over the block's slots of 1 / beta_s. */
+/* W_c = sum over the block's slots of 1 / beta_s, and 1 / beta per slot. */
 static void block_weights(const cp_problem* p, cp_admm_work* a) {
+    for (int sl = 0; sl < a->slot_start[p->m]; ++sl) a->ib[sl] = 1.0 / a->beta[a->slot_sub[sl]];
     for (int c = 0; c < p->nblock; ++c) {
         int r0 = p->block[c].row;
         double W = 0.0;
@@ -250,9 +251,9 @@ static void project(const cp_block* k, const double* r, double W, double* l) {
     if (k->kind == CP_EQUALITY) {
         l[0] = r[0] * W / (W + k->compliance);
     } else if (k->kind == CP_UNILATERAL) {
-        l[0] = fmax(0.0, r[0]);
+        l[0] = r[0] > 0.0 ? r[0] : 0.0;
     } else {
-        l[0] = fmax(0.0, r[0]);
+        l[0] = r[0] > 0.0 ? r[0] : 0.0;
         double t = sqrt(r[1] * r[1] + r[2] * r[2]), cap = k->mu * l[0];
         double s = t > cap ? cap / t : 1.0;
         l[1] = r[1] * s, l[2] = r[2] * s;
@@ -401,8 +402,11 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
                 int r = r0 + q;
                 double wt = p->e[r];
                 for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) {
-                    double y = a->x[sl] + a->u[r] / a->beta[a->slot_sub[sl]];
-                    if (it > 0) change = fmax(change, fabs(y - a->y[sl]));
+                    double y = a->x[sl] + a->u[r] * a->ib[sl];
+                    if (it > 0) { /* (not fmax: a libm call in the hottest loop) */
+                        double dy = fabs(y - a->y[sl]);
+                        change = dy > change ? dy : change;
+                    }
                     a->y[sl] = y;
                     wt += y;
                 }
@@ -411,7 +415,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
             project(k, rv, W, l);
             for (int q = 0; q < nr; ++q) {
                 int r = r0 + q;
-                for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) a->z[sl] = a->y[sl] + l[q] / a->beta[a->slot_sub[sl]];
+                for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) a->z[sl] = a->y[sl] + l[q] * a->ib[sl];
                 a->u[r] = -l[q];
                 p->lambda[r] = l[q];
             }
