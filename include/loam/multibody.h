@@ -186,14 +186,17 @@ typedef struct loam_mb_options {
     double limit_erp;   /* fraction of a joint-limit violation removed per step, 0.2 */
     loam_mb_solver solver;  /* PGS */
     double jacobi_relaxation; /* PJ: fraction of each sweep's update applied, (0, 1], 0.5 */
-    double admm_beta_scale;   /* SUBADMM, FADMM: multiplies the paper's beta_s = tr(A_s)/|J_s|^2, > 0, 1 */
+    double admm_beta_scale;   /* SUBADMM, FADMM: multiplies the paper's beta_s = tr(A_s)/|J_s|^2, > 0, 10 */
     int admm_group_soft;      /* SUBADMM: 1 = trees joined by soft constraints (a cable's segments)
                                  form one subsystem, and soft constraints inside a subsystem are
                                  folded into it (paper 004 Remark 1; FADMM folds them too); 0 = one
                                  subsystem per tree, every constraint in the iteration. 1 */
     int admm_adapt;           /* SUBADMM, FADMM: 1 = residual balancing adapts each subsystem's penalty
                                  (by 2x steps every 5 iterations; the factors carry over to the
-                                 next step); 0 = the balanced penalty as is. 0 */
+                                 next step); 0 = the balanced penalty as is. 1 */
+    double admm_relaxation;   /* SUBADMM, FADMM: over-relaxation alpha in (0, 2) (Boyd et al. 3.4.3) of
+                                 contact and limit rows: their projection sees alpha x + (1 - alpha) z
+                                 (equalities keep alpha = 1); 1 = the paper's plain iteration. 1.8 */
     double constraint_erp;    /* fraction of a hard constraint's drift removed per step, 0.2 */
     int warm_start;           /* 1: start each solve from the last step's impulses (contacts matched by
                                  geom pair and nearest point, limits by dof); 0: from zero. 1 */

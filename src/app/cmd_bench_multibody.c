@@ -34,6 +34,7 @@ typedef struct opts {
     loam_mb_solver stats_solver;
     double beta_scale;
     int adapt;              /* SubADMM/full ADMM residual balancing */
+    double relaxation;      /* SubADMM/full ADMM over-relaxation */
     double target_error;    /* --target-error: > 0 switches to the time-to-error mode */
     int max_iterations;     /* its search limit */
     const char* urdf;
@@ -54,6 +55,7 @@ static void usage(FILE* f) {
             "  --max-dense N    largest size for the dense baselines fadmm and nnewton (default 200)\n"
             "  --beta-scale X   SubADMM/full ADMM penalty multiplier (default 10, the library's)\n"
             "  --adapt 0|1      SubADMM/full ADMM residual balancing of the penalty (default 1, the library's)\n"
+            "  --relaxation A   SubADMM/full ADMM over-relaxation in (0, 2) (default 1.8, the library's)\n"
             "  --target-error E instead: per step, the fewest iterations each solver needs to bring the\n"
             "                   constraint error to E m/s, and the solve time at that budget\n"
             "  --max-iterations K  --target-error: give up above K iterations (default 4096)\n"
@@ -116,6 +118,7 @@ static int make_scene(const opts* o, int stir, int n, loam_mb_solver solver, int
     mo.tolerance = 0.0; /* a fixed budget */
     mo.admm_beta_scale = o->beta_scale;
     mo.admm_adapt = o->adapt;
+    mo.admm_relaxation = o->relaxation;
     loam_error err;
     loam_status st;
     if (stir == 1) {
@@ -267,9 +270,9 @@ static int time_to_error(const opts* o) {
                 printf("%-9s %6d %-8s %8.1f %12.4e %12.4e %3d/%-3d\n", names[stir], n, name, its, t, e, r, o->steps);
                 if (o->json)
                     printf("{\"scenario\":\"%s\",\"n\":%d,\"solver\":\"%s\",\"target_error\":%.6e,\"iterations_to_error\":%.3f,"
-                           "\"time_to_error_s\":%.6e,\"error\":%.6e,\"reached\":%d,\"steps\":%d,\"beta_scale\":%g,\"adapt\":%d}\n",
+                           "\"time_to_error_s\":%.6e,\"error\":%.6e,\"reached\":%d,\"steps\":%d,\"beta_scale\":%g,\"adapt\":%d,\"relaxation\":%g}\n",
                            names[stir], n, name, o->target_error, r ? its : -1.0, r ? t : -1.0, r ? e : -1.0, r, o->steps, o->beta_scale,
-                           o->adapt);
+                           o->adapt, o->relaxation);
                 fflush(stdout);
             }
             free_scene(&base);
@@ -311,7 +314,7 @@ int loam_bench_multibody(int argc, char** argv) {
     for (int k = 0; k < NSOLVER; ++k) o.solver_on[k] = 1;
     o.steps = 10, o.settle = 250, o.max_dense = 200, o.threads = 1, o.max_iterations = 4096;
     loam_mb_options defaults = loam_mb_default_options();
-    o.beta_scale = defaults.admm_beta_scale, o.adapt = defaults.admm_adapt;
+    o.beta_scale = defaults.admm_beta_scale, o.adapt = defaults.admm_adapt, o.relaxation = defaults.admm_relaxation;
     o.stats_solver = LOAM_SOLVER_PGS, o.stats_iterations = 30;
     o.urdf = LOAM_SOURCE_DIR "/urdf/panda.urdf";
     for (int a = 0; a < argc; ++a) {
@@ -341,6 +344,7 @@ int loam_bench_multibody(int argc, char** argv) {
         else if (!strcmp(opt, "--max-dense")) rc = cli_parse_int(WHO, opt, val, 0, 100000, &o.max_dense);
         else if (!strcmp(opt, "--beta-scale")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1e12, &o.beta_scale);
         else if (!strcmp(opt, "--adapt")) rc = cli_parse_int(WHO, opt, val, 0, 1, &o.adapt);
+        else if (!strcmp(opt, "--relaxation")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1.999, &o.relaxation);
         else if (!strcmp(opt, "--target-error")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1e6, &o.target_error);
         else if (!strcmp(opt, "--max-iterations")) rc = cli_parse_int(WHO, opt, val, 1, 1000000, &o.max_iterations);
         else if (!strcmp(opt, "--threads")) rc = cli_parse_int(WHO, opt, val, 0, 1024, &o.threads);

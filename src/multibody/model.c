@@ -39,6 +39,7 @@ loam_mb_options loam_mb_default_options(void) {
     o.warm_start = 1;
     o.admm_group_soft = 1;
     o.admm_adapt = 1;
+    o.admm_relaxation = 1.8;
     o.constraint_erp = 0.2;
     o.iterations = 100;
     o.tolerance = 1e-10;
@@ -154,6 +155,8 @@ loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, cons
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: jacobi_relaxation = %g, expected in (0, 1]", o.jacobi_relaxation);
     if (!(o.constraint_erp >= 0.0 && o.constraint_erp <= 1.0))
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: constraint_erp = %g, expected in [0, 1]", o.constraint_erp);
+    if (!(o.admm_relaxation > 0.0 && o.admm_relaxation < 2.0))
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: admm_relaxation = %g, expected in (0, 2)", o.admm_relaxation);
     if (o.admm_adapt != 0 && o.admm_adapt != 1)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: admm_adapt = %d, expected 0 or 1", o.admm_adapt);
     if (o.admm_group_soft != 0 && o.admm_group_soft != 1)

@@ -96,6 +96,7 @@ typedef struct cp_admm_settings {
     double beta_scale; /* > 0 */
     int fold_soft;     /* 0 or 1 */
     int adapt;         /* 0: the balanced penalty as is; 1: residual balancing on top */
+    double relaxation; /* in (0, 2): over-relaxation of x in the contact and unilateral projections; 1 = none */
 } cp_admm_settings;
 cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,
                         cp_admm_work** work);
