@@ -46,10 +46,28 @@ void mb_emit(sink* k, int ga, int gb, loam_vec3d point, loam_vec3d n, double dep
     c->friction = sqrt(A->friction * B->friction);
 }
 
-static loam_posed geom_pose(const loam_mb_model* m, const loam_mb_state* s, int g) {
-    const loam_mb_geom_def* G = &m->geom[g];
-    return G->body < 0 ? G->pose : pd_mul(s->xpose[G->body], G->pose);
+static int is_ball(const loam_mb_geom_def* g) { return g->type == LOAM_SHAPE_SPHERE && g->body >= 0; }
+
+/* World poses of all geoms, once per call (a geom meets many others). */
+static loam_status geom_poses(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
+    mb_work* w = s->work;
+    if (!w->gpose && !(w->gpose = loam_malloc(sizeof(loam_posed) * (size_t)(m->ngeom > 0 ? m->ngeom : 1))))
+        return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: collide: out of memory");
+    if (!w->other) { /* the geoms that are not balls on bodies, ascending */
+        if (!(w->other = loam_malloc(sizeof(int) * (size_t)(m->ngeom > 0 ? m->ngeom : 1))))
+            return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: collide: out of memory");
+        w->nother = 0;
+        for (int g = 0; g < m->ngeom; ++g)
+            if (!is_ball(&m->geom[g])) w->other[w->nother++] = g;
+    }
+    for (int g = 0; g < m->ngeom; ++g) {
+        const loam_mb_geom_def* G = &m->geom[g];
+        w->gpose[g] = G->body < 0 ? G->pose : pd_mul(s->xpose[G->body], G->pose);
+    }
+    return LOAM_OK;
 }
+
+static loam_posed geom_pose(const loam_mb_state* s, int g) { return ((const mb_work*)s->work)->gpose[g]; }
 
 /* Plane gp (normal = its local z through its origin) against a point with radius r. */
 static void plane_sphere(sink* k, int gs, int gp, loam_posed P, loam_vec3d c, double r) {
@@ -155,7 +173,7 @@ static void pair(sink* k, int ga, int gb) {
         const loam_mb_geom_def* g = A;
         A = B, B = g;
     }
-    loam_posed PA = geom_pose(m, k->s, ga), PB = geom_pose(m, k->s, gb);
+    loam_posed PA = geom_pose(k->s, ga), PB = geom_pose(k->s, gb);
     double ra = bound_radius(A), rb = bound_radius(B);
     if (ra >= 0.0 && rb >= 0.0 && d3_norm(d3_sub(PA.p, PB.p)) > ra + rb + m->opt.contact_margin) return; /* too far apart */
     loam_shape_type ta = A->type, tb = B->type;
@@ -189,7 +207,6 @@ static void pair(sink* k, int ga, int gb) {
 
 static int ascending(const void* a, const void* b) { return (*(const int*)a > *(const int*)b) - (*(const int*)a < *(const int*)b); }
 
-static int is_ball(const loam_mb_geom_def* g) { return g->type == LOAM_SHAPE_SPHERE && g->body >= 0; }
 
 /* Ball-ball pairs through the hash: for ball i, the balls j > i in the 27 cells around it. */
 static void ball_pairs(sink* k) {
@@ -197,7 +214,7 @@ static void ball_pairs(sink* k) {
     mb_work* w = k->s->work;
     double rmax = 0.0;
     for (int i = 0; i < w->nball; ++i) {
-        loam_vec3d c = geom_pose(m, k->s, w->ball_geom[i]).p;
+        loam_vec3d c = geom_pose(k->s, w->ball_geom[i]).p;
         w->bx[i] = (float)c.x, w->by[i] = (float)c.y, w->bz[i] = (float)c.z;
         rmax = fmax(rmax, m->geom[w->ball_geom[i]].size.x);
     }
@@ -227,15 +244,24 @@ loam_status loam_mb_collide(const loam_mb_model* m, loam_mb_state* s, loam_error
     s->ncontact = 0;
     mb_work* w = s->work;
     loam_status st = make_joined(m, w, err);
+    if (st == LOAM_OK) st = geom_poses(m, s, err);
     if (st != LOAM_OK) return st;
-    for (int a = 0; a < m->ngeom; ++a)
-        for (int b = a + 1; b < m->ngeom; ++b) {
+    /* Every pair a < b in order, except ball-ball pairs (the hash finds those): a ball only walks the
+     * geoms that are not balls (w->other), so a granular scene costs balls x others, not balls^2. */
+    int q0 = 0;
+    for (int a = 0; a < m->ngeom; ++a) {
+        int ball = is_ball(&m->geom[a]);
+        while (q0 < w->nother && w->other[q0] <= a) ++q0;
+        int n = ball ? w->nother - q0 : m->ngeom - a - 1;
+        for (int i = 0; i < n; ++i) {
+            int b = ball ? w->other[q0 + i] : a + 1 + i;
             int ba = m->geom[a].body, bb = m->geom[b].body;
-            if ((ba < 0 && bb < 0) || adjacent(m, ba, bb) || (is_ball(&m->geom[a]) && is_ball(&m->geom[b])) ||
-                filtered(&m->geom[a], &m->geom[b]) || joined(m, w, ba, bb))
+            if ((ba < 0 && bb < 0) || adjacent(m, ba, bb) || (ball && is_ball(&m->geom[b])) || filtered(&m->geom[a], &m->geom[b]) ||
+                joined(m, w, ba, bb))
                 continue;
             pair(&k, a, b);
         }
+    }
     if (((mb_work*)s->work)->nball > 1) ball_pairs(&k);
     if (k.overflow)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step %lld: %d contacts, more than max_contacts = %d", (long long)s->step,

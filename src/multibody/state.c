@@ -130,6 +130,8 @@ void loam_mb_state_destroy(loam_mb_state* s) {
         if (w->hash.head) loam_hash_free(&w->hash);
         cp_admm_work_free(w->admm);
         loam_free(w->joined);
+        loam_free(w->gpose);
+        loam_free(w->other);
         loam_free(w);
     }
     void* ptrs[] = {s->q, s->qd, s->tau, s->q_ref, s->qd_ref, s->xfrc, s->xpose, s->xvel, s->mass_matrix, s->act_force, s->limit_impulse,
