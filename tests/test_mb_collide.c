@@ -298,6 +298,25 @@ static void sdf(void) {
     CHECK(st.s->ncontact == 1, "capsule across an SDF edge: %d contacts, expected 1", st.s->ncontact);
     if (st.s->ncontact == 1) CHECK(fabs(st.s->contact[0].depth - 0.01) < 0.01, "edge depth %g, expected about 0.01", st.s->contact[0].depth);
     release(&st);
+    /* input checks: a grid on a non-mesh geom, and an empty grid */
+    loam_mb_body_def body = loam_mb_default_body_def();
+    body.joint = LOAM_JOINT_FLOATING, body.mass = 1, body.inertia[0] = body.inertia[1] = body.inertia[2] = 0.01;
+    loam_mb_geom_def bad = geom(0, LOAM_SHAPE_SPHERE, 0.05, 0, 0);
+    bad.sdf = &grid;
+    loam_mb_model* m = NULL;
+    loam_status status = loam_mb_model_create(&body, 1, &bad, 1, NULL, &m, &err);
+    fprintf(stderr, "sdf on a sphere geom: %s\n", status == LOAM_OK ? "accepted" : err.message);
+    CHECK(status != LOAM_OK && strstr(err.message, "geom 0"), "an sdf on a sphere geom was accepted");
+    loam_mb_model_destroy(m);
+    loam_sdf_grid empty;
+    memset(&empty, 0, sizeof empty);
+    bad = geom(-1, LOAM_SHAPE_MESH, 0, 0, 0);
+    bad.sdf = &empty;
+    m = NULL;
+    status = loam_mb_model_create(&body, 1, &bad, 1, NULL, &m, &err);
+    fprintf(stderr, "empty sdf grid: %s\n", status == LOAM_OK ? "accepted" : err.message);
+    CHECK(status != LOAM_OK && strstr(err.message, "sdf grid"), "an empty sdf grid was accepted");
+    loam_mb_model_destroy(m);
     loam_sdf_grid_free(&grid);
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/vecd.h"
+#include "loam/sdf_grid.h"
 #include "multibody/mb_internal.h"
 
 int loam_joint_nq(loam_joint_type t) { return t == LOAM_JOINT_FLOATING ? 7 : t == LOAM_JOINT_FIXED ? 0 : 1; }
@@ -135,6 +136,11 @@ static loam_status check_geom(const loam_mb_geom_def* g, int i, int nbody, loam_
                               g->size.y, g->size.z);
     if (memchr(g->mesh, 0, sizeof g->mesh) == NULL)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: mesh name is not NUL-terminated", i);
+    if (g->sdf && g->type != LOAM_SHAPE_MESH)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: an sdf grid is only for mesh geoms (type %d)", i, (int)g->type);
+    if (g->sdf && (g->sdf->nx < 2 || g->sdf->ny < 2 || g->sdf->nz < 2 || !(g->sdf->cell > 0.0f) || !g->sdf->values))
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: sdf grid %d x %d x %d, cell %g: expected at least 2 samples per "
+                              "axis, a positive cell and values (loam_sdf_grid_build)", i, g->sdf->nx, g->sdf->ny, g->sdf->nz, (double)g->sdf->cell);
     return LOAM_OK;
 }
 
