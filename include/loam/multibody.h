@@ -192,11 +192,12 @@ typedef struct loam_mb_options {
                                  folded into it (paper 004 Remark 1; FADMM folds them too); 0 = one
                                  subsystem per tree, every constraint in the iteration. 1 */
     int admm_adapt;           /* SUBADMM, FADMM: 1 = residual balancing adapts each subsystem's penalty
-                                 (by 2x steps every 5 iterations; the factors carry over to the
+                                 (by 2x steps every 5 iterations, in a solve's first 200 iterations;
+                                 the factors carry over to the
                                  next step); 0 = the balanced penalty as is. 1 */
     double admm_relaxation;   /* SUBADMM, FADMM: over-relaxation alpha in (0, 2) (Boyd et al. 3.4.3) of
                                  contact and limit rows: their projection sees alpha x + (1 - alpha) z
-                                 (equalities keep alpha = 1); 1 = the paper's plain iteration. 1.8 */
+                                 (equalities keep alpha = 1); 1 = the paper's plain iteration. 1.5 */
     double constraint_erp;    /* fraction of a hard constraint's drift removed per step, 0.2 */
     int warm_start;           /* 1: start each solve from the last step's impulses (contacts matched by
                                  geom pair and nearest point, limits by dof); 0: from zero. 1 */

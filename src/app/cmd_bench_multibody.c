@@ -55,7 +55,7 @@ static void usage(FILE* f) {
             "  --max-dense N    largest size for the dense baselines fadmm and nnewton (default 200)\n"
             "  --beta-scale X   SubADMM/full ADMM penalty multiplier (default 10, the library's)\n"
             "  --adapt 0|1      SubADMM/full ADMM residual balancing of the penalty (default 1, the library's)\n"
-            "  --relaxation A   SubADMM/full ADMM over-relaxation in (0, 2) (default 1.8, the library's)\n"
+            "  --relaxation A   SubADMM/full ADMM over-relaxation in (0, 2) (default 1.5, the library's)\n"
             "  --target-error E instead: per step, the fewest iterations each solver needs to bring the\n"
             "                   constraint error to E m/s, and the solve time at that budget\n"
             "  --max-iterations K  --target-error: give up above K iterations (default 4096)\n"

@@ -40,7 +40,7 @@ loam_mb_options loam_mb_default_options(void) {
     o.warm_start = 1;
     o.admm_group_soft = 1;
     o.admm_adapt = 1;
-    o.admm_relaxation = 1.8;
+    o.admm_relaxation = 1.5;
     o.constraint_erp = 0.2;
     o.iterations = 100;
     o.tolerance = 1e-10;

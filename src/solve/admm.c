@@ -21,7 +21,10 @@
  * every ADAPT_EVERY iterations, a subsystem whose primal residual |x_s - z_s| exceeds MU times its
  * dual residual grows beta_s by TAU, and the other way round; the dual residual beta_s J_s^T dz is
  * taken in velocity units as (beta_s / beta0_s) |dz| (J A^-1 J^T is about 1/beta0_s by the balance
- * above). The factors persist in the workspace, so the next step starts where this one ended.
+ * above). Adaptation stops after ADAPT_UNTIL iterations: ADMM with a penalty that keeps changing
+ * need not converge (with alpha = 1.8 over-relaxation it was seen to cycle above 1e-4 on the sphere
+ * bed), one that is fixed after finitely many changes does (Boyd et al. 3.4.1). The factors persist in the
+ * workspace, so the next step starts where this one ended.
  *
  * Over-relaxation (Boyd et al. 2011, section 3.4.3): the projection sees x^ = alpha x + (1 - alpha) z
  * instead of x, so y = x^ + u / beta; the collapse u = -lambda still holds (the z-step's optimality
@@ -29,7 +32,9 @@
  * step; alpha = 1 is the paper's iteration. It is applied to contact and unilateral blocks only:
  * on the hard equalities of a stiff cable a relaxed, unconverged budget of 30 iterations injects
  * energy until the Cosserat cantilever of test_mb_cable diverges (alpha 1.5 already), while on
- * contacts it cuts the iterations to a given error by 30-40% (BENCHMARKS.md). The paper itself
+ * contacts it cuts the iterations to a given error by 30-40% (BENCHMARKS.md). The default 1.5 is
+ * below the best average (1.8) because 1.6 and above left a hard step of the sphere bed short of
+ * 1e-4 after thousands of iterations, where 1.5 needed about 60. The paper itself
  * proposes no acceleration (it leaves second-order schemes to future work). */
 #include <math.h>
 #include <stddef.h>
@@ -39,7 +44,7 @@
 #include "loam/core.h"
 #include "solve/cp.h"
 
-enum { SMALL = 12, ADAPT_EVERY = 5 };
+enum { SMALL = 12, ADAPT_EVERY = 5, ADAPT_UNTIL = 200 };
 static const double MU = 10.0, TAU = 2.0, RATIO_MIN = 1e-3, RATIO_MAX = 1e3;
 
 /* Persistent scratch (cp.h): buffers grow to the largest problem seen and are reused. */
@@ -398,7 +403,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
             else if (ns <= SMALL) small_solve(a, s, ns, p->v + a->soff[s]);
             else large_solve(p, a, s);
         }
-        int check = set->adapt && (it + 1) % ADAPT_EVERY == 0 && it + 1 < iterations;
+        int check = set->adapt && (it + 1) % ADAPT_EVERY == 0 && it + 1 < iterations && it < ADAPT_UNTIL;
         if (check) memcpy(a->zprev, a->z, sizeof(double) * (size_t)a->slot_start[p->m]);
         /* (16)-(21): closed-form projection per block, in parallel (each writes its own rows) */
         double change = 0.0;
