@@ -3,9 +3,10 @@
  * collide_convex.c, spheres and capsules against signed distance grids (mesh geoms) in
  * collide_sdf.c. Spheres on bodies find each other through the spatial hash of the granular module
  * (candidates sorted, so the contact order never depends on threads); every other pair is tried
- * directly after a bounding-sphere test. Parent-child pairs are skipped, since a joint's two links
- * overlap by design, and so are pairs whose contype and conaffinity masks do not meet. See
- * loam/multibody.h. */
+ * directly after a bounding-sphere test (world poses computed once per call). Parent-child pairs and
+ * bodies joined by a model constraint are skipped, since a joint's two links (or a cable joint's two
+ * segments) overlap by design, and so are pairs whose contype and conaffinity masks do not meet.
+ * See loam/multibody.h. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -207,7 +208,6 @@ static void pair(sink* k, int ga, int gb) {
 
 static int ascending(const void* a, const void* b) { return (*(const int*)a > *(const int*)b) - (*(const int*)a < *(const int*)b); }
 
-
 /* Ball-ball pairs through the hash: for ball i, the balls j > i in the 27 cells around it. */
 static void ball_pairs(sink* k) {
     const loam_mb_model* m = k->m;
@@ -262,7 +262,7 @@ loam_status loam_mb_collide(const loam_mb_model* m, loam_mb_state* s, loam_error
             pair(&k, a, b);
         }
     }
-    if (((mb_work*)s->work)->nball > 1) ball_pairs(&k);
+    if (w->nball > 1) ball_pairs(&k);
     if (k.overflow)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step %lld: %d contacts, more than max_contacts = %d", (long long)s->step,
                               m->opt.max_contacts + k.overflow, m->opt.max_contacts);
