@@ -2,7 +2,8 @@
  * edges and corners): capsule-capsule, capsule-box, box-box, cylinder-plane and cylinder-sphere,
  * spheres and capsules against a mesh's signed distance grid; the contact Jacobian acts on both
  * bodies; and resting tests: a capsule on a box, a box on a box and a sphere on a mesh floor stay put
- * for a second. Every check prints what it measured. */
+ * for a second (a capsule also across the box with both ends overhanging). Every check prints what
+ * it measured. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -174,6 +175,15 @@ static void capsule_box(void) {
     setup st = make(g, 2, p, 1e-3);
     loam_vec3d diag = {sqrt(0.5), 0, sqrt(0.5)};
     expect("capsule-box across an edge", &st, 1, r - off, 1, diag, 1e-7);
+    release(&st);
+    /* lying across the top face along y, longer than the box is wide: both ends overhang, so the two
+     * contacts are where the axis leaves the face, y = +-0.5 */
+    loam_mb_geom_def lg[2] = {geom(-1, LOAM_SHAPE_BOX, 0.5, 0.5, 0.1), geom(0, LOAM_SHAPE_CAPSULE, r, 0, 0.8)};
+    loam_posed lp[2] = {at(0, 0, 0), rotated(0.1, 0, 0.146, 1, 0, 0, M_PI / 2)};
+    st = make(lg, 2, lp, 1e-3);
+    expect("capsule-box across the face, ends overhanging", &st, 2, 0.004, 1, up, 1e-6);
+    CHECK(has_point(&st, (loam_vec3d){0.1, 0.5, 0.098}, 1e-5) && has_point(&st, (loam_vec3d){0.1, -0.5, 0.098}, 1e-5),
+          "overhanging capsule: contacts at the face's edges");
     release(&st);
     /* standing on its end at a corner region: one end sphere over the face */
     loam_posed s[2] = {at(0, 0, 0), at(0.45, 0.45, 0.1 + h + r - 0.003)};
@@ -351,6 +361,10 @@ static void resting(void) {
         loam_mb_geom_def cb[2] = {geom(0, LOAM_SHAPE_CAPSULE, 0.05, 0, 0.2), geom(-1, LOAM_SHAPE_BOX, 0.5, 0.5, 0.1)};
         loam_posed pc[2] = {rotated(0.1, 0.05, 0.15, 0, 1, 0, M_PI / 2), at(0, 0, 0)};
         rest("capsule resting on a box", cb, 2, pc, solvers[k], 1e-3);
+        loam_mb_geom_def co[2] = {geom(0, LOAM_SHAPE_CAPSULE, 0.05, 0, 0.8), geom(-1, LOAM_SHAPE_BOX, 0.5, 0.5, 0.1)};
+        /* tilted by 4 mrad, so that it lands on one edge first and must settle onto both */
+        loam_posed po[2] = {rotated(0.1, 0.02, 0.15, 1, 0, 0, M_PI / 2 + 0.004), at(0, 0, 0)};
+        rest("capsule across a box, both ends out", co, 2, po, solvers[k], 1e-3);
         loam_mb_geom_def bb[2] = {geom(0, LOAM_SHAPE_BOX, 0.1, 0.1, 0.1), geom(-1, LOAM_SHAPE_BOX, 0.5, 0.5, 0.1)};
         loam_posed pb[2] = {rotated(0.2, -0.1, 0.2, 0, 0, 1, 0.3), at(0, 0, 0)};
         rest("box resting on a box", bb, 2, pb, solvers[k], 1e-3);

@@ -9,7 +9,8 @@
  *   so that face contact wins ties), the closest points of the two edges give one contact.
  * - capsule-box: the two end spheres against the box, plus the point of the axis segment deepest in
  *   the box when it lies strictly inside the segment (a capsule across an edge); the box's signed
- *   distance is convex along a line, so a golden-section search finds it.
+ *   distance is convex along a line, so a golden-section search finds it. When that minimum is a flat
+ *   stretch (lying across a face, both ends overhanging), the stretch's two ends instead.
  * - capsule-capsule: the closest points of the axis segments; nearly parallel segments report both
  *   ends of their overlap (two points, so that a capsule lying on another does not spin).
  * - cylinder-plane: per cap, four points of the rim a quarter turn apart starting at the deepest
@@ -81,9 +82,35 @@ void mb_box_capsule(mb_sink* k, int gb, loam_posed B, loam_vec3d h, int gc, loam
         else a = x1, x1 = x2, y1 = y2, x2 = a + g * (b - a), y2 = box_sdf(d3_add(l0, d3_scale(ld, x2)), h);
     }
     double t = 0.5 * (a + b), ft = box_sdf(d3_add(l0, d3_scale(ld, t)), h);
-    /* only a strict interior minimum: on a face (flat) or at an end the end spheres already cover it */
-    double tol = 1e-6 * (hc + r) + 1e-9;
-    if (t > tol && t < 2.0 * hc - tol && ft < fmin(f0, f1) - tol) mb_sphere_box(k, gc, gb, d3_add(e0, d3_scale(d, t)), r, B, h);
+    /* only a strict interior minimum: at an end the end spheres already cover it */
+    double tol = 1e-6 * (hc + r) + 1e-9, len = 2.0 * hc;
+    if (!(t > tol && t < len - tol && ft < fmin(f0, f1) - tol)) return;
+    /* Over a face (the deepest point's nearest feature is a face, not an edge), the capsule lies across
+     * it with both ends overhanging: the contacts are where the axis leaves the face's rectangle, so it
+     * rests on two points (the higher one speculative while the capsule tilts) instead of seesawing
+     * between single points at alternate edges. Over an edge: the deepest point alone. A capsule
+     * tilted by a small angle a across a face has its deepest point just past the lower edge (by about
+     * a times its height: the distance grows only quadratically past a rounded edge), so "over the
+     * face" allows a lateral offset up to 0.05 of the height, that is up to about 3 degrees. */
+    loam_vec3d lt = d3_add(l0, d3_scale(ld, t));
+    double q[3] = {fabs(lt.x) - h.x, fabs(lt.y) - h.y, fabs(lt.z) - h.z};
+    int face = q[0] >= q[1] && q[0] >= q[2] ? 0 : q[1] >= q[2] ? 1 : 2;
+    double lo = 0.0, hi = len, la[3] = {l0.x, l0.y, l0.z}, da[3] = {ld.x, ld.y, ld.z}, ha[3] = {h.x, h.y, h.z};
+    double lateral = 0.0;
+    for (int ax = 0; ax < 3; ++ax) {
+        if (ax == face) continue;
+        lateral += q[ax] > 0.0 ? q[ax] * q[ax] : 0.0;
+        if (fabs(da[ax]) < 1e-12) continue;
+        double t0 = (-ha[ax] - la[ax]) / da[ax], t1 = (ha[ax] - la[ax]) / da[ax];
+        lo = fmax(lo, fmin(t0, t1)), hi = fmin(hi, fmax(t0, t1));
+    }
+    int over_face = sqrt(lateral) <= 0.05 * fmax(q[face], 0.0) + tol;
+    if (!over_face || hi - lo <= 1e-3 * (hc + r)) {
+        mb_sphere_box(k, gc, gb, d3_add(e0, d3_scale(d, t)), r, B, h);
+        return;
+    }
+    if (lo > tol) mb_sphere_box(k, gc, gb, d3_add(e0, d3_scale(d, lo)), r, B, h);
+    if (hi < len - tol) mb_sphere_box(k, gc, gb, d3_add(e0, d3_scale(d, hi)), r, B, h);
 }
 
 /* Sutherland-Hodgman: keep the part of polygon `in` (n points) where dot(a, p) <= lim. */
