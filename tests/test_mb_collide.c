@@ -385,6 +385,10 @@ static void resting(void) {
         cg[1].sdf = &grid;
         loam_posed pcg[2] = {rotated(0.0, 0.1, 0.08, 0, 1, 0, M_PI / 2), at(0, 0, 0)};
         rest("capsule resting on a mesh SDF floor", cg, 2, pcg, solvers[k], 1e-3);
+        loam_mb_geom_def co[2] = {geom(0, LOAM_SHAPE_CAPSULE, 0.03, 0, 0.8), geom(-1, LOAM_SHAPE_MESH, 0, 0, 0)};
+        co[1].sdf = &grid;
+        loam_posed po[2] = {rotated(0.1, 0.02, 0.08, 1, 0, 0, M_PI / 2 + 0.004), at(0, 0, 0)};
+        rest("capsule across a mesh floor, ends out", co, 2, po, solvers[k], 1e-3);
     }
     loam_sdf_grid_free(&grid);
 }

@@ -42,10 +42,19 @@ void mb_capsule_sdf(mb_sink* k, int gc, loam_posed C, double r, double hc, int g
         phi[i] = sdf_at(G, grid, p[i], &n[i]);
     }
     /* flat stretches (a capsule on a floor) must not report their middle samples: a minimum has to be
-     * lower than both neighbours by more than float noise of the grid */
+     * lower than both neighbours by more than float noise of the grid. Around the deepest sample, the
+     * run of samples within the contact margin of it is reported by its two ends: a capsule lying
+     * across a floor with both ends overhanging, slightly tilted, then keeps a (speculative) contact at
+     * its higher edge too instead of seesawing between single points at alternate edges. */
     double tol = 1e-4 * ((double)grid->cell + r);
+    int imin = 0;
+    for (int i = 1; i < ns; ++i)
+        if (phi[i] < phi[imin]) imin = i;
+    int lo = imin, hi = imin;
+    while (lo > 0 && phi[lo - 1] <= phi[imin] + k->m->opt.contact_margin) --lo;
+    while (hi < ns - 1 && phi[hi + 1] <= phi[imin] + k->m->opt.contact_margin) ++hi;
     for (int i = 0; i < ns; ++i) {
-        int end = i == 0 || i == ns - 1;
+        int end = i == 0 || i == ns - 1 || i == lo || i == hi;
         int minimum = phi[i] <= phi[i - (i > 0)] && phi[i] <= phi[i + (i < ns - 1)] && (phi[i] < phi[i - (i > 0)] - tol || phi[i] < phi[i + (i < ns - 1)] - tol);
         if (!end && !minimum) continue;
         double gap = phi[i] - r;
