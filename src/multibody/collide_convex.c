@@ -9,8 +9,9 @@
  *   so that face contact wins ties), the closest points of the two edges give one contact.
  * - capsule-box: the two end spheres against the box, plus the point of the axis segment deepest in
  *   the box when it lies strictly inside the segment (a capsule across an edge); the box's signed
- *   distance is convex along a line, so a golden-section search finds it. When that minimum is a flat
- *   stretch (lying across a face, both ends overhanging), the stretch's two ends instead.
+ *   distance is convex along a line, so a golden-section search finds it. When that point lies over a
+ *   face (the capsule across it, both ends overhanging), the two points where the axis leaves the face
+ *   instead.
  * - capsule-capsule: the closest points of the axis segments; nearly parallel segments report both
  *   ends of their overlap (two points, so that a capsule lying on another does not spin).
  * - cylinder-plane: per cap, four points of the rim a quarter turn apart starting at the deepest
