@@ -42,11 +42,24 @@ grep -q '^fit cable_manip subadmm' "$tmp/png.txt" || { echo "FAIL: no cable_mani
 [ "$(head -c 4 "$tmp/scaling.png" | od -An -c | tr -d ' ')" = "211PNG" ] || { echo "FAIL: --png wrote no PNG"; fail=1; }
 "$loam" bench multibody --scenario cable --png >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: --png without a file is not exit status 2"; fail=1; }
+# --target-error: per solver the iterations and time to reach the error, with the issue's keys
+"$loam" bench multibody --scenario spheres --sizes 20 --solvers pgs,subadmm --steps 2 --settle 20 --target-error 1e-3 --json \
+    > "$tmp/target.txt" 2>&1 || { echo "FAIL: --target-error exit status"; cat "$tmp/target.txt"; fail=1; }
+grep '^{' "$tmp/target.txt" | python3 -c '
+import json, sys
+rows = [json.loads(line) for line in sys.stdin]
+assert sorted(d["solver"] for d in rows) == ["pgs", "subadmm"], rows
+for d in rows:
+    assert d["target_error"] == 1e-3 and d["reached"] == 2 and d["steps"] == 2, d
+    assert d["iterations_to_error"] >= 1 and d["time_to_error_s"] > 0 and 0 <= d["error"] <= 1e-3, d
+' || { echo "FAIL: --target-error JSON lines"; cat "$tmp/target.txt"; fail=1; }
+"$loam" bench multibody --relaxation 2 >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL: --relaxation 2 is not exit status 2"; fail=1; }
 "$loam" bench multibody --sizes 0 >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: a bad --sizes is not exit status 2"; fail=1; }
 "$loam" bench multibody --solvers gauss >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: a bad --solvers is not exit status 2"; fail=1; }
 "$loam" bench multibody --scenario stirring --sizes 5 --steps 1 --settle 1 --urdf "$src/tests/data/urdf_bad/joint_cycle.urdf" >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: a bad --urdf is not exit status 2"; fail=1; }
-[ $fail -eq 0 ] && echo "cli_bench_multibody: rows, budgets, fits and CSV as documented; bad options rejected"
+[ $fail -eq 0 ] && echo "cli_bench_multibody: rows, budgets, fits, CSV and --target-error as documented; bad options rejected"
 exit $fail

@@ -79,6 +79,10 @@ typedef struct loam_mb_geom_def {
     loam_vec3d size;        /* as loam_shape: half extents, radius, radius and half length */
     char mesh[256];         /* MESH: the file as written in the source (URDF filename) */
     loam_vec3d mesh_scale;  /* MESH: (1, 1, 1) */
+    const struct loam_sdf_grid* sdf; /* MESH: its signed distance grid (loam/sdf_grid.h) in the geom's
+                                        frame, built from the scaled mesh; not owned, it must outlive
+                                        the model. Spheres and capsules collide with it; NULL: the
+                                        mesh collides with nothing. NULL */
     double friction;        /* Coulomb coefficient, >= 0, 0.5; a pair uses sqrt(mu_a mu_b) */
     uint32_t contype, conaffinity; /* two geoms collide if (contype_a & conaffinity_b) or
                                       (contype_b & conaffinity_a) is nonzero (as MuJoCo); 1, 1 */
@@ -238,11 +242,20 @@ typedef struct loam_mb_options {
     double limit_erp;   /* fraction of a joint-limit violation removed per step, 0.2 */
     loam_mb_solver solver;  /* PGS */
     double jacobi_relaxation; /* PJ: fraction of each sweep's update applied, (0, 1], 0.5 */
-    double admm_beta_scale;   /* SUBADMM, FADMM: multiplies the paper's beta_s = tr(A_s)/|J_s|^2, > 0, 1 */
+    double admm_beta_scale;   /* SUBADMM, FADMM: multiplies the paper's beta_s = tr(A_s)/|J_s|^2, > 0, 10 */
     int admm_group_soft;      /* SUBADMM: 1 = trees joined by soft constraints (a cable's segments)
                                  form one subsystem, and soft constraints inside a subsystem are
                                  folded into it (paper 004 Remark 1; FADMM folds them too); 0 = one
                                  subsystem per tree, every constraint in the iteration. 1 */
+    int admm_adapt;           /* SUBADMM, FADMM: 1 = residual balancing adapts each subsystem's penalty
+                                 (by 2x steps every 5 iterations, in a solve's first 200 iterations;
+                                 the factors carry over to the
+                                 next step); 0 = the balanced penalty as is. 1 */
+    double admm_relaxation;   /* SUBADMM, FADMM: over-relaxation alpha in (0, 2) (Boyd et al. 3.4.3) of
+                                 contact and limit rows: their projection sees alpha x + (1 - alpha) z
+                                 (equalities keep alpha = 1); 1 = the paper's plain iteration. 1 (1.5 needs
+                                 about 25% fewer iterations on the sphere bed, stirring and cable
+                                 scenes but diverges on cable_manip's grips) */
     double constraint_erp;    /* fraction of a hard constraint's drift removed per step, 0.2 */
     int warm_start;           /* 1: start each solve from the last step's impulses (contacts matched by
                                  geom pair and nearest point, limits by dof); 0: from zero. 1 */

@@ -36,6 +36,10 @@ typedef struct opts {
     int step_stats, stats_iterations; /* --step-stats: whole steps of the stirring scene, for peers */
     loam_mb_solver stats_solver;
     double beta_scale;
+    int adapt;              /* SubADMM/full ADMM residual balancing */
+    double relaxation;      /* SubADMM/full ADMM over-relaxation */
+    double target_error;    /* --target-error: > 0 switches to the time-to-error mode */
+    int max_iterations;     /* its search limit */
     const char* urdf;
     const char* base_urdf; /* cable_manip: the mobile base */
     const char* csv;
@@ -56,7 +60,12 @@ static void usage(FILE* f) {
             "  --steps S        measured steps per run (default 10)\n"
             "  --settle S       settling steps before measuring (default 250)\n"
             "  --max-dense N    largest size for the dense baselines fadmm and nnewton (default 200)\n"
-            "  --beta-scale X   SubADMM/full ADMM penalty multiplier (default 1)\n"
+            "  --beta-scale X   SubADMM/full ADMM penalty multiplier (default 10, the library's)\n"
+            "  --adapt 0|1      SubADMM/full ADMM residual balancing of the penalty (default 1, the library's)\n"
+            "  --relaxation A   SubADMM/full ADMM over-relaxation in (0, 2) (default 1, the library's)\n"
+            "  --target-error E instead: per step, the fewest iterations each solver needs to bring the\n"
+            "                   constraint error to E m/s, and the solve time at that budget\n"
+            "  --max-iterations K  --target-error: give up above K iterations (default 4096)\n"
             "  --urdf PATH      the Panda of the stirring, insertion and cable_manip scenes\n"
             "                   (default %s/urdf/panda.urdf)\n"
             "  --base-urdf PATH the mobile base for cable_manip (default %s/urdf/mobile_base.urdf)\n"
@@ -137,6 +146,8 @@ static int make_scene(const opts* o, int stir, int n, loam_mb_solver solver, int
     mo.iterations = iterations;
     mo.tolerance = 0.0; /* a fixed budget */
     mo.admm_beta_scale = o->beta_scale;
+    mo.admm_adapt = o->adapt;
+    mo.admm_relaxation = o->relaxation;
     loam_error err;
     loam_status st;
     if (stir == STIRRING) {
@@ -217,6 +228,103 @@ static int step_stats(const opts* o) {
     return 0;
 }
 
+/* One step of `sc` from `base` with k iterations: its error and solve time (the least of `repeat`
+ * runs, against the shared machine's noise); 0 on failure. */
+static int trial(scene* sc, const scene* base, int k, int repeat, double* error, double* time_s) {
+    loam_error err;
+    *time_s = INFINITY;
+    sc->m->opt.iterations = k;
+    for (int r = 0; r < repeat; ++r) {
+        if (loam_mb_state_copy(sc->m, sc->s, base->s, &err) != LOAM_OK || !step(sc, &err)) {
+            fprintf(stderr, "%s: %s\n", WHO, err.message);
+            return 0;
+        }
+        *error = sc->s->solver.error;
+        *time_s = fmin(*time_s, sc->s->solver.time_s);
+    }
+    return 1;
+}
+
+/* --target-error: the base scene settles, then keeps stepping (PGS to convergence, SubADMM for the
+ * cable); at each of `steps` states every solver takes one step from a copy with budgets 1, 2, 4, ...
+ * until its error is at most the target, then bisects down to the fewest iterations that reach it
+ * (assuming the error falls with the budget, which holds up to noise). Reported: the mean of those
+ * iteration counts and of the solve times at them, over the steps where the target was reached. */
+static int time_to_error(const opts* o) {
+    const char* const* names = SCEN_NAMES;
+    printf("%-9s %6s %-8s %8s %12s %12s %7s\n", "scenario", "n", "solver", "its", "time s", "error m/s", "reached");
+    for (int stir = 0; stir < NSCEN; ++stir) {
+        if (!o->scenario[stir]) continue;
+        for (int z = 0; z < o->nsizes; ++z) {
+            int n = o->sizes[z];
+            scene base, sc[NSOLVER];
+            loam_error err;
+            loam_mb_solver settle = stir == 2 ? LOAM_SOLVER_SUBADMM : LOAM_SOLVER_PGS;
+            if (!make_scene(o, stir, n, settle, stir == 2 ? 200 : 500, &base)) return 2;
+            base.m->opt.tolerance = 1e-10;
+            /* the reference trajectory must not depend on the settings under test */
+            base.m->opt.admm_beta_scale = 10.0, base.m->opt.admm_adapt = 1;
+            double its_sum[NSOLVER] = {0}, t_sum[NSOLVER] = {0}, e_sum[NSOLVER] = {0};
+            int reached[NSOLVER] = {0}, made[NSOLVER] = {0};
+            for (int k = 0; k < NSOLVER; ++k)
+                if (o->solver_on[k] && !((SOLVERS[k] == LOAM_SOLVER_FADMM || SOLVERS[k] == LOAM_SOLVER_NNEWTON) && n > o->max_dense)) {
+                    if (!make_scene(o, stir, n, SOLVERS[k], 1, &sc[k])) return 2;
+                    made[k] = 1;
+                }
+            int status = 0;
+            for (int i = 0; i < o->settle + o->steps && !status; ++i) {
+                if (i >= o->settle)
+                    for (int k = 0; k < NSOLVER && !status; ++k) {
+                        if (!made[k]) continue;
+                        double e = INFINITY, t = 0.0, e_hi = INFINITY, t_hi = 0.0;
+                        int lo = 0, hi = 1;
+                        for (; hi <= o->max_iterations; hi *= 2) { /* grow until it reaches the target */
+                            if (!trial(&sc[k], &base, hi, 1, &e, &t)) status = 3;
+                            if (status || e <= o->target_error) break;
+                            lo = hi;
+                        }
+                        if (status || hi > o->max_iterations) continue;
+                        e_hi = e;
+                        while (hi - lo > 1) { /* the fewest in (lo, hi] */
+                            int mid = lo + (hi - lo) / 2;
+                            if (!trial(&sc[k], &base, mid, 1, &e, &t)) status = 3;
+                            if (status) break;
+                            if (e <= o->target_error) hi = mid, e_hi = e;
+                            else lo = mid;
+                        }
+                        if (status || !trial(&sc[k], &base, hi, 3, &e, &t_hi)) {
+                            status = 3;
+                            break;
+                        }
+                        its_sum[k] += hi, t_sum[k] += t_hi, e_sum[k] += e_hi, reached[k]++;
+                    }
+                if (!status && !step(&base, &err)) {
+                    fprintf(stderr, "%s: base: %s\n", WHO, err.message);
+                    status = 3;
+                }
+            }
+            for (int k = 0; k < NSOLVER; ++k) {
+                if (!made[k]) continue;
+                free_scene(&sc[k]);
+                if (status) continue;
+                const char* name = loam_mb_solver_name(SOLVERS[k]);
+                int r = reached[k];
+                double its = r ? its_sum[k] / r : NAN, t = r ? t_sum[k] / r : NAN, e = r ? e_sum[k] / r : NAN;
+                printf("%-9s %6d %-8s %8.1f %12.4e %12.4e %3d/%-3d\n", names[stir], n, name, its, t, e, r, o->steps);
+                if (o->json)
+                    printf("{\"scenario\":\"%s\",\"n\":%d,\"solver\":\"%s\",\"target_error\":%.6e,\"iterations_to_error\":%.3f,"
+                           "\"time_to_error_s\":%.6e,\"error\":%.6e,\"reached\":%d,\"steps\":%d,\"beta_scale\":%g,\"adapt\":%d,\"relaxation\":%g}\n",
+                           names[stir], n, name, o->target_error, r ? its : -1.0, r ? t : -1.0, r ? e : -1.0, r, o->steps, o->beta_scale,
+                           o->adapt, o->relaxation);
+                fflush(stdout);
+            }
+            free_scene(&base);
+            if (status) return status;
+        }
+    }
+    return 0;
+}
+
 typedef struct row {
     int stir, n, solver, iterations, steps, contacts;
     double time_s, error;
@@ -289,7 +397,9 @@ int loam_bench_multibody(int argc, char** argv) {
     for (int k = 0; k < NSCEN; ++k) o.scenario[k] = 1;
     o.sizes[0] = 100, o.sizes[1] = 200, o.sizes[2] = 400, o.nsizes = 3;
     for (int k = 0; k < NSOLVER; ++k) o.solver_on[k] = 1;
-    o.steps = 10, o.settle = 250, o.max_dense = 200, o.threads = 1, o.beta_scale = 1.0;
+    o.steps = 10, o.settle = 250, o.max_dense = 200, o.threads = 1, o.max_iterations = 4096;
+    loam_mb_options defaults = loam_mb_default_options();
+    o.beta_scale = defaults.admm_beta_scale, o.adapt = defaults.admm_adapt, o.relaxation = defaults.admm_relaxation;
     o.stats_solver = LOAM_SOLVER_PGS, o.stats_iterations = 30;
     o.urdf = LOAM_SOURCE_DIR "/urdf/panda.urdf";
     o.base_urdf = LOAM_SOURCE_DIR "/urdf/mobile_base.urdf";
@@ -317,6 +427,10 @@ int loam_bench_multibody(int argc, char** argv) {
         else if (!strcmp(opt, "--settle")) rc = cli_parse_int(WHO, opt, val, 0, 1000000, &o.settle);
         else if (!strcmp(opt, "--max-dense")) rc = cli_parse_int(WHO, opt, val, 0, 100000, &o.max_dense);
         else if (!strcmp(opt, "--beta-scale")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1e12, &o.beta_scale);
+        else if (!strcmp(opt, "--adapt")) rc = cli_parse_int(WHO, opt, val, 0, 1, &o.adapt);
+        else if (!strcmp(opt, "--relaxation")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1.999, &o.relaxation);
+        else if (!strcmp(opt, "--target-error")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1e6, &o.target_error);
+        else if (!strcmp(opt, "--max-iterations")) rc = cli_parse_int(WHO, opt, val, 1, 1000000, &o.max_iterations);
         else if (!strcmp(opt, "--threads")) rc = cli_parse_int(WHO, opt, val, 0, 1024, &o.threads);
         else if (!strcmp(opt, "--iterations")) rc = cli_parse_int(WHO, opt, val, 1, 1000000, &o.stats_iterations);
         else if (!strcmp(opt, "--solver")) {
@@ -345,6 +459,7 @@ int loam_bench_multibody(int argc, char** argv) {
     }
     loam_set_threads(o.threads);
     if (o.step_stats) return step_stats(&o);
+    if (o.target_error > 0.0) return time_to_error(&o);
     FILE* csv = NULL;
     if (o.csv && !(csv = fopen(o.csv, "w"))) {
         fprintf(stderr, "%s: cannot write %s\n", WHO, o.csv);

@@ -1,19 +1,18 @@
-/* Contacts between multibody geoms: the pairs the paper's scenarios need first (spheres and boxes on
- * planes, spheres among themselves and against boxes and capsules, capsules on planes). Spheres on
- * bodies find each other through the spatial hash of the granular module (candidates sorted, so
- * the contact order never depends on threads); every other pair is tried directly. Parent-child
- * pairs are skipped, since a joint's two links overlap by design, and so are pairs whose contype and
- * conaffinity masks do not meet. See loam/multibody.h. */
+/* Contacts between multibody geoms: dispatch by shape pair, the sphere and plane pairs, the
+ * broadphase and the contact Jacobian. Boxes, capsules and cylinders against each other are in
+ * collide_convex.c, spheres and capsules against signed distance grids (mesh geoms) in
+ * collide_sdf.c. Spheres on bodies find each other through the spatial hash of the granular module
+ * (candidates sorted, so the contact order never depends on threads); every other pair is tried
+ * directly after a bounding-sphere test (world poses computed once per call). Parent-child pairs and
+ * bodies joined by a model constraint are skipped, since a joint's two links (or a cable joint's two
+ * segments) overlap by design, and so are pairs whose contype and conaffinity masks do not meet.
+ * See loam/multibody.h. */
 #include <math.h>
 #include <stdlib.h>
 
-#include "multibody/mb_internal.h"
+#include "multibody/collide_internal.h"
 
-typedef struct sink {
-    const loam_mb_model* m;
-    loam_mb_state* s;
-    int overflow;
-} sink;
+typedef mb_sink sink;
 
 static void tangents(loam_vec3d n, loam_vec3d* t1, loam_vec3d* t2) {
     /* Any unit vector not parallel to n, then cross products: a right-handed (n, t1, t2). */
@@ -24,7 +23,7 @@ static void tangents(loam_vec3d n, loam_vec3d* t1, loam_vec3d* t2) {
 }
 
 /* A contact of geom ga (body a) with geom gb (body b); n points from b towards a. */
-static void emit(sink* k, int ga, int gb, loam_vec3d point, loam_vec3d n, double depth) {
+void mb_emit(sink* k, int ga, int gb, loam_vec3d point, loam_vec3d n, double depth) {
     if (-depth > k->m->opt.contact_margin) return;
     const loam_mb_geom_def *A = &k->m->geom[ga], *B = &k->m->geom[gb];
     if (A->body < 0) { /* body[0] is never the world */
@@ -49,16 +48,34 @@ static void emit(sink* k, int ga, int gb, loam_vec3d point, loam_vec3d n, double
     c->friction = sqrt(A->friction * B->friction);
 }
 
-static loam_posed geom_pose(const loam_mb_model* m, const loam_mb_state* s, int g) {
-    const loam_mb_geom_def* G = &m->geom[g];
-    return G->body < 0 ? G->pose : pd_mul(s->xpose[G->body], G->pose);
+static int is_ball(const loam_mb_geom_def* g) { return g->type == LOAM_SHAPE_SPHERE && g->body >= 0; }
+
+/* World poses of all geoms, once per call (a geom meets many others). */
+static loam_status geom_poses(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
+    mb_work* w = s->work;
+    if (!w->gpose && !(w->gpose = loam_malloc(sizeof(loam_posed) * (size_t)(m->ngeom > 0 ? m->ngeom : 1))))
+        return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: collide: out of memory");
+    if (!w->other) { /* the geoms that are not balls on bodies, ascending */
+        if (!(w->other = loam_malloc(sizeof(int) * (size_t)(m->ngeom > 0 ? m->ngeom : 1))))
+            return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: collide: out of memory");
+        w->nother = 0;
+        for (int g = 0; g < m->ngeom; ++g)
+            if (!is_ball(&m->geom[g])) w->other[w->nother++] = g;
+    }
+    for (int g = 0; g < m->ngeom; ++g) {
+        const loam_mb_geom_def* G = &m->geom[g];
+        w->gpose[g] = G->body < 0 ? G->pose : pd_mul(s->xpose[G->body], G->pose);
+    }
+    return LOAM_OK;
 }
+
+static loam_posed geom_pose(const loam_mb_state* s, int g) { return ((const mb_work*)s->work)->gpose[g]; }
 
 /* Plane gp (normal = its local z through its origin) against a point with radius r. */
 static void plane_sphere(sink* k, int gs, int gp, loam_posed P, loam_vec3d c, double r) {
     loam_vec3d n = qd_rotate(P.q, d3(0, 0, 1));
     double d = d3_dot(n, d3_sub(c, P.p)) - r;
-    emit(k, gs, gp, d3_sub(c, d3_scale(n, r + 0.5 * d)), n, -d);
+    mb_emit(k, gs, gp, d3_sub(c, d3_scale(n, r + 0.5 * d)), n, -d);
 }
 
 static void plane_box(sink* k, int gb, int gp, loam_posed P, loam_posed B, loam_vec3d h) {
@@ -66,19 +83,19 @@ static void plane_box(sink* k, int gb, int gp, loam_posed P, loam_posed B, loam_
     for (int i = 0; i < 8; ++i) {
         loam_vec3d corner = pd_apply(B, d3(i & 1 ? h.x : -h.x, i & 2 ? h.y : -h.y, i & 4 ? h.z : -h.z));
         double d = d3_dot(n, d3_sub(corner, P.p));
-        emit(k, gb, gp, d3_sub(corner, d3_scale(n, 0.5 * d)), n, -d);
+        mb_emit(k, gb, gp, d3_sub(corner, d3_scale(n, 0.5 * d)), n, -d);
     }
 }
 
-static void sphere_sphere(sink* k, int ga, int gb, loam_vec3d ca, double ra, loam_vec3d cb, double rb) {
+void mb_sphere_sphere(sink* k, int ga, int gb, loam_vec3d ca, double ra, loam_vec3d cb, double rb) {
     loam_vec3d d = d3_sub(ca, cb);
     double len = d3_norm(d);
     loam_vec3d n = len > 1e-12 ? d3_scale(d, 1.0 / len) : d3(0, 0, 1);
     double gap = len - ra - rb;
-    emit(k, ga, gb, d3_add(cb, d3_scale(n, rb + 0.5 * gap)), n, -gap);
+    mb_emit(k, ga, gb, d3_add(cb, d3_scale(n, rb + 0.5 * gap)), n, -gap);
 }
 
-static void sphere_box(sink* k, int gs, int gb, loam_vec3d c, double r, loam_posed B, loam_vec3d h) {
+void mb_sphere_box(sink* k, int gs, int gb, loam_vec3d c, double r, loam_posed B, loam_vec3d h) {
     loam_vec3d local = qd_rotate(qd_conj(B.q), d3_sub(c, B.p));
     loam_vec3d q = d3(fmax(-h.x, fmin(h.x, local.x)), fmax(-h.y, fmin(h.y, local.y)), fmax(-h.z, fmin(h.z, local.z)));
     loam_vec3d d = d3_sub(local, q), nl;
@@ -102,52 +119,95 @@ static void sphere_box(sink* k, int gs, int gb, loam_vec3d c, double r, loam_pos
     }
     loam_vec3d n = qd_rotate(B.q, nl), surface = pd_apply(B, q);
     double gap = dist - r;
-    emit(k, gs, gb, d3_add(surface, d3_scale(n, 0.5 * gap)), n, -gap);
+    mb_emit(k, gs, gb, d3_add(surface, d3_scale(n, 0.5 * gap)), n, -gap);
 }
 
 static int adjacent(const loam_mb_model* m, int a, int b) {
     return a >= 0 && b >= 0 && (a == b || m->body[a].parent == b || m->body[b].parent == a);
 }
 
+static int by_key(const void* a, const void* b) { return (*(const long long*)a > *(const long long*)b) - (*(const long long*)a < *(const long long*)b); }
+
+/* Bodies joined by a model constraint (a cable's consecutive segments overlap at their joint by
+ * design) are skipped like a joint's parent and child. */
+static int joined(const loam_mb_model* m, mb_work* w, int a, int b) {
+    if (a < 0 || b < 0 || w->njoined <= 0) return 0;
+    long long key = (long long)(a < b ? a : b) * m->nbody + (a < b ? b : a);
+    return bsearch(&key, w->joined, (size_t)w->njoined, sizeof key, by_key) != NULL;
+}
+
+static loam_status make_joined(const loam_mb_model* m, mb_work* w, loam_error* err) {
+    if (w->joined || m->nconstraint == 0) return LOAM_OK;
+    w->joined = loam_malloc(sizeof(long long) * (size_t)m->nconstraint);
+    if (!w->joined) return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: collide: out of memory");
+    int n = 0;
+    for (int c = 0; c < m->nconstraint; ++c) {
+        int a = m->constraint[c].body[0], b = m->constraint[c].body[1];
+        if (a >= 0 && b >= 0) w->joined[n++] = (long long)(a < b ? a : b) * m->nbody + (a < b ? b : a);
+    }
+    qsort(w->joined, (size_t)n, sizeof(long long), by_key);
+    w->njoined = n;
+    return LOAM_OK;
+}
+
 static int filtered(const loam_mb_geom_def* a, const loam_mb_geom_def* b) {
     return !((a->contype & b->conaffinity) || (b->contype & a->conaffinity));
+}
+
+/* A radius that bounds the geom around its origin, or -1 for unbounded (planes, grids: tested exactly). */
+static double bound_radius(const loam_mb_geom_def* g) {
+    switch (g->type) {
+    case LOAM_SHAPE_SPHERE: return g->size.x;
+    case LOAM_SHAPE_BOX: return d3_norm(g->size);
+    case LOAM_SHAPE_CAPSULE: return g->size.x + g->size.z;
+    case LOAM_SHAPE_CYLINDER: return sqrt(g->size.x * g->size.x + g->size.z * g->size.z);
+    default: return -1.0;
+    }
 }
 
 static void pair(sink* k, int ga, int gb) {
     const loam_mb_model* m = k->m;
     const loam_mb_geom_def *A = &m->geom[ga], *B = &m->geom[gb];
-    /* Order by type so each shape pair has one handler: PLANE < BOX < SPHERE < CAPSULE. */
+    /* Order by type so each shape pair has one handler: PLANE < BOX < SPHERE < CAPSULE < CYLINDER < MESH. */
     if (A->type > B->type) {
         int t = ga;
         ga = gb, gb = t;
         const loam_mb_geom_def* g = A;
         A = B, B = g;
     }
-    loam_posed PA = geom_pose(m, k->s, ga), PB = geom_pose(m, k->s, gb);
-    if (A->type == LOAM_SHAPE_PLANE) {
-        if (B->type == LOAM_SHAPE_SPHERE) plane_sphere(k, gb, ga, PA, PB.p, B->size.x);
-        else if (B->type == LOAM_SHAPE_BOX) plane_box(k, gb, ga, PA, PB, B->size);
-        else if (B->type == LOAM_SHAPE_CAPSULE) {
+    loam_posed PA = geom_pose(k->s, ga), PB = geom_pose(k->s, gb);
+    double ra = bound_radius(A), rb = bound_radius(B);
+    if (ra >= 0.0 && rb >= 0.0 && d3_norm(d3_sub(PA.p, PB.p)) > ra + rb + m->opt.contact_margin) return; /* too far apart */
+    loam_shape_type ta = A->type, tb = B->type;
+    if (ta == LOAM_SHAPE_PLANE) {
+        if (tb == LOAM_SHAPE_SPHERE) plane_sphere(k, gb, ga, PA, PB.p, B->size.x);
+        else if (tb == LOAM_SHAPE_BOX) plane_box(k, gb, ga, PA, PB, B->size);
+        else if (tb == LOAM_SHAPE_CAPSULE) {
             loam_vec3d axis = qd_rotate(PB.q, d3(0, 0, B->size.z));
             plane_sphere(k, gb, ga, PA, d3_add(PB.p, axis), B->size.x);
             plane_sphere(k, gb, ga, PA, d3_sub(PB.p, axis), B->size.x);
-        }
-    } else if (A->type == LOAM_SHAPE_BOX && B->type == LOAM_SHAPE_SPHERE) {
-        sphere_box(k, gb, ga, PB.p, B->size.x, PA, A->size);
-    } else if (A->type == LOAM_SHAPE_SPHERE && B->type == LOAM_SHAPE_SPHERE) {
-        sphere_sphere(k, ga, gb, PA.p, A->size.x, PB.p, B->size.x);
-    } else if (A->type == LOAM_SHAPE_SPHERE && B->type == LOAM_SHAPE_CAPSULE) {
-        /* the closest point of the capsule's axis segment, then two spheres */
-        loam_vec3d axis = qd_rotate(PB.q, d3(0, 0, 1));
-        double t = d3_dot(d3_sub(PA.p, PB.p), axis);
-        t = fmax(-B->size.z, fmin(B->size.z, t));
-        sphere_sphere(k, ga, gb, PA.p, A->size.x, d3_add(PB.p, d3_scale(axis, t)), B->size.x);
+        } else if (tb == LOAM_SHAPE_CYLINDER) mb_plane_cylinder(k, gb, ga, PA, PB, B->size.x, B->size.z);
+    } else if (ta == LOAM_SHAPE_BOX) {
+        if (tb == LOAM_SHAPE_BOX) mb_box_box(k, ga, PA, A->size, gb, PB, B->size);
+        else if (tb == LOAM_SHAPE_SPHERE) mb_sphere_box(k, gb, ga, PB.p, B->size.x, PA, A->size);
+        else if (tb == LOAM_SHAPE_CAPSULE) mb_box_capsule(k, ga, PA, A->size, gb, PB, B->size.x, B->size.z);
+    } else if (ta == LOAM_SHAPE_SPHERE) {
+        if (tb == LOAM_SHAPE_SPHERE) mb_sphere_sphere(k, ga, gb, PA.p, A->size.x, PB.p, B->size.x);
+        else if (tb == LOAM_SHAPE_CAPSULE) {
+            /* the closest point of the capsule's axis segment, then two spheres */
+            loam_vec3d axis = qd_rotate(PB.q, d3(0, 0, 1));
+            double t = d3_dot(d3_sub(PA.p, PB.p), axis);
+            t = fmax(-B->size.z, fmin(B->size.z, t));
+            mb_sphere_sphere(k, ga, gb, PA.p, A->size.x, d3_add(PB.p, d3_scale(axis, t)), B->size.x);
+        } else if (tb == LOAM_SHAPE_CYLINDER) mb_sphere_cylinder(k, ga, gb, PA.p, A->size.x, PB, B->size.x, B->size.z);
+        else if (tb == LOAM_SHAPE_MESH && B->sdf) mb_sphere_sdf(k, ga, PA.p, A->size.x, gb, PB, B->sdf);
+    } else if (ta == LOAM_SHAPE_CAPSULE) {
+        if (tb == LOAM_SHAPE_CAPSULE) mb_capsule_capsule(k, ga, PA, A->size.x, A->size.z, gb, PB, B->size.x, B->size.z);
+        else if (tb == LOAM_SHAPE_MESH && B->sdf) mb_capsule_sdf(k, ga, PA, A->size.x, A->size.z, gb, PB, B->sdf);
     }
 }
 
 static int ascending(const void* a, const void* b) { return (*(const int*)a > *(const int*)b) - (*(const int*)a < *(const int*)b); }
-
-static int is_ball(const loam_mb_geom_def* g) { return g->type == LOAM_SHAPE_SPHERE && g->body >= 0; }
 
 /* Ball-ball pairs through the hash: for ball i, the balls j > i in the 27 cells around it. */
 static void ball_pairs(sink* k) {
@@ -155,7 +215,7 @@ static void ball_pairs(sink* k) {
     mb_work* w = k->s->work;
     double rmax = 0.0;
     for (int i = 0; i < w->nball; ++i) {
-        loam_vec3d c = geom_pose(m, k->s, w->ball_geom[i]).p;
+        loam_vec3d c = geom_pose(k->s, w->ball_geom[i]).p;
         w->bx[i] = (float)c.x, w->by[i] = (float)c.y, w->bz[i] = (float)c.z;
         rmax = fmax(rmax, m->geom[w->ball_geom[i]].size.x);
     }
@@ -171,7 +231,9 @@ static void ball_pairs(sink* k) {
         qsort(w->cand, (size_t)nc, sizeof(int), ascending);
         for (int q = 0; q < nc; ++q) {
             int ga = w->ball_geom[i], gb = w->ball_geom[w->cand[q]];
-            if (adjacent(m, m->geom[ga].body, m->geom[gb].body) || filtered(&m->geom[ga], &m->geom[gb])) continue;
+            if (adjacent(m, m->geom[ga].body, m->geom[gb].body) || filtered(&m->geom[ga], &m->geom[gb]) ||
+                joined(m, w, m->geom[ga].body, m->geom[gb].body))
+                continue;
             pair(k, ga, gb);
         }
     }
@@ -181,15 +243,27 @@ loam_status loam_mb_collide(const loam_mb_model* m, loam_mb_state* s, loam_error
     if (!m || !s || s->nv != m->nv) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: collide: null or mismatched model/state");
     sink k = {m, s, 0};
     s->ncontact = 0;
-    for (int a = 0; a < m->ngeom; ++a)
-        for (int b = a + 1; b < m->ngeom; ++b) {
+    mb_work* w = s->work;
+    loam_status st = make_joined(m, w, err);
+    if (st == LOAM_OK) st = geom_poses(m, s, err);
+    if (st != LOAM_OK) return st;
+    /* Every pair a < b in order, except ball-ball pairs (the hash finds those): a ball only walks the
+     * geoms that are not balls (w->other), so a granular scene costs balls x others, not balls^2. */
+    int q0 = 0;
+    for (int a = 0; a < m->ngeom; ++a) {
+        int ball = is_ball(&m->geom[a]);
+        while (q0 < w->nother && w->other[q0] <= a) ++q0;
+        int n = ball ? w->nother - q0 : m->ngeom - a - 1;
+        for (int i = 0; i < n; ++i) {
+            int b = ball ? w->other[q0 + i] : a + 1 + i;
             int ba = m->geom[a].body, bb = m->geom[b].body;
-            if ((ba < 0 && bb < 0) || adjacent(m, ba, bb) || (is_ball(&m->geom[a]) && is_ball(&m->geom[b])) ||
-                filtered(&m->geom[a], &m->geom[b]))
+            if ((ba < 0 && bb < 0) || adjacent(m, ba, bb) || (ball && is_ball(&m->geom[b])) || filtered(&m->geom[a], &m->geom[b]) ||
+                joined(m, w, ba, bb))
                 continue;
             pair(&k, a, b);
         }
-    if (((mb_work*)s->work)->nball > 1) ball_pairs(&k);
+    }
+    if (w->nball > 1) ball_pairs(&k);
     if (k.overflow)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step %lld: %d contacts, more than max_contacts = %d", (long long)s->step,
                               m->opt.max_contacts + k.overflow, m->opt.max_contacts);

@@ -404,16 +404,17 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
     double t0 = loam_clock_seconds();
     cp_prepare(&p);
     cp_result res;
+    cp_admm_settings set = {m->opt.admm_beta_scale, m->opt.admm_group_soft, m->opt.admm_adapt, m->opt.admm_relaxation};
     switch (m->opt.solver) {
     case LOAM_SOLVER_PJ: res = cp_solve_pj(&p, m->opt.iterations, m->opt.tolerance, m->opt.jacobi_relaxation); break;
     case LOAM_SOLVER_SUBADMM: {
         int nsub = subsystems(m, w);
-        res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, w->sub_of_tree, nsub, m->opt.admm_beta_scale, m->opt.admm_group_soft);
+        res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, w->sub_of_tree, nsub, &set, &w->admm);
         break;
     }
     case LOAM_SOLVER_FADMM:
         for (int t = 0; t < ngroup; ++t) w->sub_of_tree[t] = 0;
-        res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, w->sub_of_tree, 1, m->opt.admm_beta_scale, m->opt.admm_group_soft);
+        res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, w->sub_of_tree, 1, &set, &w->admm);
         break;
     case LOAM_SOLVER_NNEWTON: res = cp_solve_nnewton(&p, m->opt.iterations, m->opt.tolerance); break;
     default: res = cp_solve_pgs(&p, m->opt.iterations, m->opt.tolerance); break;

@@ -43,6 +43,13 @@ typedef struct mb_work {
     struct cp_group* groups;     /* ntree */
     int* sub_of_tree;            /* ntree: the ADMM subsystem of each tree */
     int* uf;                     /* ntree: union-find scratch */
+    struct cp_admm_work* admm;   /* the ADMM solvers' scratch, kept between steps (solve/cp.h) */
+    long long* joined;           /* body pairs joined by a model constraint (lo * nbody + hi), sorted:
+                                    they do not collide, like a joint's two links; made on first use */
+    int njoined;
+    loam_posed* gpose;           /* ngeom: world poses of the geoms during a collide call */
+    int* other;                  /* the geoms that are not spheres on bodies, ascending (made on first use) */
+    int nother;
     /* The warm start: the last step's contacts (geom pair, point, impulse as a world vector), sorted by
      * pair and then by their order, and the last step's limit impulses. */
     int nprev;

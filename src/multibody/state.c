@@ -155,6 +155,10 @@ void loam_mb_state_destroy(loam_mb_state* s) {
                         w->fem_aoff, w->fem_tet_adr, w->fem_A0, w->fem_A, w->fem_vel, w->fem_rot};
         for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
         if (w->hash.head) loam_hash_free(&w->hash);
+        cp_admm_work_free(w->admm);
+        loam_free(w->joined);
+        loam_free(w->gpose);
+        loam_free(w->other);
         loam_free(w);
     }
     void* ptrs[] = {s->q, s->qd, s->tau, s->q_ref, s->qd_ref, s->xfrc, s->xpose, s->xvel, s->mass_matrix, s->act_force, s->limit_impulse,

@@ -9,7 +9,35 @@
  * trees of a cable, or everything for the full-system variant); a "slot" is one row's share in one
  * subsystem (its segments in that subsystem). Soft equality rows inside one subsystem may be folded
  * into it (the paper's Remark 1): A_s += J^T J / c, b_s -= J^T e / c, and they leave the iteration;
- * their impulse is -(J v + e) / c at the end. */
+ * their impulse is -(J v + e) / c at the end.
+ *
+ * Cost per iteration, which is what decides the race against Gauss-Seidel: a small subsystem (a
+ * sphere, a short arm: at most SMALL unknowns) keeps the explicit inverse of its matrix and its slots'
+ * J rows packed densely, so (15) is two short dense products and a matrix-vector product instead of
+ * segment walks and two triangular solves; a large one (a cable) keeps the banded factor.
+ *
+ * The penalty: beta_s = scale tr(A_s) / |J_s|_F^2 (the paper's balance, a reconstruction), times a
+ * per-subsystem factor that residual balancing (Boyd et al. 2011, section 3.4.1) adapts when asked:
+ * every ADAPT_EVERY iterations, a subsystem whose primal residual |x_s - z_s| exceeds MU times its
+ * dual residual grows beta_s by TAU, and the other way round; the dual residual beta_s J_s^T dz is
+ * taken in velocity units as (beta_s / beta0_s) |dz| (J A^-1 J^T is about 1/beta0_s by the balance
+ * above). Adaptation stops after ADAPT_UNTIL iterations: ADMM with a penalty that keeps changing
+ * need not converge (with alpha = 1.8 over-relaxation it was seen to cycle above 1e-4 on the sphere
+ * bed), one that is fixed after finitely many changes does (Boyd et al. 3.4.1). The factors persist in the
+ * workspace, so the next step starts where this one ended, and stay within 1/16 to 16: with 1e-3 to
+ * 1e3 they drifted over hundreds of steps of the 400-segment draping cable until its 50-iteration
+ * solves injected energy and threw the cable off the floor (the range 16 was also faster there).
+ *
+ * Over-relaxation (Boyd et al. 2011, section 3.4.3): the projection sees x^ = alpha x + (1 - alpha) z
+ * instead of x, so y = x^ + u / beta; the collapse u = -lambda still holds (the z-step's optimality
+ * gives beta (y - z) = -lambda = u + beta (x^ - z)). alpha in (1, 2) extrapolates along the last
+ * step; alpha = 1 is the paper's iteration. It is applied to contact and unilateral blocks only:
+ * on the hard equalities of a stiff cable a relaxed, unconverged budget of 30 iterations injects
+ * energy until the Cosserat cantilever of test_mb_cable diverges (alpha 1.5 already), while on
+ * contacts it cuts the iterations to a given error by 30-40% (BENCHMARKS.md). The default 1.5 is
+ * below the best average (1.8) because 1.6 and above left a hard step of the sphere bed short of
+ * 1e-4 after thousands of iterations, where 1.5 needed about 60. The paper itself
+ * proposes no acceleration (it leaves second-order schemes to future work). */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -18,28 +46,54 @@
 #include "loam/core.h"
 #include "solve/cp.h"
 
-typedef struct admm {
-    int S;                 /* subsystems */
-    unsigned char* folded; /* m: rows folded into their subsystem */
-    int *soff, *sn;        /* their unknowns: v[soff .. soff + sn) */
-    int *slot_start;       /* m + 1 */
-    int *slot_sub, *slot_sb, *slot_se, *slot_row; /* per slot: subsystem, segment range, row */
-    int *sub_slot, *sub_slot_start; /* slots touching each subsystem, grouped (S + 1 starts) */
-    double* beta;          /* S */
-    double* M;             /* per subsystem factor at moff */
-    int* bw;               /* S: the half bandwidth of each subsystem's matrix (a cable's is narrow) */
-    size_t* moff;          /* S + 1 */
-    double *x, *z, *y, *u, *b, *rhs;
-} admm;
+enum { SMALL = 12, ADAPT_EVERY = 5, ADAPT_UNTIL = 200 };
+static const double MU = 10.0, TAU = 2.0, RATIO_MIN = 1.0 / 16.0, RATIO_MAX = 16.0;
 
-static void release(admm* a) {
-    void* ptrs[] = {a->bw, a->folded, a->soff, a->sn, a->slot_start, a->slot_sub, a->slot_sb, a->slot_se, a->slot_row, a->sub_slot, a->sub_slot_start, a->beta, a->M, a->moff,
-                    a->x, a->z, a->y, a->u, a->b, a->rhs};
+/* Persistent scratch (cp.h): buffers grow to the largest problem seen and are reused. */
+struct cp_admm_work {
+    size_t cap[32];
+    unsigned char* folded;                        /* m */
+    int *soff, *sn, *gstart;                      /* S + 1: unknowns; first group */
+    int* slot_start;                              /* m + 1 */
+    int *slot_sub, *slot_sb, *slot_se, *slot_row; /* per slot */
+    int *sub_slot, *sub_slot_start;               /* active slots by subsystem (S + 1 starts) */
+    int *sub_fold, *sub_fold_start;               /* folded slots by subsystem */
+    int *bw, *pos;                                /* S + 1 */
+    double *beta, *beta0, *ratio;                 /* S; ratio persists between calls */
+    int nratio;                                   /* subsystems ratio was kept for */
+    double* M;                                    /* per subsystem: band factor, or explicit inverse if small */
+    size_t *moff, *joff;                          /* S + 1 */
+    double* Jp;                                   /* small subsystems: their active slots' J rows, dense */
+    double *x, *z, *y, *zprev, *ib;               /* per slot; ib = 1 / beta of the slot's subsystem */
+    double *u, *W, *rc;                           /* m; per block; m: each row's compliance */
+    double *b, *rhs;                              /* n */
+};
+
+void cp_admm_work_free(cp_admm_work* w) {
+    if (!w) return;
+    void* ptrs[] = {w->folded, w->soff, w->sn, w->gstart, w->slot_start, w->slot_sub, w->slot_sb, w->slot_se, w->slot_row, w->sub_slot,
+                    w->sub_slot_start, w->sub_fold, w->sub_fold_start, w->bw, w->pos, w->beta, w->beta0, w->ratio, w->M, w->moff,
+                    w->joff, w->Jp, w->x, w->z, w->y, w->zprev, w->ib, w->u, w->W, w->rc, w->b, w->rhs};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
+    loam_free(w);
 }
 
-/* J_slot . v */
-static double slot_dot(const cp_problem* p, const admm* a, int sl, const double* v) {
+/* Make *buf hold n elements (contents kept only for `ratio`, which is grown with keep = 1). */
+static int grow(void** buf, size_t* cap, size_t n, size_t elem, int keep) {
+    if (n <= *cap && *buf) return 1;
+    size_t c = n > 2 * *cap ? n : 2 * *cap;
+    void* nb = loam_malloc(elem * c);
+    if (!nb) return 0;
+    if (keep && *buf) memcpy(nb, *buf, elem * *cap);
+    loam_free(*buf);
+    *buf = nb, *cap = c;
+    return 1;
+}
+
+#define GROW(field, n, slot) grow((void**)&a->field, &a->cap[slot], (size_t)(n) + 1, sizeof *a->field, 0)
+
+/* J_slot . v, over the slot's segments */
+static double slot_dot(const cp_problem* p, const cp_admm_work* a, int sl, const double* v) {
     double s = 0.0;
     for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
         const cp_group* g = &p->group[p->seg[k].group];
@@ -49,37 +103,27 @@ static double slot_dot(const cp_problem* p, const admm* a, int sl, const double*
     return s;
 }
 
-static int setup(const cp_problem* p, admm* a, const int* sub_of_group, int nsub, int fold) {
-    int m = p->m, nslot = p->row_seg[m];
-    memset(a, 0, sizeof *a);
-    a->S = nsub;
-    int S = a->S;
-    a->folded = loam_calloc((size_t)m + 1, 1);
-    a->soff = loam_calloc((size_t)S + 1, sizeof(int));
-    a->sn = loam_calloc((size_t)S + 1, sizeof(int));
-    a->slot_start = loam_calloc((size_t)m + 1, sizeof(int));
-    a->slot_sub = loam_calloc((size_t)nslot + 1, sizeof(int));
-    a->slot_sb = loam_calloc((size_t)nslot + 1, sizeof(int));
-    a->slot_se = loam_calloc((size_t)nslot + 1, sizeof(int));
-    a->slot_row = loam_calloc((size_t)nslot + 1, sizeof(int));
-    a->sub_slot = loam_calloc((size_t)nslot + 1, sizeof(int));
-    a->sub_slot_start = loam_calloc((size_t)S + 1, sizeof(int));
-    a->beta = loam_calloc((size_t)S + 1, sizeof(double));
-    a->moff = loam_calloc((size_t)S + 1, sizeof(size_t));
-    a->x = loam_calloc((size_t)nslot + 1, sizeof(double));
-    a->z = loam_calloc((size_t)nslot + 1, sizeof(double));
-    a->y = loam_calloc((size_t)nslot + 1, sizeof(double));
-    a->u = loam_calloc((size_t)m + 1, sizeof(double));
-    a->b = loam_calloc((size_t)p->n + 1, sizeof(double));
-    a->rhs = loam_calloc((size_t)p->n + 1, sizeof(double));
-    if (!a->folded || !a->soff || !a->sn || !a->slot_start || !a->slot_sub || !a->slot_sb || !a->slot_se || !a->slot_row || !a->sub_slot ||
-        !a->sub_slot_start || !a->beta || !a->moff || !a->x || !a->z || !a->y || !a->u || !a->b || !a->rhs)
+static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, int S, int fold) {
+    int m = p->m, nslot = p->row_seg[m], n = p->n;
+    if (!GROW(folded, m, 0) || !GROW(soff, S, 1) || !GROW(sn, S, 2) || !GROW(gstart, S, 3) || !GROW(slot_start, m, 4) ||
+        !GROW(slot_sub, nslot, 5) || !GROW(slot_sb, nslot, 6) || !GROW(slot_se, nslot, 7) || !GROW(slot_row, nslot, 8) ||
+        !GROW(sub_slot, nslot, 9) || !GROW(sub_slot_start, S, 10) || !GROW(sub_fold, nslot, 11) || !GROW(sub_fold_start, S, 12) ||
+        !GROW(bw, S, 13) || !GROW(pos, S, 14) || !GROW(beta, S, 15) || !GROW(beta0, S, 16) || !GROW(moff, S, 17) || !GROW(joff, S, 18) ||
+        !GROW(x, nslot, 19) || !GROW(z, nslot, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) || !GROW(u, m, 23) ||
+        !GROW(W, p->nblock, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(rc, m, 30))
         return 0;
+    if (!grow((void**)&a->ratio, &a->cap[27], (size_t)S + 1, sizeof(double), 1)) return 0;
+    if (a->nratio != S) { /* a different set of subsystems: the adapted factors do not carry over */
+        for (int s = 0; s < S; ++s) a->ratio[s] = 1.0;
+        a->nratio = S;
+    }
+    memset(a->folded, 0, (size_t)m + 1);
+    memset(a->sn, 0, sizeof(int) * ((size_t)S + 1));
     /* subsystems: runs of consecutive groups (the caller numbers them so) */
-    for (int s = 0; s < S; ++s) a->soff[s] = -1;
+    for (int s = 0; s < S; ++s) a->soff[s] = -1, a->gstart[s] = p->ngroup;
     for (int g = 0; g < p->ngroup; ++g) {
         int s = sub_of_group[g];
-        if (a->soff[s] < 0) a->soff[s] = p->group[g].off;
+        if (a->soff[s] < 0) a->soff[s] = p->group[g].off, a->gstart[s] = g;
         if (p->group[g].off != a->soff[s] + a->sn[s]) return 0; /* not contiguous */
         a->sn[s] += p->group[g].n;
     }
@@ -98,28 +142,51 @@ static int setup(const cp_problem* p, admm* a, const int* sub_of_group, int nsub
     }
     a->slot_start[m] = sl;
     /* soft equalities inside one subsystem are folded into it (Remark 1) */
+    for (int c = 0; c < p->nblock; ++c) a->rc[p->block[c].row] = p->block[c].compliance;
     for (int c = 0; c < p->nblock && fold; ++c) {
         const cp_block* k = &p->block[c];
         int r = k->row;
         if (k->kind == CP_EQUALITY && k->compliance > 0.0 && a->slot_start[r + 1] - a->slot_start[r] == 1) a->folded[r] = 1;
     }
-    for (int k = 0; k < sl; ++k)
-        if (!a->folded[a->slot_row[k]]) a->sub_slot_start[a->slot_sub[k] + 1]++;
-    for (int s = 0; s < S; ++s) a->sub_slot_start[s + 1] += a->sub_slot_start[s];
-    int* pos = loam_malloc(sizeof(int) * (size_t)(S + 1));
-    if (!pos) return 0;
-    memcpy(pos, a->sub_slot_start, sizeof(int) * (size_t)S);
-    for (int k = 0; k < sl; ++k)
-        if (!a->folded[a->slot_row[k]]) a->sub_slot[pos[a->slot_sub[k]]++] = k;
-    loam_free(pos);
-    for (int s = 0; s < S; ++s) a->moff[s + 1] = a->moff[s] + (size_t)a->sn[s] * (size_t)a->sn[s];
-    a->M = loam_malloc(sizeof(double) * (a->moff[S] + 1));
-    a->bw = loam_calloc((size_t)S + 1, sizeof(int));
-    return a->M != NULL && a->bw != NULL;
+    /* bucket the slots by subsystem: active ones and folded ones (two counting sorts) */
+    for (int pass = 0; pass < 2; ++pass) {
+        int *start = pass ? a->sub_fold_start : a->sub_slot_start, *list = pass ? a->sub_fold : a->sub_slot;
+        memset(start, 0, sizeof(int) * ((size_t)S + 1));
+        for (int k = 0; k < sl; ++k)
+            if (a->folded[a->slot_row[k]] == pass) start[a->slot_sub[k] + 1]++;
+        for (int s = 0; s < S; ++s) start[s + 1] += start[s];
+        memcpy(a->pos, start, sizeof(int) * (size_t)S);
+        for (int k = 0; k < sl; ++k)
+            if (a->folded[a->slot_row[k]] == pass) list[a->pos[a->slot_sub[k]]++] = k;
+    }
+    a->moff[0] = a->joff[0] = 0;
+    for (int s = 0; s < S; ++s) {
+        a->moff[s + 1] = a->moff[s] + (size_t)a->sn[s] * (size_t)a->sn[s];
+        size_t packed = a->sn[s] <= SMALL ? (size_t)(a->sub_slot_start[s + 1] - a->sub_slot_start[s]) * (size_t)a->sn[s] : 0;
+        a->joff[s + 1] = a->joff[s] + packed;
+    }
+    if (!GROW(M, a->moff[S], 28) || !GROW(Jp, a->joff[S], 29)) return 0;
+    /* small subsystems: their active slots' rows, dense over the subsystem's unknowns */
+    for (int s = 0; s < S; ++s) {
+        int ns = a->sn[s], so = a->soff[s];
+        if (ns > SMALL) continue;
+        double* Jp = a->Jp + a->joff[s];
+        memset(Jp, 0, sizeof(double) * (a->joff[s + 1] - a->joff[s]));
+        for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
+            int sl2 = a->sub_slot[q];
+            double* row = Jp + (size_t)(q - a->sub_slot_start[s]) * (size_t)ns;
+            for (int k = a->slot_sb[sl2]; k < a->slot_se[sl2]; ++k) {
+                const cp_group* g = &p->group[p->seg[k].group];
+                const double* j = p->J + p->seg[k].val;
+                for (int i = 0; i < g->n; ++i) row[g->off - so + i] += j[i];
+            }
+        }
+    }
+    return 1;
 }
 
 /* M += scale J_slot^T J_slot over the subsystem's unknowns (offset so, size ns). */
-static void add_outer(const cp_problem* p, const admm* a, int sl, int so, int ns, double scale, double* M) {
+static void add_outer(const cp_problem* p, const cp_admm_work* a, int sl, int so, int ns, double scale, double* M) {
     for (int k1 = a->slot_sb[sl]; k1 < a->slot_se[sl]; ++k1)
         for (int k2 = a->slot_sb[sl]; k2 < a->slot_se[sl]; ++k2) {
             const cp_group *g1 = &p->group[p->seg[k1].group], *g2 = &p->group[p->seg[k2].group];
@@ -132,40 +199,67 @@ static void add_outer(const cp_problem* p, const admm* a, int sl, int so, int ns
         }
 }
 
-/* beta_s and the factor of A_s + beta_s J_s^T J_s (plus folded soft rows); returns 0 if a
- * factorization fails. */
-static int factor(const cp_problem* p, admm* a, double beta_scale) {
-    for (int s = 0; s < a->S; ++s) {
-        int ns = a->sn[s], so = a->soff[s];
-        double* M = a->M + a->moff[s];
-        memset(M, 0, sizeof(double) * (size_t)ns * (size_t)ns);
-        for (int g = 0; g < p->ngroup; ++g) { /* the groups inside this subsystem (all, or itself) */
-            const cp_group* G = &p->group[g];
-            if (G->off < so || G->off + G->n > so + ns) continue;
-            for (int r = 0; r < G->n; ++r)
-                for (int c = 0; c < G->n; ++c) M[(size_t)(G->off - so + r) * (size_t)ns + (size_t)(G->off - so + c)] = G->A[r * G->n + c];
+/* The paper's balance tr(A_s) / |J_s|_F^2 (with folded soft rows in A_s). */
+static double balance(const cp_problem* p, const cp_admm_work* a, int s, const double* M) {
+    int ns = a->sn[s];
+    double trA = 0.0, jj = 0.0;
+    for (int i = 0; i < ns; ++i) trA += M[(size_t)i * (size_t)ns + (size_t)i];
+    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
+        int sl = a->sub_slot[q];
+        for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
+            const double* j = p->J + p->seg[k].val;
+            for (int i = 0; i < p->group[p->seg[k].group].n; ++i) jj += j[i] * j[i];
         }
-        for (int c = 0; c < p->nblock; ++c) { /* folded soft rows of this subsystem: A_s += J^T J / c */
-            const cp_block* k = &p->block[c];
-            int r = k->row, sl = a->slot_start[r];
-            if (!a->folded[r] || a->slot_sub[sl] != s) continue;
-            add_outer(p, a, sl, so, ns, 1.0 / k->compliance, M);
-        }
-        double trA = 0.0, jj = 0.0;
-        for (int i = 0; i < ns; ++i) trA += M[(size_t)i * (size_t)ns + (size_t)i];
-        for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
-            int sl = a->sub_slot[q];
-            for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
-                const double* j = p->J + p->seg[k].val;
-                for (int i = 0; i < p->group[p->seg[k].group].n; ++i) jj += j[i] * j[i];
-            }
-        }
-        a->beta[s] = beta_scale * (jj > 0.0 ? trA / jj : 1.0); /* the paper's balance of dynamics and constraint terms */
-        for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) add_outer(p, a, a->sub_slot[q], so, ns, a->beta[s], M);
+    }
+    return jj > 0.0 ? trA / jj : 1.0;
+}
+
+/* Subsystem s's matrix A_s (+ folded rows) + beta_s J_s^T J_s, factorized (band) or inverted (small).
+ * With set_beta, beta0 and beta come from the balance first. Returns 0 if it is not SPD. */
+static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_scale, int set_beta) {
+    int ns = a->sn[s], so = a->soff[s];
+    double* M = a->M + a->moff[s];
+    memset(M, 0, sizeof(double) * (size_t)ns * (size_t)ns);
+    for (int g = a->gstart[s]; g < p->ngroup && p->group[g].off < so + ns; ++g) { /* its run of groups */
+        const cp_group* G = &p->group[g];
+        if (G->n == 0) continue;
+        for (int r = 0; r < G->n; ++r)
+            for (int c = 0; c < G->n; ++c) M[(size_t)(G->off - so + r) * (size_t)ns + (size_t)(G->off - so + c)] = G->A[r * G->n + c];
+    }
+    for (int q = a->sub_fold_start[s]; q < a->sub_fold_start[s + 1]; ++q) { /* folded soft rows: A_s += J^T J / c */
+        int sl = a->sub_fold[q];
+        add_outer(p, a, sl, so, ns, 1.0 / a->rc[a->slot_row[sl]], M);
+    }
+    if (set_beta) {
+        a->beta0[s] = beta_scale * balance(p, a, s, M);
+        a->beta[s] = a->beta0[s] * a->ratio[s];
+    }
+    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) add_outer(p, a, a->sub_slot[q], so, ns, a->beta[s], M);
+    if (ns > SMALL) {
         a->bw[s] = dense_bandwidth(M, ns);
-        if (dense_cholesky_band(M, ns, a->bw[s]) >= 0) return 0;
+        return dense_cholesky_band(M, ns, a->bw[s]) < 0;
+    }
+    /* small: the explicit inverse (columns of the identity through the factor) */
+    double L[SMALL * SMALL], col[SMALL];
+    memcpy(L, M, sizeof(double) * (size_t)ns * (size_t)ns);
+    if (dense_cholesky(L, ns) >= 0) return 0;
+    for (int c = 0; c < ns; ++c) {
+        for (int i = 0; i < ns; ++i) col[i] = i == c;
+        dense_cholesky_solve(L, ns, col);
+        for (int i = 0; i < ns; ++i) M[(size_t)i * (size_t)ns + (size_t)c] = col[i];
     }
     return 1;
+}
+
+/* W_c = sum over the block's slots of 1 / beta_s, and 1 / beta per slot. */
+static void block_weights(const cp_problem* p, cp_admm_work* a) {
+    for (int sl = 0; sl < a->slot_start[p->m]; ++sl) a->ib[sl] = 1.0 / a->beta[a->slot_sub[sl]];
+    for (int c = 0; c < p->nblock; ++c) {
+        int r0 = p->block[c].row;
+        double W = 0.0;
+        for (int sl = a->slot_start[r0]; sl < a->slot_start[r0 + 1]; ++sl) W += 1.0 / a->beta[a->slot_sub[sl]];
+        a->W[c] = W;
+    }
 }
 
 /* r = -w~ / W; a soft equality (compliance c) takes lambda = -w~ / (W + c). */
@@ -173,87 +267,164 @@ static void project(const cp_block* k, const double* r, double W, double* l) {
     if (k->kind == CP_EQUALITY) {
         l[0] = r[0] * W / (W + k->compliance);
     } else if (k->kind == CP_UNILATERAL) {
-        l[0] = fmax(0.0, r[0]);
+        l[0] = r[0] > 0.0 ? r[0] : 0.0;
     } else {
-        l[0] = fmax(0.0, r[0]);
+        l[0] = r[0] > 0.0 ? r[0] : 0.0;
         double t = sqrt(r[1] * r[1] + r[2] * r[2]), cap = k->mu * l[0];
         double s = t > cap ? cap / t : 1.0;
         l[1] = r[1] * s, l[2] = r[2] * s;
     }
 }
 
-cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, double beta_scale, int fold_soft) {
+/* (15) for a small subsystem of ns unknowns (inlined with ns = 6, a free rigid body, so that the
+ * compiler unrolls it): rhs = b + Jp^T coef, v = M^-1 rhs, x = Jp v. */
+static inline __attribute__((always_inline)) void small_solve(cp_admm_work* a, int s, int ns, double* v) {
+    int q0 = a->sub_slot_start[s], nq = a->sub_slot_start[s + 1] - q0;
+    const double *Jp = a->Jp + a->joff[s], *Mi = a->M + a->moff[s], *b = a->b + a->soff[s];
+    double rhs[SMALL], beta = a->beta[s];
+    for (int i = 0; i < ns; ++i) rhs[i] = b[i];
+    for (int q = 0; q < nq; ++q) {
+        int sl = a->sub_slot[q0 + q];
+        double coef = beta * a->z[sl] - a->u[a->slot_row[sl]];
+        const double* row = Jp + (size_t)q * (size_t)ns;
+        for (int i = 0; i < ns; ++i) rhs[i] += row[i] * coef;
+    }
+    for (int i = 0; i < ns; ++i) {
+        double t = 0.0;
+        for (int j = 0; j < ns; ++j) t += Mi[i * ns + j] * rhs[j];
+        v[i] = t;
+    }
+    for (int q = 0; q < nq; ++q) {
+        const double* row = Jp + (size_t)q * (size_t)ns;
+        double t = 0.0;
+        for (int i = 0; i < ns; ++i) t += row[i] * v[i];
+        a->x[a->sub_slot[q0 + q]] = t;
+    }
+}
+
+static void large_solve(const cp_problem* p, cp_admm_work* a, int s) {
+    int ns = a->sn[s], so = a->soff[s];
+    double* rhs = a->rhs + so; /* disjoint per subsystem */
+    memcpy(rhs, a->b + so, sizeof(double) * (size_t)ns);
+    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
+        int sl = a->sub_slot[q], r = a->slot_row[sl];
+        double coef = a->beta[s] * a->z[sl] - a->u[r];
+        for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
+            const cp_group* g = &p->group[p->seg[k].group];
+            const double* j = p->J + p->seg[k].val;
+            for (int i = 0; i < g->n; ++i) rhs[g->off - so + i] += j[i] * coef;
+        }
+    }
+    dense_cholesky_band_solve(a->M + a->moff[s], ns, a->bw[s], rhs);
+    memcpy(p->v + so, rhs, sizeof(double) * (size_t)ns);
+    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) a->x[a->sub_slot[q]] = slot_dot(p, a, a->sub_slot[q], p->v);
+}
+
+/* Residual balancing (see the top of the file); returns how many subsystems changed beta. */
+static int adapt(const cp_problem* p, cp_admm_work* a) {
+    int changed = 0;
+    for (int s = 0; s < a->nratio; ++s) {
+        double rp = 0.0, rd = 0.0;
+        for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
+            int sl = a->sub_slot[q];
+            double d1 = a->x[sl] - a->z[sl], d2 = a->z[sl] - a->zprev[sl];
+            rp += d1 * d1, rd += d2 * d2;
+        }
+        if (rp == 0.0 && rd == 0.0) continue;
+        rp = sqrt(rp), rd = sqrt(rd) * a->ratio[s];
+        double f = rp > MU * rd ? TAU : rd > MU * rp ? 1.0 / TAU : 1.0;
+        if (f == 1.0 || a->ratio[s] * f < RATIO_MIN || a->ratio[s] * f > RATIO_MAX) continue;
+        a->ratio[s] *= f;
+        a->beta[s] = a->beta0[s] * a->ratio[s];
+        if (!factor_one(p, a, s, 1.0, 0)) { /* cannot happen for SPD A_s; undo to stay safe */
+            a->ratio[s] /= f;
+            a->beta[s] = a->beta0[s] * a->ratio[s];
+            factor_one(p, a, s, 1.0, 0);
+            continue;
+        }
+        ++changed;
+    }
+    if (changed) block_weights(p, a);
+    return changed;
+}
+
+cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,
+                        cp_admm_work** work) {
     cp_result res = {0, 0.0};
-    admm a;
-    if (!setup(p, &a, sub_of_group, nsub, fold_soft) || !factor(p, &a, beta_scale)) {
-        release(&a);
+    cp_admm_work* a = work ? *work : NULL;
+    if (!a) {
+        a = loam_calloc(1, sizeof *a);
+        if (work) *work = a;
+    }
+    int ok = a != NULL && setup(p, a, sub_of_group, nsub, set->fold_soft);
+    if (ok && !set->adapt)
+        for (int s = 0; s < nsub; ++s) a->ratio[s] = 1.0;
+    for (int s = 0; s < nsub && ok; ++s) ok = factor_one(p, a, s, set->beta_scale, 1);
+    if (!ok) {
+        if (!work) cp_admm_work_free(a);
         res.iterations = -1;
         return res;
     }
+    block_weights(p, a);
     /* b = A v_free. On entry v already carries the warm start, v = v_free + A^-1 J^T lambda, so
      * b = A v - J^T lambda: counting the warm impulses once, through u below. */
-    for (int g = 0; g < p->ngroup; ++g) dense_matvec(p->group[g].A, p->group[g].n, p->group[g].n, p->v + p->group[g].off, a.b + p->group[g].off);
+    for (int g = 0; g < p->ngroup; ++g) dense_matvec(p->group[g].A, p->group[g].n, p->group[g].n, p->v + p->group[g].off, a->b + p->group[g].off);
     for (int r = 0; r < p->m; ++r)
         if (p->lambda[r] != 0.0)
             for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k) {
                 const cp_group* g = &p->group[p->seg[k].group];
                 const double* j = p->J + p->seg[k].val;
-                for (int i = 0; i < g->n; ++i) a.b[g->off + i] -= j[i] * p->lambda[r];
+                for (int i = 0; i < g->n; ++i) a->b[g->off + i] -= j[i] * p->lambda[r];
             }
     /* folded rows: b_s -= J^T e / c */
     for (int c = 0; c < p->nblock; ++c) {
         int r = p->block[c].row;
-        if (!a.folded[r]) continue;
+        if (!a->folded[r]) continue;
         for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k) {
             const cp_group* g = &p->group[p->seg[k].group];
             const double* j = p->J + p->seg[k].val;
-            for (int i = 0; i < g->n; ++i) a.b[g->off + i] -= j[i] * p->e[r] / p->block[c].compliance;
+            for (int i = 0; i < g->n; ++i) a->b[g->off + i] -= j[i] * p->e[r] / p->block[c].compliance;
         }
     }
     /* start: u = -lambda and z = x = J v with v the warm-started velocity, so that a correct warm
      * start is already a fixed point of (15) */
     for (int r = 0; r < p->m; ++r) {
-        a.u[r] = -p->lambda[r];
-        for (int sl = a.slot_start[r]; sl < a.slot_start[r + 1]; ++sl) a.z[sl] = a.x[sl] = slot_dot(p, &a, sl, p->v);
+        a->u[r] = -p->lambda[r];
+        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) a->z[sl] = a->x[sl] = slot_dot(p, a, sl, p->v);
     }
+    int S = nsub;
+    double alpha_c = set->relaxation;
     for (int it = 0; it < iterations; ++it) {
         /* (15): one reduced solve per subsystem, in parallel (each writes only its own unknowns and
          * slots, so the result does not depend on the thread count) */
-#pragma omp parallel for schedule(static) if (a.S > 64)
-        for (int s = 0; s < a.S; ++s) {
-            if (a.sub_slot_start[s + 1] == a.sub_slot_start[s]) continue; /* untouched: keeps v_free */
-            int ns = a.sn[s], so = a.soff[s];
-            double* rhs = a.rhs + so; /* disjoint per subsystem */
-            memcpy(rhs, a.b + so, sizeof(double) * (size_t)ns);
-            for (int q = a.sub_slot_start[s]; q < a.sub_slot_start[s + 1]; ++q) {
-                int sl = a.sub_slot[q], r = a.slot_row[sl];
-                double coef = a.beta[s] * a.z[sl] - a.u[r];
-                for (int k = a.slot_sb[sl]; k < a.slot_se[sl]; ++k) {
-                    const cp_group* g = &p->group[p->seg[k].group];
-                    const double* j = p->J + p->seg[k].val;
-                    for (int i = 0; i < g->n; ++i) rhs[g->off - so + i] += j[i] * coef;
-                }
-            }
-            dense_cholesky_band_solve(a.M + a.moff[s], ns, a.bw[s], rhs);
-            memcpy(p->v + so, rhs, sizeof(double) * (size_t)ns);
-            for (int q = a.sub_slot_start[s]; q < a.sub_slot_start[s + 1]; ++q) a.x[a.sub_slot[q]] = slot_dot(p, &a, a.sub_slot[q], p->v);
+#pragma omp parallel for schedule(static) if (S > 64)
+        for (int s = 0; s < S; ++s) {
+            if (a->sub_slot_start[s + 1] == a->sub_slot_start[s]) continue; /* untouched: keeps v_free */
+            int ns = a->sn[s];
+            if (ns == 6) small_solve(a, s, 6, p->v + a->soff[s]);
+            else if (ns <= SMALL) small_solve(a, s, ns, p->v + a->soff[s]);
+            else large_solve(p, a, s);
         }
+        int check = set->adapt && (it + 1) % ADAPT_EVERY == 0 && it + 1 < iterations && it < ADAPT_UNTIL;
+        if (check) memcpy(a->zprev, a->z, sizeof(double) * (size_t)a->slot_start[p->m]);
         /* (16)-(21): closed-form projection per block, in parallel (each writes its own rows) */
         double change = 0.0;
 #pragma omp parallel for schedule(static) reduction(max : change) if (p->nblock > 64)
         for (int c = 0; c < p->nblock; ++c) {
             const cp_block* k = &p->block[c];
-            int r0 = k->row, nr = k->kind == CP_CONTACT ? 3 : 1, ns = a.slot_start[r0 + 1] - a.slot_start[r0];
-            if (ns == 0 || a.folded[r0]) continue;
-            double W = 0.0, rv[3], l[3] = {0, 0, 0};
-            for (int q = 0; q < ns; ++q) W += 1.0 / a.beta[a.slot_sub[a.slot_start[r0] + q]];
+            int r0 = k->row, nr = k->kind == CP_CONTACT ? 3 : 1;
+            if (a->slot_start[r0 + 1] == a->slot_start[r0] || a->folded[r0]) continue;
+            double W = a->W[c], rv[3], l[3] = {0, 0, 0}, alpha = k->kind == CP_EQUALITY ? 1.0 : alpha_c;
             for (int q = 0; q < nr; ++q) {
                 int r = r0 + q;
                 double wt = p->e[r];
-                for (int sl = a.slot_start[r]; sl < a.slot_start[r + 1]; ++sl) {
-                    double y = a.x[sl] + a.u[r] / a.beta[a.slot_sub[sl]];
-                    if (it > 0) change = fmax(change, fabs(y - a.y[sl]));
-                    a.y[sl] = y;
+                for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) {
+                    double y = alpha * a->x[sl] + (1.0 - alpha) * a->z[sl] + a->u[r] * a->ib[sl];
+                    if (it > 0) { /* (not fmax: a libm call in the hottest loop) */
+                        double dy = fabs(y - a->y[sl]);
+                        change = dy > change ? dy : change;
+                    }
+                    a->y[sl] = y;
                     wt += y;
                 }
                 rv[q] = -wt / W;
@@ -261,19 +432,22 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
             project(k, rv, W, l);
             for (int q = 0; q < nr; ++q) {
                 int r = r0 + q;
-                for (int sl = a.slot_start[r]; sl < a.slot_start[r + 1]; ++sl) a.z[sl] = a.y[sl] + l[q] / a.beta[a.slot_sub[sl]];
-                a.u[r] = -l[q];
+                for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) a->z[sl] = a->y[sl] + l[q] * a->ib[sl];
+                a->u[r] = -l[q];
                 p->lambda[r] = l[q];
             }
         }
         res.iterations = it + 1;
         if (it > 0 && change <= tolerance) break;
+        if (check) adapt(p, a);
     }
-    for (int c = 0; c < p->nblock; ++c) { /* the folded rows' impulses from the final velocities */
+    /* the small subsystems' velocities were written in place; the folded rows' impulses come from
+     * the final velocities */
+    for (int c = 0; c < p->nblock; ++c) {
         int r = p->block[c].row;
-        if (a.folded[r]) p->lambda[r] = -cp_row_velocity(p, r) / p->block[c].compliance;
+        if (a->folded[r]) p->lambda[r] = -cp_row_velocity(p, r) / p->block[c].compliance;
     }
-    release(&a);
+    if (!work) cp_admm_work_free(a);
     res.error = cp_error(p);
     return res;
 }

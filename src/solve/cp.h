@@ -83,13 +83,25 @@ cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance);
 cp_result cp_solve_pj(cp_problem* p, int iterations, double tolerance, double relaxation);
 
 /* ADMM over subsystems (paper 004, Algorithm 1): per subsystem a reduced solve with
- * A_s + beta_s J_s^T J_s, factorized once, then a closed-form projection per constraint block with the
- * scalar Delassus W_c = sum 1/beta_s (exact Coulomb for contacts); beta_s = beta_scale tr(A_s) /
- * ||J_s||_F^2. Subsystems are runs of consecutive groups: sub_of_group[g] in 0..nsub-1, nondecreasing
- * (all zeros: the full-system ADMM baseline, a dense solve). With fold_soft, soft equality rows inside
- * one subsystem are folded into it (Remark 1). Stops when the largest change of the per-subsystem
- * constraint velocities y is at most `tolerance` (m/s). Allocates its scratch per call. */
-cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, double beta_scale, int fold_soft);
+ * A_s + beta_s J_s^T J_s, factorized once (small subsystems: inverted), then a closed-form projection
+ * per constraint block with the scalar Delassus W_c = sum 1/beta_s (exact Coulomb for contacts);
+ * beta_s = beta_scale tr(A_s) / ||J_s||_F^2, with `adapt` times a per-subsystem factor set by residual
+ * balancing (see admm.c) that persists in the work. Subsystems are runs of consecutive groups:
+ * sub_of_group[g] in 0..nsub-1, nondecreasing (all zeros: the full-system ADMM baseline, a dense
+ * solve). With fold_soft, soft equality rows inside one subsystem are folded into it (Remark 1).
+ * Stops when the largest change of the per-subsystem constraint velocities y is at most `tolerance`
+ * (m/s). `work`: persistent scratch, *work NULL the first time (made here, freed with
+ * cp_admm_work_free); work NULL: scratch for this call only. */
+typedef struct cp_admm_work cp_admm_work;
+typedef struct cp_admm_settings {
+    double beta_scale; /* > 0 */
+    int fold_soft;     /* 0 or 1 */
+    int adapt;         /* 0: the balanced penalty as is; 1: residual balancing on top */
+    double relaxation; /* in (0, 2): over-relaxation of x in the contact and unilateral projections; 1 = none */
+} cp_admm_settings;
+cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,
+                        cp_admm_work** work);
+void cp_admm_work_free(cp_admm_work* work);
 
 /* Nonsmooth Newton on the Alart-Curnier equations of the impulses (see nnewton.c), with the dense
  * Delassus matrix; stops when |F| <= tolerance. */
