@@ -129,15 +129,17 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
         int j = cand[k];
         int j_asleep = asleep[j];
         if (i_asleep && j_asleep) continue; /* neither moves: nothing to solve */
-        float mj = base;
-        if (margin > base) {
-            float dv[3] = {vel[4 * i] - vel[4 * j], vel[4 * i + 1] - vel[4 * j + 1], vel[4 * i + 2] - vel[4 * j + 2]};
-            float closing = dt2 * sqrtf(dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2]);
-            mj = closing > base ? (closing < margin ? closing : margin) : base;
-        }
         while (m < nb && before[m] < j) ++m;
         int was = m < nb && before[m] == j;
-        if (!(was || within(w, pos, i, j, mj))) continue;
+        if (!was) { /* a contact of last step stays one; only a new pair needs its margin and test */
+            float mj = base;
+            if (margin > base) {
+                float dv[3] = {vel[4 * i] - vel[4 * j], vel[4 * i + 1] - vel[4 * j + 1], vel[4 * i + 2] - vel[4 * j + 2]};
+                float closing = dt2 * sqrtf(dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2]);
+                mj = closing > base ? (closing < margin ? closing : margin) : base;
+            }
+            if (!within(w, pos, i, j, mj)) continue;
+        }
         kept += was;
         out[count++] = j;
         if (i_asleep != j_asleep) {
