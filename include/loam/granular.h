@@ -69,7 +69,9 @@ typedef struct loam_particles {
     float *vx, *vy, *vz;     /* velocity, m/s */
     const float* radius;     /* m */
     const float* inv_mass;   /* 1/kg */
-    const int* contact_count;/* contacts of each particle in the last step (particles and bodies) */
+    const int* contact_count;/* contacts of each particle in the last step (particles and bodies);
+                                counted when loam_world_particles is called, so call it again after
+                                a step to read this step's */
     const int32_t* id;       /* identity of the particle in each slot */
 } loam_particles;
 

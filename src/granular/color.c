@@ -47,13 +47,10 @@ static void choose_colors(loam_world* w, int all) {
     }
 }
 
-/* Count every colour's inner pairs, body contacts and crossing pairs of each block, and each
- * particle's contacts (the particles view reports them). */
+/* Count every colour's inner pairs, body contacts and crossing pairs of each block. */
 static void count_colors(loam_world* w, int32_t* pairs_of, int32_t* bodies_of, int32_t* crossing_of) {
     const loam_contacts* c = &w->cur;
     int n = w->count, blocks = loam_block_count(n);
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < n; ++i) w->contact_total[i] = 0;
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) {
         int32_t* pc = &pairs_of[(size_t)b * SLOTS_OF_COLORS];
@@ -62,13 +59,10 @@ static void count_colors(loam_world* w, int32_t* pairs_of, int32_t* bodies_of, i
         int end = (b + 1) * LOAM_BLOCK < n ? (b + 1) * LOAM_BLOCK : n;
         for (int i = b * LOAM_BLOCK; i < end; ++i) {
             for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
-                int j = c->pair_j[s];
-                if (j / LOAM_BLOCK == b) pc[c->pair_color[s]]++;
+                if (c->pair_j[s] / LOAM_BLOCK == b) pc[c->pair_color[s]]++;
                 else xc[c->pair_color[s]]++;
-                __atomic_add_fetch(&w->contact_total[j], 1, __ATOMIC_RELAXED);
             }
             for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) bc[c->body_color[s]]++;
-            __atomic_add_fetch(&w->contact_total[i], c->pair_count[i] + c->body_count[i], __ATOMIC_RELAXED);
         }
     }
 }

@@ -286,6 +286,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     }
     double t2 = loam_clock_seconds();
     loam_granular_solve(w, !w->stats.recolored);
+    w->contact_total_stale = w->params.solver == LOAM_SOLVER_GAUSS_SEIDEL; /* Jacobi counted them */
     double t3 = loam_clock_seconds();
 
     int bad = find_diverged(w, dt);

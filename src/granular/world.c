@@ -109,6 +109,7 @@ static void scratch_free(loam_world* w) {
     w->layout_at_last_step = 0;
     w->sv = w->block_scratch = NULL;
     w->contact_total = NULL;
+    w->contact_total_stale = 0;
     w->shape_pose = NULL;
     w->shape_lo = w->shape_hi = NULL;
     w->ready = 0;
@@ -280,7 +281,19 @@ loam_status loam_world_place_body(loam_world* w, int body, loam_pose pose, loam_
     return LOAM_OK;
 }
 
+/* Each particle's contacts in the last step: its own pairs and body contacts, and the pairs it is the
+ * partner of. Counted here, on request, rather than every step: a step needs them only for Jacobi's
+ * mass splitting (which counts them itself, incoming.c). */
+static void count_contacts(loam_world* w) {
+    const loam_contacts* c = &w->cur;
+    for (int i = 0; i < w->count; ++i) w->contact_total[i] = c->pair_count[i] + c->body_count[i];
+    for (int i = 0; i < w->count; ++i)
+        for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) w->contact_total[c->pair_j[s]]++;
+    w->contact_total_stale = 0;
+}
+
 loam_particles loam_world_particles(loam_world* w) {
+    if (w->contact_total_stale) count_contacts(w);
     loam_particles p = {w->count, w->x, w->y, w->z, w->vx, w->vy, w->vz, w->radius, w->inv_mass, w->contact_total, w->id};
     return p;
 }

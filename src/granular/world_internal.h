@@ -151,7 +151,9 @@ struct loam_world {
                                  (Gauss-Seidel) */
     float* sv;                /* 4 * n: solver velocity (AoS so a neighbour is one cache line) and
                                  mass-split inverse mass */
-    int32_t* contact_total;   /* n: contacts of each particle */
+    int32_t* contact_total;   /* n: contacts of each particle (Jacobi: every step, its mass splitting
+                                 needs them; Gauss-Seidel: only when loam_world_particles asks) */
+    int contact_total_stale;  /* contact_total does not count this step's contacts yet */
     int32_t* calm;            /* n: steps each particle has stayed slower than params.sleep_speed, or
                                  LOAM_ASLEEP (sleep.c) */
     uint8_t* wake;            /* n: set during detection when something moving touches a sleeper */
