@@ -125,6 +125,16 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
     const uint8_t* asleep = w->asleep;
     int i_asleep = asleep[i];
     int count = 0, kept = 0;
+    if (i_asleep) {
+        /* Most sleepers have only sleeping partners and no contact at all: find that out with a
+         * branch-free pass before the loop below, whose branches such a mix would mispredict. */
+        int awake = 0;
+        for (int k = 0; k < nl->count[i]; ++k) awake |= !asleep[cand[k]];
+        if (!awake) {
+            *same_partners = nb == 0;
+            return 0;
+        }
+    }
     for (int k = 0; k < nl->count[i]; ++k) {
         int j = cand[k];
         int j_asleep = asleep[j];
@@ -194,13 +204,28 @@ static int unchanged(const loam_world* w, int i) {
     return 1;
 }
 
-/* The shapes any particle of block b can touch this step: those whose world box, grown by the
+/* The shapes the particles of one block can touch this step: those whose world box, grown by the
  * largest reach of a particle-body contact, meets the block's box (after the Z-order renumbering a
- * block is a compact lump of the bed, so most shapes drop out here instead of per particle).
- * Ascending, like the per-particle loop they feed. Returns how many, or -1 when there are more
- * shapes than `cap` (then every shape is tested per particle). */
-static int block_shapes(const loam_world* w, const float* pos, int begin, int end, int32_t* out, int cap) {
-    if (w->shape_count > cap) return -1;
+ * block is a compact lump of the bed, so most shapes drop out here instead of per particle), and
+ * the moving ones among them, the only ones a sleeping particle needs (it rests on still walls
+ * without a contact). Ascending, like the per-particle loop they feed. With more shapes than fit,
+ * `every` is set and every shape is tested per particle. */
+enum { LOAM_BLOCK_SHAPES = 256 };
+typedef struct block_shape_lists {
+    int every;
+    int n_all, n_moving;
+    int32_t all[LOAM_BLOCK_SHAPES], moving[LOAM_BLOCK_SHAPES];
+} block_shape_lists;
+
+static int shape_moves(const loam_world* w, int s) {
+    const loam_body_state* bs = &w->bodies[w->shapes[s].body];
+    return v3_dot(bs->twist.v, bs->twist.v) != 0.0f || v3_dot(bs->twist.w, bs->twist.w) != 0.0f;
+}
+
+static void block_shapes(const loam_world* w, const float* pos, int begin, int end, block_shape_lists* l) {
+    l->every = w->shape_count > LOAM_BLOCK_SHAPES;
+    l->n_all = l->n_moving = 0;
+    if (l->every) return;
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int i = begin; i < end; ++i)
         for (int a = 0; a < 3; ++a) {
@@ -209,15 +234,14 @@ static int block_shapes(const loam_world* w, const float* pos, int begin, int en
             hi[a] = v > hi[a] ? v : hi[a];
         }
     float reach = w->max_radius + w->body_margin;
-    int n = 0;
     for (int s = 0; s < w->shape_count; ++s) {
         loam_vec3 slo = w->shape_lo[s], shi = w->shape_hi[s];
         if (slo.x - hi[0] > reach || lo[0] - shi.x > reach || slo.y - hi[1] > reach || lo[1] - shi.y > reach ||
             slo.z - hi[2] > reach || lo[2] - shi.z > reach)
             continue;
-        out[n++] = s;
+        l->all[l->n_all++] = s;
+        if (shape_moves(w, s)) l->moving[l->n_moving++] = s;
     }
-    return n;
 }
 
 static void detect_block(loam_world* w, const float* pos, int b, float margin, int* need_pairs, int* need_body,
@@ -231,10 +255,8 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
     int pairs = 0, bodies = 0;
     int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
     float wake2 = w->params.sleep_speed * w->params.sleep_speed;
-    enum { SHAPES_MAX = 256 };
-    int32_t shapes[SHAPES_MAX];
-    int nshapes = block_shapes(w, pos, b * LOAM_BLOCK, end, shapes, SHAPES_MAX);
-    if (nshapes < 0) nshapes = w->shape_count;
+    block_shape_lists shapes;
+    block_shapes(w, pos, b * LOAM_BLOCK, end, &shapes);
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
         int same_partners;
         int n = contacts_of(w, pos, i, margin, nbr, &same_partners);
@@ -262,8 +284,10 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
         int nbody = 0;
         loam_vec3 p = v3(w->x[i], w->y[i], w->z[i]);
         float reach = w->radius[i] + w->body_margin;
-        for (int q = 0; q < nshapes; ++q) {
-            int s = nshapes == w->shape_count ? q : shapes[q];
+        const int32_t* list = i_asleep ? shapes.moving : shapes.all;
+        int nlist = shapes.every ? w->shape_count : (i_asleep ? shapes.n_moving : shapes.n_all);
+        for (int q = 0; q < nlist; ++q) {
+            int s = shapes.every ? q : list[q];
             /* Distance outside the shape's box along the worst axis; one branch, not six (most
              * particles are far from every shape, in no pattern a predictor could learn). */
             loam_vec3 lo = w->shape_lo[s], hi = w->shape_hi[s];
@@ -274,8 +298,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             out = out > oz ? out : oz;
             if (out > reach) continue;
             const loam_body_state* bs = &w->bodies[w->shapes[s].body];
-            if (i_asleep && v3_dot(bs->twist.v, bs->twist.v) == 0.0f && v3_dot(bs->twist.w, bs->twist.w) == 0.0f)
-                continue; /* a sleeper on a still wall: no contact, nothing to wake it */
+            if (i_asleep && !shape_moves(w, s)) continue; /* a sleeper on a still wall: nothing to do */
             loam_pose pose = w->shape_pose[s];
             loam_vec3 nl;
             float f = loam_shape_sdf(&w->shapes[s].shape, loam_pose_apply_inverse(pose, p), &nl);
