@@ -103,12 +103,12 @@ void loam_granular_initial_velocity(loam_world* w) {
     }
 }
 
-void loam_granular_free_velocity(loam_world* w) {
+void loam_granular_free_velocity_for(loam_world* w) {
     int n = w->count;
     float dt = (float)w->params.dt;
     loam_vec3 gdt = v3_scale(w->params.gravity, dt);
     float decay = expf(-w->params.damping * dt);
-#pragma omp parallel for schedule(static)
+#pragma omp for schedule(static)
     for (int i = 0; i < n; ++i) {
         loam_vec3 v = free_velocity_of(w, i, gdt, decay);
         w->sv[4 * i] = v.x;

@@ -31,8 +31,9 @@ static inline void loam_contact_update(float* lam, const float* nd, loam_vec3 vr
 /* Jacobi: sv = free velocity (gravity, damping) + warm-start impulses gathered over the incoming
  * lists; sv.w = mass-split inverse mass. */
 void loam_granular_initial_velocity(loam_world* w);
-/* Gauss-Seidel: sv = free velocity only (warm-start impulses are then applied by colour). */
-void loam_granular_free_velocity(loam_world* w);
+/* Gauss-Seidel: sv = free velocity only (warm-start impulses are then applied by colour). A
+ * work-shared loop: call it inside a parallel region (the solve's own, to save one). */
+void loam_granular_free_velocity_for(loam_world* w);
 /* Zero the pseudo-velocities and pseudo-impulses of the overlap removal. */
 void loam_granular_push_reset(loam_world* w);
 void loam_granular_solve_gs(loam_world* w, float alpha, int rows_valid);

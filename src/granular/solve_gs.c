@@ -154,14 +154,17 @@ void loam_granular_solve_gs(loam_world* w, float alpha, int rows_valid) {
     /* Detection left the positions and radii packed in the solver's velocity buffer. */
     float worst = loam_gs_rows_gather(w, w->sv, rows_valid);
     if (worst > w->stats.max_overlap) w->stats.max_overlap = worst;
-    loam_granular_free_velocity(w);
 #pragma omp parallel
     {
+        loam_granular_free_velocity_for(w); /* its barrier orders it before the warm start */
         warm_all(w);
-        for (int s = 0; s < w->params.sweeps; ++s) {
+        int nsweeps = w->params.sweeps;
+        for (int s = 0; s < nsweeps; ++s) {
+            /* The largest change is gathered (a critical section and a barrier) only where it is
+             * used: after every sweep when there is a tolerance, else after the last one, for the
+             * step's statistics. Barriers are the dear part of a small bed's sweep. */
+            int gather = tol2 > 0.0f || s == nsweeps - 1;
             float mine = 0.0f;
-#pragma omp single
-            change2[s & 1] = 0.0f;
             /* Blocks touch disjoint particles through their inner rows: any thread, any order. */
 #pragma omp for schedule(dynamic, 1)
             for (int b = 0; b < blocks; ++b) mine = sweep_block(w, k->block_order[b], inv_dt, alpha, mine);
@@ -177,11 +180,17 @@ void loam_granular_solve_gs(loam_world* w, float alpha, int rows_valid) {
                     mine = d2 > mine ? d2 : mine;
                 }
             }
+            if (!gather) continue;
 #pragma omp critical(loam_gs_change)
             if (mine > change2[s & 1]) change2[s & 1] = mine;
 #pragma omp barrier
+            /* Clear the next gathering sweep's slot: every thread has read this one, and passes the
+             * next sweep's block loop barrier (after this) before it writes the next. */
 #pragma omp single nowait
-            sweeps = s + 1;
+            {
+                sweeps = s + 1;
+                change2[(s + 1) & 1] = 0.0f;
+            }
             if (tol2 > 0.0f && change2[s & 1] < tol2) break; /* every thread sees the same value */
         }
 #pragma omp barrier
