@@ -97,34 +97,33 @@ static int parse_sizes(const char* val, opts* o) {
     return o->nsizes ? 0 : cli_bad_value(WHO, "--sizes", val, "at least one size");
 }
 
-static int parse_solvers(const char* val, opts* o) {
-    if (!val) return cli_bad_value(WHO, "--solvers", val, "a comma list of solvers");
-    memset(o->solver_on, 0, sizeof o->solver_on);
+/* A comma list of names (or "all", where all_ok) into flags on[0..count): --solvers, --scenario. */
+static int parse_name_list(const char* option, const char* val, const char* const* names, int count, int all_ok,
+                           const char* expect, int* on) {
+    if (!val) return cli_bad_value(WHO, option, val, expect);
+    memset(on, 0, sizeof(int) * (size_t)count);
     char buf[256];
     snprintf(buf, sizeof buf, "%s", val);
     for (char* tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
         int found = 0;
-        for (int k = 0; k < NSOLVER; ++k)
-            if (!strcmp(tok, loam_mb_solver_name(SOLVERS[k]))) o->solver_on[k] = found = 1;
-        if (!found) return cli_bad_value(WHO, "--solvers", val, "subadmm, pgs, pj, fadmm or nnewton, comma separated");
+        for (int k = 0; k < count; ++k)
+            if (!strcmp(tok, names[k]) || (all_ok && !strcmp(tok, "all"))) on[k] = found = 1;
+        if (!found) return cli_bad_value(WHO, option, val, expect);
     }
     return 0;
 }
 
+static int parse_solvers(const char* val, opts* o) {
+    const char* names[NSOLVER];
+    for (int k = 0; k < NSOLVER; ++k) names[k] = loam_mb_solver_name(SOLVERS[k]);
+    return parse_name_list("--solvers", val, names, NSOLVER, 0, "subadmm, pgs, pj, fadmm or nnewton, comma separated",
+                           o->solver_on);
+}
+
 /* --scenario: one name, a comma list, or all. */
 static int parse_scenarios(const char* val, opts* o) {
-    const char* expect = "stirring, spheres, cable, insertion, cable_manip (comma separated) or all";
-    if (!val) return cli_bad_value(WHO, "--scenario", val, expect);
-    memset(o->scenario, 0, sizeof o->scenario);
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", val);
-    for (char* tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        int found = 0;
-        for (int k = 0; k < NSCEN; ++k)
-            if (!strcmp(tok, SCEN_NAMES[k]) || !strcmp(tok, "all")) o->scenario[k] = found = 1;
-        if (!found) return cli_bad_value(WHO, "--scenario", val, expect);
-    }
-    return 0;
+    return parse_name_list("--scenario", val, SCEN_NAMES, NSCEN, 1,
+                           "stirring, spheres, cable, insertion, cable_manip (comma separated) or all", o->scenario);
 }
 
 /* One scene of `scenario` with the given solver settings; returns 0 on failure (message printed). */
