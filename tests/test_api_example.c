@@ -37,62 +37,11 @@ int main(void) {
 #undef main
 
 #include "test_util.h"
-
-/* The whole of a file, NUL-terminated, or NULL. */
-static char* slurp(const char* path) {
-    FILE* f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char* text = size >= 0 ? malloc((size_t)size + 1) : NULL;
-    if (text) text[fread(text, 1, (size_t)size, f)] = '\0';
-    fclose(f);
-    return text;
-}
-
-/* The snippet between the markers of this very file must appear verbatim in README.md. */
-static void check_readme(void) {
-    char* self = slurp(LOAM_SOURCE_DIR "/tests/test_api_example.c");
-    char* readme = slurp(LOAM_SOURCE_DIR "/README.md");
-    CHECK(self != NULL && readme != NULL, "cannot read %s/tests/test_api_example.c or README.md", LOAM_SOURCE_DIR);
-    if (self && readme) {
-        const char* begin_mark = "/* README-BEGIN */\n";
-        char* begin = strstr(self, begin_mark);
-        char* end = begin ? strstr(begin, "/* README-END */") : NULL;
-        CHECK(begin && end, "markers not found");
-        if (begin && end) {
-            begin += strlen(begin_mark);
-            *end = '\0';
-            CHECK(strstr(readme, begin) != NULL, "README.md does not contain the example between the markers verbatim");
-        }
-    }
-    free(self);
-    free(readme);
-}
-
-/* Run readme_main with its stdout going into buf. */
-static int run_captured(char* buf, size_t size) {
-    fflush(stdout);
-    FILE* tmp = tmpfile();
-    CHECK(tmp != NULL, "tmpfile failed");
-    if (!tmp) return -1;
-    int saved = dup(fileno(stdout));
-    dup2(fileno(tmp), fileno(stdout));
-    int rc = readme_main();
-    fflush(stdout);
-    dup2(saved, fileno(stdout));
-    close(saved);
-    rewind(tmp);
-    size_t n = fread(buf, 1, size - 1, tmp);
-    buf[n] = '\0';
-    fclose(tmp);
-    return rc;
-}
+#include "doc_example.h"
 
 int main(void) {
     char out[4096];
-    int rc = run_captured(out, sizeof out);
+    int rc = doc_run_captured(readme_main, out, sizeof out);
     fprintf(stderr, "the example printed:\n%s", out);
     CHECK(rc == 0, "the example returned %d", rc);
 
@@ -117,6 +66,8 @@ int main(void) {
     }
     CHECK(lines == 3, "%d lines printed, expected 3", lines);
     for (int k = 0; k < 3; ++k) CHECK(seen[k] == 1, "particle %d printed %d times", k, seen[k]);
-    check_readme();
+    /* The snippet between the markers of this very file must appear verbatim in README.md. */
+    doc_check_verbatim(LOAM_SOURCE_DIR "/tests/test_api_example.c", LOAM_SOURCE_DIR "/README.md", "/* README-BEGIN */\n",
+                       "/* README-END */");
     TEST_MAIN_END();
 }

@@ -43,47 +43,13 @@ int main(void) {
 #undef main
 
 #include "test_util.h"
-
-static char* slurp(const char* path) {
-    FILE* f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char* text = size >= 0 ? malloc((size_t)size + 1) : NULL;
-    if (text) text[fread(text, 1, (size_t)size, f)] = '\0';
-    fclose(f);
-    return text;
-}
+#include "doc_example.h"
 
 int main(void) {
-    char* self = slurp(LOAM_SOURCE_DIR "/tests/test_softbody_api_example.c");
-    char* doc = slurp(LOAM_SOURCE_DIR "/docs/softbody.md");
-    CHECK(self && doc, "cannot read the test or docs/softbody.md");
-    if (self && doc) {
-        char* begin = strstr(self, "/* DOC-BEGIN */\n");
-        char* end = begin ? strstr(begin, "/* DOC-END */") : NULL;
-        CHECK(begin && end, "markers not found");
-        if (begin && end) {
-            begin += strlen("/* DOC-BEGIN */\n");
-            *end = '\0';
-            CHECK(strstr(doc, begin) != NULL, "docs/softbody.md does not hold the example verbatim");
-        }
-    }
-    free(self);
-    free(doc);
-    fflush(stdout);
-    FILE* tmp = tmpfile();
-    int saved = dup(fileno(stdout));
-    dup2(fileno(tmp), fileno(stdout));
-    int rc = doc_main();
-    fflush(stdout);
-    dup2(saved, fileno(stdout));
-    close(saved);
-    rewind(tmp);
+    doc_check_verbatim(LOAM_SOURCE_DIR "/tests/test_softbody_api_example.c", LOAM_SOURCE_DIR "/docs/softbody.md",
+                       "/* DOC-BEGIN */\n", "/* DOC-END */");
     char out[2048];
-    out[fread(out, 1, sizeof out - 1, tmp)] = '\0';
-    fclose(tmp);
+    int rc = doc_run_captured(doc_main, out, sizeof out);
     fprintf(stderr, "the example printed:\n%s", out);
     CHECK(rc == 0, "the example returned %d", rc);
     double d[4][3];

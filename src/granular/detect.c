@@ -8,9 +8,9 @@
 #include <omp.h>
 #endif
 
-#include "core/vec.h"
+#include "core/cpu.h"
 #include "core/sort.h"
-#include "granular/gs_rows.h"
+#include "core/vec.h"
 #include "granular/reach.h"
 #include "granular/solve_common.h"
 #include "granular/world_internal.h"

@@ -6,20 +6,13 @@
 
 #include <math.h>
 
+#include "core/cpu.h"
 #include "granular/world_internal.h"
 
 /* Rows of one range are cut into chunks with fixed boundaries, so which rows run as a vector batch
  * and which as the scalar tail never depends on the thread count. */
 enum { LOAM_GS_CHUNK = 256 };
 
-/* Whether the AVX2 kernels may run (a load of a flag the runtime set at start-up). */
-static inline int loam_cpu_has_avx2(void) {
-#ifdef LOAM_HAVE_AVX2
-    return __builtin_cpu_supports("avx2");
-#else
-    return 0;
-#endif
-}
 
 /* Refresh the rows for this step (gs_rows.c): normals and gaps from the positions (pos: x, y, z, r
  * per particle), body contacts' from their slots. After a colouring (which wrote the rows'
