@@ -199,19 +199,29 @@ static void add_outer(const cp_problem* p, const cp_admm_work* a, int sl, int so
         }
 }
 
-/* The paper's balance tr(A_s) / |J_s|_F^2 (with folded soft rows in A_s). */
+/* The paper's balance tr(A_s) / |J_s|_F^2, generalized so that a stiff group does not inflate it.
+ * For A_s = a I the balance equals n_s / tr(J_s A_s^-1 J_s^T): the inverse of the mean compliance the
+ * subsystem shows its rows, times its unknowns per row. The groups' own matrices are not isotropic
+ * when they hold stiffness (an FEM piece: M + h^2 K, whose trace is h^2 tr K, hundreds of times its
+ * mass, while a glue row on it moves the whole piece and sees about its mass): there the trace rule
+ * gave a penalty ~100x too high and SubADMM diverged on the insertion scene. cp_prepare has the exact
+ * per-row compliance through the groups' factors (AJ), so that part uses it; folded soft rows (a
+ * cable's springs) are not in the groups' matrices, so they keep their share of the trace rule. */
 static double balance(const cp_problem* p, const cp_admm_work* a, int s, const double* M) {
-    int ns = a->sn[s];
-    double trA = 0.0, jj = 0.0;
+    int ns = a->sn[s], so = a->soff[s];
+    double trA = 0.0, trG = 0.0, jj = 0.0, jaj = 0.0;
     for (int i = 0; i < ns; ++i) trA += M[(size_t)i * (size_t)ns + (size_t)i];
+    for (int g = a->gstart[s]; g < p->ngroup && p->group[g].off < so + ns; ++g)
+        for (int i = 0; i < p->group[g].n; ++i) trG += p->group[g].A[(size_t)i * (size_t)p->group[g].n + (size_t)i];
     for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
         int sl = a->sub_slot[q];
         for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
-            const double* j = p->J + p->seg[k].val;
-            for (int i = 0; i < p->group[p->seg[k].group].n; ++i) jj += j[i] * j[i];
+            const double *j = p->J + p->seg[k].val, *aj = p->AJ + p->seg[k].val;
+            for (int i = 0; i < p->group[p->seg[k].group].n; ++i) jj += j[i] * j[i], jaj += j[i] * aj[i];
         }
     }
-    return jj > 0.0 ? trA / jj : 1.0;
+    if (jj <= 0.0 || jaj <= 0.0) return 1.0;
+    return (double)ns / jaj + (trA - trG) / jj; /* (trA - trG): the folded rows' trace */
 }
 
 /* Subsystem s's matrix A_s (+ folded rows) + beta_s J_s^T J_s, factorized (band) or inverted (small).
