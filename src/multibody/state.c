@@ -194,5 +194,7 @@ loam_status loam_mb_state_copy(const loam_mb_model* m, loam_mb_state* d, const l
     memcpy(wd->prev, ws->prev, sizeof(mb_prev) * (size_t)wd->nprev);
     memcpy(wd->prev_limit, ws->prev_limit, sizeof(double) * nv);
     if (wd->ncon == ws->ncon) memcpy(wd->prev_con, ws->prev_con, sizeof(double) * 3 * (size_t)ws->ncon);
+    /* and so does SubADMM's adapted penalty (admm_adapt), or the copy would take other steps */
+    if (!cp_admm_work_copy_penalty(&wd->admm, ws->admm)) return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: state copy: out of memory");
     return loam_mb_kinematics(m, d, err);
 }

@@ -78,6 +78,20 @@ void cp_admm_work_free(cp_admm_work* w) {
     loam_free(w);
 }
 
+static int grow(void** buf, size_t* cap, size_t n, size_t elem, int keep);
+
+int cp_admm_work_copy_penalty(cp_admm_work** dst, const cp_admm_work* src) {
+    if (!src || src->nratio == 0) { /* nothing adapted yet: the copy starts from the balance too */
+        if (*dst) (*dst)->nratio = 0;
+        return 1;
+    }
+    if (!*dst && !(*dst = loam_calloc(1, sizeof **dst))) return 0;
+    if (!grow((void**)&(*dst)->ratio, &(*dst)->cap[27], (size_t)src->nratio + 1, sizeof(double), 0)) return 0;
+    memcpy((*dst)->ratio, src->ratio, sizeof(double) * (size_t)src->nratio);
+    (*dst)->nratio = src->nratio;
+    return 1;
+}
+
 /* Make *buf hold n elements (contents kept only for `ratio`, which is grown with keep = 1). */
 static int grow(void** buf, size_t* cap, size_t n, size_t elem, int keep) {
     if (n <= *cap && *buf) return 1;
@@ -200,13 +214,15 @@ static void add_outer(const cp_problem* p, const cp_admm_work* a, int sl, int so
 }
 
 /* The paper's balance tr(A_s) / |J_s|_F^2, generalized so that a stiff group does not inflate it.
- * For A_s = a I the balance equals n_s / tr(J_s A_s^-1 J_s^T): the inverse of the mean compliance the
- * subsystem shows its rows, times its unknowns per row. The groups' own matrices are not isotropic
- * when they hold stiffness (an FEM piece: M + h^2 K, whose trace is h^2 tr K, hundreds of times its
- * mass, while a glue row on it moves the whole piece and sees about its mass): there the trace rule
- * gave a penalty ~100x too high and SubADMM diverged on the insertion scene. cp_prepare has the exact
- * per-row compliance through the groups' factors (AJ), so that part uses it; folded soft rows (a
- * cable's springs) are not in the groups' matrices, so they keep their share of the trace rule. */
+ * For A_s = a I and at least n_s independent rows the balance equals n_s / tr(D_s), D_s = J_s A_s^-1
+ * J_s^T: the inverse of D_s's mean nonzero eigenvalue (its rank is n_s), i.e. of the compliance the
+ * subsystem shows its rows on average. So the groups' share of the penalty is rank / tr(D_s), with
+ * rank = min(n_s, rows_s) (a piece of 135 unknowns held by 27-54 glue rows has rank rows_s) and the
+ * exact diagonal of D_s from cp_prepare (AJ: the groups' own factors). An FEM piece's matrix M + h^2 K
+ * is far from isotropic: its trace is h^2 tr K, hundreds of times its mass, while a glue row moves the
+ * whole piece and sees about its mass; tr(A_s) gave a penalty ~100x too high there, and SubADMM
+ * diverged on the insertion scene. Folded soft rows (a cable's springs) are not in the groups'
+ * matrices, so they keep their share of the trace rule, tr(J_f^T J_f / c) / |J_s|_F^2. */
 static double balance(const cp_problem* p, const cp_admm_work* a, int s, const double* M) {
     int ns = a->sn[s], so = a->soff[s];
     double trA = 0.0, trG = 0.0, jj = 0.0, jaj = 0.0;
@@ -221,7 +237,8 @@ static double balance(const cp_problem* p, const cp_admm_work* a, int s, const d
         }
     }
     if (jj <= 0.0 || jaj <= 0.0) return 1.0;
-    return (double)ns / jaj + (trA - trG) / jj; /* (trA - trG): the folded rows' trace */
+    int rows = a->sub_slot_start[s + 1] - a->sub_slot_start[s], rank = rows < ns ? rows : ns;
+    return (double)rank / jaj + (trA - trG) / jj; /* (trA - trG): the folded rows' trace */
 }
 
 /* Subsystem s's matrix A_s (+ folded rows) + beta_s J_s^T J_s, factorized (band) or inverted (small).

@@ -102,6 +102,10 @@ typedef struct cp_admm_settings {
 cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,
                         cp_admm_work** work);
 void cp_admm_work_free(cp_admm_work* work);
+/* Copy the adapted per-subsystem penalty factors of src into *dst (made if NULL), so that a copied
+ * state solves exactly as its source would; the rest of the scratch is rebuilt every call. 0: out of
+ * memory. */
+int cp_admm_work_copy_penalty(cp_admm_work** dst, const cp_admm_work* src);
 
 /* Nonsmooth Newton on the Alart-Curnier equations of the impulses (see nnewton.c), with the dense
  * Delassus matrix; stops when |F| <= tolerance. */
