@@ -213,22 +213,26 @@ static void add_outer(const cp_problem* p, const cp_admm_work* a, int sl, int so
         }
 }
 
-/* The paper's balance tr(A_s) / |J_s|_F^2, generalized so that a stiff group does not inflate it.
- * For A_s = a I and at least n_s independent rows the balance equals n_s / tr(D_s), D_s = J_s A_s^-1
- * J_s^T: the inverse of D_s's mean nonzero eigenvalue (its rank is n_s), i.e. of the compliance the
- * subsystem shows its rows on average. So the groups' share of the penalty is rank / tr(D_s), with
- * rank = min(n_s, rows_s) (a piece of 135 unknowns held by 27-54 glue rows has rank rows_s) and the
- * exact diagonal of D_s from cp_prepare (AJ: the groups' own factors). An FEM piece's matrix M + h^2 K
- * is far from isotropic: its trace is h^2 tr K, hundreds of times its mass, while a glue row moves the
- * whole piece and sees about its mass; tr(A_s) gave a penalty ~100x too high there, and SubADMM
- * diverged on the insertion scene. Folded soft rows (a cable's springs) are not in the groups'
- * matrices, so they keep their share of the trace rule, tr(J_f^T J_f / c) / |J_s|_F^2. */
+/* The paper's balance tr(A_s) / |J_s|_F^2, and its form for subsystems with elastic stiffness. For
+ * A_s = a I and at least n_s independent rows the balance equals n_s / tr(D_s), D_s = J_s A_s^-1
+ * J_s^T: the inverse of D_s's mean nonzero eigenvalue, the compliance the subsystem shows its rows on
+ * average. An FEM piece's matrix M + h^2 K (a banded group) is far from isotropic: its trace is
+ * h^2 tr K, hundreds of times its mass, while a glue row moves the whole piece and sees about its
+ * mass; the trace rule gave a penalty ~100x too high and SubADMM diverged on the insertion scene. For
+ * a subsystem holding such a group the groups' share is therefore rank / tr(D_s), with the exact
+ * diagonal of D_s from cp_prepare (AJ, the groups' own factors) and rank = min(n_s, rows_s) (a piece
+ * of 135 unknowns is held by 27-54 glue rows). Rigid trees keep the paper's trace rule: the Delassus
+ * form was measured on them too and needed up to 1.4x more iterations (BENCHMARKS.md). Folded soft
+ * rows (a cable's springs) are not in the groups' matrices: they keep their trace share
+ * tr(J_f^T J_f / c) / |J_s|_F^2 either way. */
 static double balance(const cp_problem* p, const cp_admm_work* a, int s, const double* M) {
-    int ns = a->sn[s], so = a->soff[s];
+    int ns = a->sn[s], so = a->soff[s], elastic = 0;
     double trA = 0.0, trG = 0.0, jj = 0.0, jaj = 0.0;
     for (int i = 0; i < ns; ++i) trA += M[(size_t)i * (size_t)ns + (size_t)i];
-    for (int g = a->gstart[s]; g < p->ngroup && p->group[g].off < so + ns; ++g)
+    for (int g = a->gstart[s]; g < p->ngroup && p->group[g].off < so + ns; ++g) {
+        elastic |= p->group[g].bw > 0;
         for (int i = 0; i < p->group[g].n; ++i) trG += p->group[g].A[(size_t)i * (size_t)p->group[g].n + (size_t)i];
+    }
     for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
         int sl = a->sub_slot[q];
         for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
@@ -236,7 +240,8 @@ static double balance(const cp_problem* p, const cp_admm_work* a, int s, const d
             for (int i = 0; i < p->group[p->seg[k].group].n; ++i) jj += j[i] * j[i], jaj += j[i] * aj[i];
         }
     }
-    if (jj <= 0.0 || jaj <= 0.0) return 1.0;
+    if (jj <= 0.0) return 1.0;
+    if (!elastic || jaj <= 0.0) return trA / jj;
     int rows = a->sub_slot_start[s + 1] - a->sub_slot_start[s], rank = rows < ns ? rows : ns;
     return (double)rank / jaj + (trA - trG) / jj; /* (trA - trG): the folded rows' trace */
 }
