@@ -5,6 +5,9 @@
 
 #include "solve/cp.h"
 
+/* fmax without the libm call (2.7% of a stirring step); no NaN handling needed for these values. */
+static inline double max2(double a, double b) { return a > b ? a : b; }
+
 /* Row velocity and update with the segment loops inlined, and the 6-unknown segment (a free rigid
  * body: the spheres of the stirring and sphere scenes) as its own case so that the compiler unrolls
  * it; cp_row_velocity and cp_apply were half of a stirring step's instructions (callgrind). The
@@ -75,13 +78,13 @@ cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance) {
             if (!(p->diag[r] > 0.0)) continue; /* a row that moves nothing */
             double l;
             if (k->kind == CP_EQUALITY) l = p->lambda[r] - (row_velocity(p, r) + k->compliance * p->lambda[r]) / (p->diag[r] + k->compliance);
-            else l = fmax(p->lambda[r] - row_velocity(p, r) / p->diag[r], 0.0);
-            change = fmax(change, apply(p, r, l));
+            else l = max2(p->lambda[r] - row_velocity(p, r) / p->diag[r], 0.0);
+            change = max2(change, apply(p, r, l));
             if (k->kind != CP_CONTACT) continue;
             /* One scalar for both tangents: with two different diagonals the projected fixed point
              * would make the sliding velocity anti-parallel to D lambda_t, not to lambda_t (not
              * maximal dissipation). */
-            double d = fmax(p->diag[r + 1], p->diag[r + 2]), t[2] = {0.0, 0.0}, w1, w2;
+            double d = max2(p->diag[r + 1], p->diag[r + 2]), t[2] = {0.0, 0.0}, w1, w2;
             if (d > 0.0) {
                 tangent_velocities(p, r + 1, &w1, &w2);
                 t[0] = p->lambda[r + 1] - w1 / d, t[1] = p->lambda[r + 2] - w2 / d;
@@ -91,7 +94,7 @@ cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance) {
             double d1 = t[0] - p->lambda[r + 1], d2 = t[1] - p->lambda[r + 2];
             if (d1 != 0.0 || d2 != 0.0) apply_rows(p, r + 1, d1, r + 2, d2);
             p->lambda[r + 1] = t[0], p->lambda[r + 2] = t[1];
-            change = fmax(change, fmax(fabs(d1) * p->diag[r + 1], fabs(d2) * p->diag[r + 2]));
+            change = max2(change, max2(fabs(d1) * p->diag[r + 1], fabs(d2) * p->diag[r + 2]));
         }
         res.iterations = it + 1;
         if (change <= tolerance) break;
