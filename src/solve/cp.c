@@ -7,6 +7,24 @@
 
 #include "core/dense.h"
 
+/* dense_cholesky_solve for a free rigid body's 6 x 6 factor, unrolled, with the diagonal's
+ * reciprocals taken once (independent divisions instead of twelve in the substitution's dependency
+ * chain): these solves were 7% of a 100-sphere stirring step (one per contact row and body). */
+static inline void solve6(const double* l, double* b) {
+    double inv[6];
+    for (int i = 0; i < 6; ++i) inv[i] = 1.0 / l[i * 6 + i];
+    for (int i = 0; i < 6; ++i) {
+        double s = b[i];
+        for (int k = 0; k < i; ++k) s -= l[i * 6 + k] * b[k];
+        b[i] = s * inv[i];
+    }
+    for (int i = 5; i >= 0; --i) {
+        double x = b[i] * inv[i];
+        b[i] = x;
+        for (int k = 0; k < i; ++k) b[k] -= l[i * 6 + k] * x;
+    }
+}
+
 void cp_prepare(cp_problem* p) {
     for (int r = 0; r < p->m; ++r) {
         double d = 0.0;
@@ -17,6 +35,7 @@ void cp_prepare(cp_problem* p) {
             const double* j = p->J + sg->val;
             memcpy(a, j, sizeof(double) * (size_t)g->n);
             if (g->bw > 0) dense_cholesky_band_solve(g->L, g->n, g->bw, a); /* an FEM piece: O(n bw) */
+            else if (g->n == 6) solve6(g->L, a);
             else dense_cholesky_solve(g->L, g->n, a);
             for (int i = 0; i < g->n; ++i) d += j[i] * a[i];
         }
