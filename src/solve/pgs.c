@@ -68,6 +68,51 @@ static double apply(cp_problem* p, int r, double value) {
     return fabs(d) * p->diag[r];
 }
 
+/* A contact block whose rows touch at most two groups of 6 unknowns (sphere-sphere, sphere-wall: most
+ * rows of the sphere scenes): the same update as the general path below, in the same order of
+ * operations, with the segments' pointers looked up once for the three rows instead of five times.
+ * Returns 0 (nothing done) for any other block. */
+static int contact6(cp_problem* p, const cp_block* k, double* change) {
+    int r = k->row, k0 = p->row_seg[r], ns = p->row_seg[r + 1] - k0;
+    if (ns > 2) return 0;
+    double* v[2];
+    const double *jn[2], *j1[2], *j2[2], *an[2], *a1[2], *a2[2];
+    for (int q = 0; q < ns; ++q) {
+        const cp_group* g = &p->group[p->seg[k0 + q].group];
+        if (g->n != 6) return 0;
+        size_t vn = p->seg[k0 + q].val, v1 = p->seg[p->row_seg[r + 1] + q].val, v2 = p->seg[p->row_seg[r + 2] + q].val;
+        v[q] = p->v + g->off;
+        jn[q] = p->J + vn, j1[q] = p->J + v1, j2[q] = p->J + v2;
+        an[q] = p->AJ + vn, a1[q] = p->AJ + v1, a2[q] = p->AJ + v2;
+    }
+    double w = p->e[r];
+    for (int q = 0; q < ns; ++q)
+        for (int i = 0; i < 6; ++i) w += jn[q][i] * v[q][i];
+    double l = max2(p->lambda[r] - w / p->diag[r], 0.0), d = l - p->lambda[r];
+    if (d != 0.0) {
+        for (int q = 0; q < ns; ++q)
+            for (int i = 0; i < 6; ++i) v[q][i] += an[q][i] * d;
+        p->lambda[r] = l;
+        *change = max2(*change, fabs(d) * p->diag[r]);
+    }
+    double dd = max2(p->diag[r + 1], p->diag[r + 2]), t[2] = {0.0, 0.0};
+    if (dd > 0.0) {
+        double w1 = p->e[r + 1], w2 = p->e[r + 2];
+        for (int q = 0; q < ns; ++q)
+            for (int i = 0; i < 6; ++i) w1 += j1[q][i] * v[q][i], w2 += j2[q][i] * v[q][i];
+        t[0] = p->lambda[r + 1] - w1 / dd, t[1] = p->lambda[r + 2] - w2 / dd;
+    }
+    double radius = k->mu * p->lambda[r], len = sqrt(t[0] * t[0] + t[1] * t[1]);
+    if (len > radius) t[0] *= radius / len, t[1] *= radius / len;
+    double d1 = t[0] - p->lambda[r + 1], d2 = t[1] - p->lambda[r + 2];
+    if (d1 != 0.0 || d2 != 0.0)
+        for (int q = 0; q < ns; ++q)
+            for (int i = 0; i < 6; ++i) v[q][i] = v[q][i] + a1[q][i] * d1 + a2[q][i] * d2;
+    p->lambda[r + 1] = t[0], p->lambda[r + 2] = t[1];
+    *change = max2(*change, max2(fabs(d1) * p->diag[r + 1], fabs(d2) * p->diag[r + 2]));
+    return 1;
+}
+
 cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance) {
     cp_result res = {0, 0.0};
     for (int it = 0; it < iterations; ++it) {
@@ -76,6 +121,7 @@ cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance) {
             const cp_block* k = &p->block[b];
             int r = k->row;
             if (!(p->diag[r] > 0.0)) continue; /* a row that moves nothing */
+            if (k->kind == CP_CONTACT && contact6(p, k, &change)) continue;
             double l;
             if (k->kind == CP_EQUALITY) l = p->lambda[r] - (row_velocity(p, r) + k->compliance * p->lambda[r]) / (p->diag[r] + k->compliance);
             else l = max2(p->lambda[r] - row_velocity(p, r) / p->diag[r], 0.0);
