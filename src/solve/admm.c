@@ -16,7 +16,8 @@
  * J rows packed densely, so (15) is two short dense products and a matrix-vector product instead of
  * segment walks and two triangular solves; a large one (a cable) keeps the banded factor.
  *
- * The penalty: beta_s = scale tr(A_s) / |J_s|_F^2 (the paper's balance, a reconstruction), times a
+ * The penalty: beta_s = scale tr(A_s) / |J_s|_F^2 (the paper's balance, a reconstruction; its form
+ * for subsystems holding an FEM piece is at balance() below), times a
  * per-subsystem factor that residual balancing (Boyd et al. 2011, section 3.4.1) adapts when asked:
  * every ADAPT_EVERY iterations, a subsystem whose primal residual |x_s - z_s| exceeds MU times its
  * dual residual grows beta_s by TAU, and the other way round; the dual residual beta_s J_s^T dz is
@@ -34,9 +35,10 @@
  * step; alpha = 1 is the paper's iteration. It is applied to contact and unilateral blocks only:
  * on the hard equalities of a stiff cable a relaxed, unconverged budget of 30 iterations injects
  * energy until the Cosserat cantilever of test_mb_cable diverges (alpha 1.5 already), while on
- * contacts it cuts the iterations to a given error by 30-40% (BENCHMARKS.md). The default 1.5 is
- * below the best average (1.8) because 1.6 and above left a hard step of the sphere bed short of
- * 1e-4 after thousands of iterations, where 1.5 needed about 60. The paper itself
+ * contacts it cuts the iterations to a given error by 30-40% (BENCHMARKS.md). 1.5 was the default
+ * (below the best average, 1.8, because 1.6 and above left a hard step of the sphere bed short of
+ * 1e-4 after thousands of iterations, where 1.5 needed about 60) until the two-robot cable scene's
+ * pinned grips diverged with it; the default is now 1 (loam/multibody.h). The paper itself
  * proposes no acceleration (it leaves second-order schemes to future work). */
 #include <math.h>
 #include <stddef.h>

@@ -85,7 +85,8 @@ cp_result cp_solve_pj(cp_problem* p, int iterations, double tolerance, double re
 /* ADMM over subsystems (paper 004, Algorithm 1): per subsystem a reduced solve with
  * A_s + beta_s J_s^T J_s, factorized once (small subsystems: inverted), then a closed-form projection
  * per constraint block with the scalar Delassus W_c = sum 1/beta_s (exact Coulomb for contacts);
- * beta_s = beta_scale tr(A_s) / ||J_s||_F^2, with `adapt` times a per-subsystem factor set by residual
+ * beta_s = beta_scale tr(A_s) / ||J_s||_F^2 (with an FEM piece, a banded group: rank / tr(J_s A_s^-1 J_s^T),
+ * admm.c), with `adapt` times a per-subsystem factor set by residual
  * balancing (see admm.c) that persists in the work. Subsystems are runs of consecutive groups:
  * sub_of_group[g] in 0..nsub-1, nondecreasing (all zeros: the full-system ADMM baseline, a dense
  * solve). With fold_soft, soft equality rows inside one subsystem are folded into it (Remark 1).
