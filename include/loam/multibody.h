@@ -242,7 +242,9 @@ typedef struct loam_mb_options {
     double limit_erp;   /* fraction of a joint-limit violation removed per step, 0.2 */
     loam_mb_solver solver;  /* PGS */
     double jacobi_relaxation; /* PJ: fraction of each sweep's update applied, (0, 1], 0.5 */
-    double admm_beta_scale;   /* SUBADMM, FADMM: multiplies the paper's beta_s = tr(A_s)/|J_s|^2, > 0, 10 */
+    double admm_beta_scale;   /* SUBADMM, FADMM: multiplies the paper's beta_s = tr(A_s)/|J_s|^2 (a
+                                 subsystem with an FEM piece: rank / tr(J_s A_s^-1 J_s^T), see
+                                 docs/multibody.md), > 0, 10 */
     int admm_group_soft;      /* SUBADMM: 1 = trees joined by soft constraints (a cable's segments)
                                  form one subsystem, and soft constraints inside a subsystem are
                                  folded into it (paper 004 Remark 1; FADMM folds them too); 0 = one
@@ -250,7 +252,7 @@ typedef struct loam_mb_options {
     int admm_adapt;           /* SUBADMM, FADMM: 1 = residual balancing adapts each subsystem's penalty
                                  (by 2x steps every 5 iterations, in a solve's first 200 iterations;
                                  the factors carry over to the
-                                 next step); 0 = the balanced penalty as is. 1 */
+                                 next step and travel with loam_mb_state_copy); 0 = the balanced penalty as is. 1 */
     double admm_relaxation;   /* SUBADMM, FADMM: over-relaxation alpha in (0, 2) (Boyd et al. 3.4.3) of
                                  contact and limit rows: their projection sees alpha x + (1 - alpha) z
                                  (equalities keep alpha = 1); 1 = the paper's plain iteration. 1 (1.5 needs
