@@ -100,6 +100,9 @@ typedef struct loam_step_stats {
     int dropped_neighbors;   /* neighbours beyond 512 per particle that were ignored (0 unless the
                                 packing is absurd; `loam run` warns) */
     int sleeping;            /* particles asleep after the step (params.sleep_speed) */
+    int quiet;               /* particles whose detection the step passed by: blocks of 1024 all
+                                asleep with nothing awake or moving within reach, which can have no
+                                contact (a bed disturbed in one place costs what that place costs) */
 } loam_step_stats;
 
 loam_world* loam_world_create(const loam_granular_params* params, loam_error* err);

@@ -155,6 +155,7 @@ class StepStats(C.Structure):
         ("time_finish", C.c_double),
         ("dropped_neighbors", C.c_int),
         ("sleeping", C.c_int),
+        ("quiet", C.c_int),
     ]
 
 

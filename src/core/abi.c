@@ -63,6 +63,7 @@ static const abi_field fields[] = {
     F(loam_step_stats, list_builds), F(loam_step_stats, recolored), F(loam_step_stats, time_detect),
     F(loam_step_stats, time_color), F(loam_step_stats, time_solve), F(loam_step_stats, time_push),
     F(loam_step_stats, time_finish), F(loam_step_stats, dropped_neighbors), F(loam_step_stats, sleeping),
+    F(loam_step_stats, quiet),
     F(loam_mesh, vertex_count), F(loam_mesh, triangle_count), F(loam_mesh, vertices), F(loam_mesh, triangles),
     F(loam_sdf_grid, origin), F(loam_sdf_grid, cell), F(loam_sdf_grid, margin), F(loam_sdf_grid, nx),
     F(loam_sdf_grid, ny), F(loam_sdf_grid, nz), F(loam_sdf_grid, values),

@@ -222,17 +222,11 @@ static int shape_moves(const loam_world* w, int s) {
     return v3_dot(bs->twist.v, bs->twist.v) != 0.0f || v3_dot(bs->twist.w, bs->twist.w) != 0.0f;
 }
 
-static void block_shapes(const loam_world* w, const float* pos, int begin, int end, block_shape_lists* l) {
+static void block_shapes(const loam_world* w, const loam_block_info* bi, block_shape_lists* l) {
     l->every = w->shape_count > LOAM_BLOCK_SHAPES;
     l->n_all = l->n_moving = 0;
     if (l->every) return;
-    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int i = begin; i < end; ++i)
-        for (int a = 0; a < 3; ++a) {
-            float v = pos[4 * i + a]; /* not fminf: a libm call per coordinate here */
-            lo[a] = v < lo[a] ? v : lo[a];
-            hi[a] = v > hi[a] ? v : hi[a];
-        }
+    const float *lo = bi->lo, *hi = bi->hi;
     float reach = w->max_radius + w->body_margin;
     for (int s = 0; s < w->shape_count; ++s) {
         loam_vec3 slo = w->shape_lo[s], shi = w->shape_hi[s];
@@ -244,8 +238,106 @@ static void block_shapes(const loam_world* w, const float* pos, int begin, int e
     }
 }
 
+/* Pack block b's positions and radii, and velocities (see loam_granular_detect), mark its
+ * sleepers, and find its bounds and those of its awake particles. */
+static void pack_block(loam_world* w, float* pos, float* vel, int b) {
+    loam_block_info* bi = &w->block_info[b];
+    int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count, awake = 0;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    float alo[3] = {INFINITY, INFINITY, INFINITY}, ahi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = b * LOAM_BLOCK; i < end; ++i) {
+        float p[3] = {w->x[i], w->y[i], w->z[i]};
+        pos[4 * i] = p[0];
+        pos[4 * i + 1] = p[1];
+        pos[4 * i + 2] = p[2];
+        pos[4 * i + 3] = w->radius[i];
+        vel[4 * i] = w->vx[i];
+        vel[4 * i + 1] = w->vy[i];
+        vel[4 * i + 2] = w->vz[i];
+        vel[4 * i + 3] = 0.0f;
+        int asleep = loam_is_asleep(w, i);
+        w->asleep[i] = (uint8_t)asleep;
+        for (int a = 0; a < 3; ++a) { /* not fminf: a libm call per coordinate here */
+            lo[a] = p[a] < lo[a] ? p[a] : lo[a];
+            hi[a] = p[a] > hi[a] ? p[a] : hi[a];
+        }
+        if (asleep) continue;
+        awake++;
+        for (int a = 0; a < 3; ++a) {
+            alo[a] = p[a] < alo[a] ? p[a] : alo[a];
+            ahi[a] = p[a] > ahi[a] ? p[a] : ahi[a];
+        }
+    }
+    memcpy(bi->lo, lo, sizeof lo);
+    memcpy(bi->hi, hi, sizeof hi);
+    memcpy(bi->awake_lo, alo, sizeof alo);
+    memcpy(bi->awake_hi, ahi, sizeof ahi);
+    bi->awake = awake;
+}
+
+/* Whether two boxes are more than cut apart along some axis (a periodic axis does not count: the
+ * test stays conservative without wrapping). */
+static int boxes_apart(const float alo[3], const float ahi[3], const float blo[3], const float bhi[3], float cut,
+                       int periodic_axis) {
+    for (int a = 0; a < 3; ++a)
+        if (a != periodic_axis && (alo[a] - bhi[a] > cut || blo[a] - ahi[a] > cut)) return 1;
+    return 0;
+}
+
+/* Mark the quiet blocks (loam_block_info). A pair can be a contact up to both radii plus the
+ * list's reach apart (a contact of last step stays one while in the list), and the reach of a list
+ * built this step is at most the margin plus the largest skin; a sleeper needs a body contact only
+ * with a moving shape, within the reach that culls shapes per block (block_shapes). Blocks are few
+ * (one per 1024 particles), so all pairs of them are tested. */
+static void classify_blocks(loam_world* w, int blocks) {
+    float r = w->max_radius;
+    int quiet = 0;
+    float reach = fmaxf(w->neighbors.reach, w->pair_margin + LOAM_MAX_MARGIN * r);
+    float pair_cut = 2.0f * r + reach, body_cut = r + w->body_margin;
+    int axis = w->params.periodic_axis;
+    for (int b = 0; b < blocks; ++b) {
+        loam_block_info* bi = &w->block_info[b];
+        bi->quiet = bi->awake == 0 && !w->quiet_off;
+        for (int s = 0; bi->quiet && s < w->shape_count; ++s) {
+            float slo[3] = {w->shape_lo[s].x, w->shape_lo[s].y, w->shape_lo[s].z};
+            float shi[3] = {w->shape_hi[s].x, w->shape_hi[s].y, w->shape_hi[s].z};
+            if (shape_moves(w, s) && !boxes_apart(bi->lo, bi->hi, slo, shi, body_cut, -1)) bi->quiet = 0;
+        }
+        for (int c = 0; bi->quiet && c < blocks; ++c) {
+            const loam_block_info* other = &w->block_info[c];
+            if (other->awake && !boxes_apart(bi->lo, bi->hi, other->awake_lo, other->awake_hi, pair_cut, axis))
+                bi->quiet = 0;
+        }
+        if (bi->quiet) quiet += ((b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count) - b * LOAM_BLOCK;
+    }
+    w->stats.quiet = quiet;
+}
+
+/* A quiet block's detection: no contacts. Its partners are last step's if it had none either. */
+static int quiet_block(loam_world* w, int b) {
+    loam_contacts* c = &w->cur;
+    const loam_contact_set* p = &w->prev;
+    int pair_base = c->pair_region[b], body_base = c->body_region[b], same = 1;
+    int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
+    for (int i = b * LOAM_BLOCK; i < end; ++i) {
+        same &= p->pair_count[i] == 0 && p->body_count[i] == 0 && p->pair_start[i] == pair_base &&
+                p->body_start[i] == body_base;
+        c->pair_start[i] = pair_base;
+        c->pair_count[i] = 0;
+        c->body_start[i] = body_base;
+        c->body_count[i] = 0;
+    }
+    return same;
+}
+
 static void detect_block(loam_world* w, const float* pos, int b, float margin, int* need_pairs, int* need_body,
                          float* worst_overlap, int* same) {
+    if (w->block_info[b].quiet) {
+        *same = quiet_block(w, b);
+        *need_pairs = *need_body = 0;
+        *worst_overlap = 0.0f;
+        return;
+    }
     float worst = 0.0f;
     int all_same = 1, jacobi = w->params.solver == LOAM_SOLVER_JACOBI;
     loam_contacts* c = &w->cur;
@@ -256,7 +348,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
     int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
     float wake2 = w->params.sleep_speed * w->params.sleep_speed;
     block_shape_lists shapes;
-    block_shapes(w, pos, b * LOAM_BLOCK, end, &shapes);
+    block_shapes(w, &w->block_info[b], &shapes);
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
         int same_partners;
         int n = contacts_of(w, pos, i, margin, nbr, &same_partners);
@@ -430,6 +522,8 @@ static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_err
 #pragma omp for schedule(dynamic, 1)
             for (int b = 0; b < blocks; ++b) {
                 int need = 0;
+                w->block_info[b].list_stale = w->block_info[b].quiet;
+                if (w->block_info[b].quiet) continue; /* built when it wakes (loam_granular_detect) */
                 list_block(w, pos, b, reach, cand, &need, &dropped);
                 if (need > most) most = need;
             }
@@ -453,17 +547,14 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     float* pos = w->sv;
     float* vel = w->push_velocity;
 #pragma omp parallel for schedule(static)
-    for (int i = 0; i < w->count; ++i) {
-        pos[4 * i] = w->x[i];
-        pos[4 * i + 1] = w->y[i];
-        pos[4 * i + 2] = w->z[i];
-        pos[4 * i + 3] = w->radius[i];
-        vel[4 * i] = w->vx[i];
-        vel[4 * i + 1] = w->vy[i];
-        vel[4 * i + 2] = w->vz[i];
-        vel[4 * i + 3] = 0.0f;
-        w->asleep[i] = (uint8_t)loam_is_asleep(w, i);
-    }
+    for (int b = 0; b < blocks; ++b) pack_block(w, pos, vel, b);
+    classify_blocks(w, blocks);
+    if (w->neighbors.valid)
+        for (int b = 0; b < blocks; ++b)
+            if (!w->block_info[b].quiet && w->block_info[b].list_stale) {
+                w->neighbors.valid = 0; /* a block woke whose list the last build skipped */
+                break;
+            }
     if (w->params.solver == LOAM_SOLVER_JACOBI && !w->cur.pair_n && !loam_contacts_reserve_jacobi(w, blocks))
         return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     if (!w->neighbors.valid) {

@@ -32,7 +32,8 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     /* First guesses of the slots a block needs (dense beds: ~3 pairs per particle, a few percent
      * touching walls); blocks that need more grow them once. */
     w->block_need = loam_malloc(sizeof(int32_t) * 2 * (size_t)blocks);
-    int ok = w->block_need && loam_hash_init(&w->hash, table, n) && loam_neighbors_alloc(&w->neighbors, n) &&
+    w->block_info = loam_calloc((size_t)blocks, sizeof(loam_block_info));
+    int ok = w->block_need && w->block_info && loam_hash_init(&w->hash, table, n) && loam_neighbors_alloc(&w->neighbors, n) &&
              loam_neighbors_reserve(&w->neighbors, blocks, 6 * LOAM_BLOCK) && loam_contacts_alloc(w, n);
     if (ok) {
         for (int b = 0; b < blocks; ++b) {

@@ -105,7 +105,9 @@ static void scratch_free(loam_world* w) {
     loam_free(w->shape_lo);
     loam_free(w->shape_hi);
     loam_free(w->block_need);
+    loam_free(w->block_info);
     w->block_need = NULL;
+    w->block_info = NULL;
     w->layout_at_last_step = 0;
     w->sv = w->block_scratch = NULL;
     w->contact_total = NULL;

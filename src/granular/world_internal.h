@@ -116,6 +116,19 @@ typedef struct loam_neighbor_list {
     long long builds;
 } loam_neighbor_list;
 
+/* What detection knows about each block of particles this step (detect.c). A quiet block is all
+ * asleep, with nothing awake and no moving shape within reach: none of its particles can have a
+ * contact (two sleepers need none), so detection, the neighbour-list build and the rest of the
+ * step pass it by. A bed that a tool disturbs in one place then costs what that place costs. */
+typedef struct loam_block_info {
+    float lo[3], hi[3];             /* bounds of the block's particle centres, m */
+    float awake_lo[3], awake_hi[3]; /* and of its awake particles' (only when awake > 0) */
+    int awake;                      /* awake particles in the block */
+    uint8_t quiet;
+    uint8_t list_stale;             /* quiet at the last list build, which skipped it: it needs a
+                                       build before it can detect again */
+} loam_block_info;
+
 typedef struct loam_shape_ref {
     int body;
     loam_shape shape;
@@ -168,6 +181,8 @@ struct loam_world {
     int64_t last_reorder;     /* step of the last renumbering */
     int contacts_unchanged;   /* this step's contacts are last step's, slot for slot */
     int layout_at_last_step;  /* cur.layout of last step */
+    loam_block_info* block_info; /* blocks */
+    int quiet_off;            /* no block is quiet: the reference that tests/test_sleep.c compares with */
     int32_t* block_need;      /* 2 * blocks: pair and body slots each block needed (detect.c) */
     float reach_cap;          /* largest margin + skin a periodic axis allows, m */
     float pair_margin;        /* this step's speculative distance for particle pairs, m */
