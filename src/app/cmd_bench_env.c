@@ -112,6 +112,8 @@ int loam_bench_env(int argc, char** argv) {
     double build_s = loam_now() - t0;
     int dim = loam_env_action_dim(envs[0]);
     double physics = 0.0, sensors = 0.0, contacts = 0.0, wall = 0.0, reward = 0.0;
+    /* The first environment's last physics step of each action: a sample of where the time goes. */
+    double stage[5] = {0.0, 0.0, 0.0, 0.0, 0.0}, awake = 0.0, quiet = 0.0;
     for (int k = 0; k < warmup + actions; ++k) {
         for (int b = 0; b < batch; ++b) loam_env_scripted_action(envs[b], act + (size_t)b * (size_t)dim);
         double s0 = loam_now();
@@ -126,6 +128,12 @@ int loam_bench_env(int argc, char** argv) {
         }
         if (k < warmup) continue;
         wall += s1 - s0;
+        loam_world* w0 = loam_env_world(envs[0]);
+        loam_step_stats last = loam_world_last_stats(w0);
+        double times[5] = {last.time_detect, last.time_color, last.time_solve, last.time_push, last.time_finish};
+        for (int s = 0; s < 5; ++s) stage[s] += times[s] / actions;
+        awake += (double)(loam_world_particles(w0).count - last.sleeping) / actions;
+        quiet += (double)last.quiet / actions;
         for (int b = 0; b < batch; ++b) {
             physics += infos[b].physics_seconds;
             sensors += infos[b].sensor_seconds;
@@ -148,6 +156,9 @@ int loam_bench_env(int argc, char** argv) {
     printf("  observations' share      %.1f%% of per-environment time (physics %.3g s, observations %.3g s)\n",
            100.0 * share, physics, sensors);
     printf("  contacts per particle    %.2f\n", cpp);
+    printf("  last step of each action (environment 0, mean): detect %.0f, colour %.0f, solve %.0f, push %.0f, "
+           "finish %.0f us; %.0f particles awake, %.0f passed by in quiet blocks\n",
+           1e6 * stage[0], 1e6 * stage[1], 1e6 * stage[2], 1e6 * stage[3], 1e6 * stage[4], awake, quiet);
     if (json)
         printf("{\"kind\": \"%s\", \"particles\": %d, \"batch\": %d, \"threads\": %d, \"gears\": %d, \"hash_table_size\": %d, "
                "\"dt\": %g, \"sweeps\": %d, \"steps_per_action\": %d, \"observe\": %d, \"actions\": %d, "
