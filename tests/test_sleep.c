@@ -307,7 +307,7 @@ static int quiet_blocks_near_awake(const loam_world* w) {
     int misses = 0;
     for (int b = 0; b * LOAM_BLOCK < w->count; ++b) {
         if (!w->block_info[b].quiet) continue;
-        int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
+        int end = loam_block_end(w, b);
         for (int i = b * LOAM_BLOCK; i < end; ++i)
             for (int j = 0; j < w->count; ++j) {
                 if (loam_is_asleep(w, j)) continue;

@@ -180,7 +180,7 @@ static void list_block(loam_world* w, const float* pos, int b, float reach, cand
     int32_t nbr[LOAM_CANDIDATES_MAX];
     if (cand) cand->n = -1;
     int cap = nl->block_capacity, base = b * cap, used = 0;
-    int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
+    int end = loam_block_end(w, b);
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
         int n = find_neighbors(w, pos, i, reach, cand, nbr, dropped); /* each pair once, by its owner */
         nl->start[i] = base + used;
@@ -242,7 +242,7 @@ static void block_shapes(const loam_world* w, const loam_block_info* bi, block_s
  * sleepers, and find its bounds and those of its awake particles. */
 static void pack_block(loam_world* w, float* pos, float* vel, int b) {
     loam_block_info* bi = &w->block_info[b];
-    int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count, awake = 0;
+    int end = loam_block_end(w, b), awake = 0;
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     float alo[3] = {INFINITY, INFINITY, INFINITY}, ahi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
@@ -308,7 +308,7 @@ static void classify_blocks(loam_world* w, int blocks) {
             if (other->awake && !boxes_apart(bi->lo, bi->hi, other->awake_lo, other->awake_hi, pair_cut, axis))
                 bi->quiet = 0;
         }
-        if (bi->quiet) quiet += ((b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count) - b * LOAM_BLOCK;
+        if (bi->quiet) quiet += loam_block_end(w, b) - b * LOAM_BLOCK;
     }
     w->stats.quiet = quiet;
 }
@@ -318,7 +318,7 @@ static int quiet_block(loam_world* w, int b) {
     loam_contacts* c = &w->cur;
     const loam_contact_set* p = &w->prev;
     int pair_base = c->pair_region[b], body_base = c->body_region[b], same = 1;
-    int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
+    int end = loam_block_end(w, b);
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
         same &= p->pair_count[i] == 0 && p->body_count[i] == 0 && p->pair_start[i] == pair_base &&
                 p->body_start[i] == body_base;
@@ -345,7 +345,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
     int pair_base = c->pair_region[b], body_base = c->body_region[b];
     int cap = c->pair_region[b + 1] - pair_base, bcap = c->body_region[b + 1] - body_base;
     int pairs = 0, bodies = 0;
-    int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
+    int end = loam_block_end(w, b);
     float wake2 = w->params.sleep_speed * w->params.sleep_speed;
     block_shape_lists shapes;
     block_shapes(w, &w->block_info[b], &shapes);

@@ -190,7 +190,7 @@ static void body_wrenches(loam_world* w, float dt) {
     for (int b = 0; b < blocks; ++b) {
         float* acc = &part[7 * (size_t)b * (size_t)nb];
         memset(acc, 0, sizeof(float) * 7 * (size_t)nb);
-        int end = (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
+        int end = loam_block_end(w, b);
         for (int i = b * LOAM_BLOCK; i < end; ++i) {
             int s0 = c->body_start[i], s1 = s0 + c->body_count[i];
             for (int s = s0; s < s1; ++s) {

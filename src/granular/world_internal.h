@@ -255,6 +255,10 @@ static inline void loam_pair_normal(const float o[3], float dist, float n[3]) {
 }
 
 static inline int loam_block_count(int n) { return (n + LOAM_BLOCK - 1) / LOAM_BLOCK; }
+/* One past the last particle of block b. */
+static inline int loam_block_end(const loam_world* w, int b) {
+    return (b + 1) * LOAM_BLOCK < w->count ? (b + 1) * LOAM_BLOCK : w->count;
+}
 
 /* Sleeping (sleep.c): a sleeping particle does not move, so in the solve it weighs infinitely much
  * (inverse mass 0) and has no velocity; pairs of two sleepers and a sleeper's body contacts are not
