@@ -388,7 +388,7 @@ static int adapt(const cp_problem* p, cp_admm_work* a) {
         }
         ++changed;
     }
-    if (changed) block_weights(p, a), cp_accel_reset(&a->acc); /* a new map: the history no longer applies */
+    if (changed) block_weights(p, a), cp_accel_reset(&a->acc); /* a new map */
     return changed;
 }
 
@@ -485,7 +485,8 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
         }
         res.iterations = it + 1;
         if (it > 0 && change <= tolerance) break;
-        if (!(check && adapt(p, a)) && a->acc.kind != CP_ACCEL_NONE) cp_accel_after(&a->acc, a->z);
+        if (check) adapt(p, a); /* on the plain iterate: its residuals are the ones balanced */
+        if (a->acc.kind != CP_ACCEL_NONE) cp_accel_after(&a->acc, a->z);
     }
     /* the small subsystems' velocities were written in place; the folded rows' impulses come from
      * the final velocities */

@@ -66,7 +66,9 @@ static void anderson(cp_accel* acc, double* s) {
         double d = w[i] * (s[i] - acc->s0[i]);
         r += d * d;
     }
-    if (!acc->reset && !(r < acc->c)) { /* the safeguard: back to the plain image of the last accepted state */
+    /* the safeguard: an extrapolated state whose residual did not fall is dropped for the plain image
+     * of the last accepted one (a plain step is always taken: dropping it would repeat it) */
+    if (!acc->reset && !(r < acc->c)) {
         memcpy(s, acc->g, sizeof(double) * (size_t)len);
         acc->reset = 1;
         return;
@@ -93,6 +95,7 @@ static void anderson(cp_accel* acc, double* s) {
     memcpy(acc->g, s, sizeof(double) * (size_t)len);
     acc->c = r > 0.0 ? r : 1e-300, acc->reset = 0;
     int n = acc->n;
+    acc->reset = 1; /* until an extrapolation below */
     if (n == 0) return;
     /* theta = argmin |f - dF theta|: normal equations, lightly regularized against collinear steps */
     double G[CP_AA_MEM * CP_AA_MEM], th[CP_AA_MEM], tr = 0.0;
@@ -107,6 +110,7 @@ static void anderson(cp_accel* acc, double* s) {
     }
     if (dense_cholesky(G, n) >= 0) return; /* singular: keep the plain step */
     dense_cholesky_solve(G, n, th);
+    acc->reset = 0;
     for (int j = 0; j < n; ++j) {
         const double* o = acc->dG + (size_t)j * (size_t)len;
         for (int i = 0; i < len; ++i) s[i] -= th[j] * o[i];

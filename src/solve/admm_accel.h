@@ -22,13 +22,14 @@ typedef struct cp_accel {
     double *w, *s0, *sold; /* weights; the state the iteration started from; Nesterov: last iterate */
     double *g, *f, *dG, *dF; /* Anderson: last accepted G(s), its residual; MEM differences of each */
     double gram[CP_AA_MEM * CP_AA_MEM];
-    int n, head, reset;    /* Anderson: differences held, next slot, accept the next step unchecked */
+    int n, head, reset;    /* Anderson: differences held, next slot, the next step is a plain one (unchecked) */
     double t, c;           /* Nesterov's weight, and the residual of the last accepted step */
 } cp_accel;
 
 /* Ready for a state of len values (buffers kept between calls); 0: out of memory. */
 int cp_accel_begin(cp_accel* acc, int kind, int len);
-/* Forget the history (the penalty, and so the map, changed). */
+/* Forget the history (the penalty, and so the map, changed). Keeping Nesterov's momentum across
+ * residual balancing's changes instead was measured: 10-15% more iterations on the sphere bed. */
 void cp_accel_reset(cp_accel* acc);
 /* Before an iteration: remember the state s it starts from. */
 void cp_accel_before(cp_accel* acc, const double* s);
