@@ -39,7 +39,8 @@
  * (below the best average, 1.8, because 1.6 and above left a hard step of the sphere bed short of
  * 1e-4 after thousands of iterations, where 1.5 needed about 60) until the two-robot cable scene's
  * pinned grips diverged with it; the default is now 1 (loam/multibody.h). The paper itself
- * proposes no acceleration (it leaves second-order schemes to future work). */
+ * proposes no acceleration (it leaves second-order schemes to future work); admm_accel.c adds
+ * Nesterov's and Anderson's on the state (z, u), off by default (neither wins on every scene). */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -300,10 +301,16 @@ static void block_weights(const cp_problem* p, cp_admm_work* a) {
         a->W[c] = W;
     }
     if (a->acc.kind == CP_ACCEL_NONE) return;
-    /* acceleration's norm: z in m/s, u / beta (of the row's first slot) in m/s too */
+    /* acceleration's norm: ADMM's own, sum over slots of beta |dz|^2 + |du|^2 / beta, in which the
+     * plain iteration's step shrinks monotonically (He and Yuan 2012); with unit weights on z and
+     * u / beta the residual of plain steps rose now and then and Nesterov's restarts cycled */
     int nslot = a->slot_start[p->m];
-    for (int sl = 0; sl < nslot; ++sl) a->acc.w[sl] = 1.0;
-    for (int r = 0; r < p->m; ++r) a->acc.w[nslot + r] = a->slot_start[r + 1] > a->slot_start[r] ? a->ib[a->slot_start[r]] : 0.0;
+    for (int sl = 0; sl < nslot; ++sl) a->acc.w[sl] = sqrt(a->beta[a->slot_sub[sl]]);
+    for (int r = 0; r < p->m; ++r) {
+        double ib = 0.0;
+        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) ib += a->ib[sl];
+        a->acc.w[nslot + r] = sqrt(ib);
+    }
 }
 
 /* r = -w~ / W; a soft equality (compliance c) takes lambda = -w~ / (W + c). */

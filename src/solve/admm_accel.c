@@ -11,10 +11,15 @@
 
 /* Nesterov: a restart when the residual does not fall by this factor (Goldstein et al.'s 0.999). */
 static const double ETA = 0.999;
+/* Rollbacks (Nesterov's restarts, Anderson's dropped steps) after which a solve goes on plain: with
+ * exact Coulomb friction the map is not a contraction in any norm, plain steps' residuals rise now
+ * and then, and on a hard sphere-bed step both accelerations cycled at a residual above 1e-4 m/s for
+ * 4096 iterations where the plain iteration converges. */
+enum { MAX_ROLLBACKS = 10 };
 
 int cp_accel_begin(cp_accel* acc, int kind, int len) {
     size_t need = (size_t)len * (kind == CP_ACCEL_ANDERSON ? 5 + 2 * CP_AA_MEM : 3);
-    acc->kind = kind, acc->len = len;
+    acc->kind = kind, acc->len = len, acc->rollbacks = 0;
     if (kind != CP_ACCEL_NONE && need > acc->cap) {
         loam_free(acc->buf);
         if (!(acc->buf = loam_malloc(sizeof(double) * need))) return acc->cap = 0, 0;
@@ -44,9 +49,18 @@ static void nesterov(cp_accel* acc, double* s) {
         double d = w[i] * (s[i] - acc->s0[i]);
         r += d * d;
     }
-    if (acc->reset || !(r < ETA * acc->c)) { /* first step, or a restart: no momentum */
+    if (!acc->reset && acc->n && !(r < ETA * acc->c)) {
+        /* an extrapolated state whose residual did not fall: a restart from the last iterate, as
+         * Goldstein et al. do (only keeping the momentum off left one sphere-bed step unconverged
+         * after 4096 iterations); its plain step is taken unchecked */
+        memcpy(s, acc->sold, sizeof(double) * (size_t)len);
+        acc->t = 1.0, acc->reset = 1;
+        if (++acc->rollbacks >= MAX_ROLLBACKS) acc->kind = CP_ACCEL_NONE;
+        return;
+    }
+    if (acc->reset || !(r < ETA * acc->c)) { /* first step, a plain step: no momentum */
         memcpy(acc->sold, s, sizeof(double) * (size_t)len);
-        acc->t = 1.0, acc->c = r, acc->reset = 0;
+        acc->t = 1.0, acc->c = r, acc->reset = 0, acc->n = 0;
         return;
     }
     double tn = 0.5 * (1.0 + sqrt(1.0 + 4.0 * acc->t * acc->t)), gam = (acc->t - 1.0) / tn;
@@ -55,7 +69,7 @@ static void nesterov(cp_accel* acc, double* s) {
         s[i] = v + gam * (v - acc->sold[i]);
         acc->sold[i] = v;
     }
-    acc->t = tn, acc->c = r;
+    acc->t = tn, acc->c = r, acc->n = gam > 0.0; /* n: the next state is extrapolated */
 }
 
 static void anderson(cp_accel* acc, double* s) {
@@ -71,6 +85,7 @@ static void anderson(cp_accel* acc, double* s) {
     if (!acc->reset && !(r < acc->c)) {
         memcpy(s, acc->g, sizeof(double) * (size_t)len);
         acc->reset = 1;
+        if (++acc->rollbacks >= MAX_ROLLBACKS) acc->kind = CP_ACCEL_NONE;
         return;
     }
     double *dG = acc->dG + (size_t)acc->head * (size_t)len, *dF = acc->dF + (size_t)acc->head * (size_t)len;

@@ -7,7 +7,7 @@
  *   optimization"): type-II Anderson acceleration over the last MEM steps, with their safeguard: a
  *   step whose residual is not below the last accepted one is dropped and the plain image of the
  *   last accepted state taken instead.
- * The norm weights w put both parts in velocity units (z: 1, u: 1 / beta of the row's first slot). */
+ * The norm weights w are set by admm.c (ADMM's norm: sqrt(beta) on z, sqrt(sum 1 / beta) on u). */
 #ifndef LOAM_SOLVE_ADMM_ACCEL_H
 #define LOAM_SOLVE_ADMM_ACCEL_H
 
@@ -22,8 +22,10 @@ typedef struct cp_accel {
     double *w, *s0, *sold; /* weights; the state the iteration started from; Nesterov: last iterate */
     double *g, *f, *dG, *dF; /* Anderson: last accepted G(s), its residual; MEM differences of each */
     double gram[CP_AA_MEM * CP_AA_MEM];
-    int n, head, reset;    /* Anderson: differences held, next slot, the next step is a plain one (unchecked) */
+    int n, head, reset;    /* Anderson: differences held (Nesterov: 1 if the state is extrapolated),
+                              next slot; the next step is a plain one (unchecked) */
     double t, c;           /* Nesterov's weight, and the residual of the last accepted step */
+    int rollbacks;         /* in this solve; at MAX_ROLLBACKS (admm_accel.c) kind becomes NONE */
 } cp_accel;
 
 /* Ready for a state of len values (buffers kept between calls); 0: out of memory. */
