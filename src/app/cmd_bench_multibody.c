@@ -315,9 +315,10 @@ static int time_to_error(const opts* o) {
                 printf("%-9s %6d %-8s %8.1f %12.4e %12.4e %3d/%-3d\n", names[stir], n, name, its, t, e, r, o->steps);
                 if (o->json)
                     printf("{\"scenario\":\"%s\",\"n\":%d,\"solver\":\"%s\",\"target_error\":%.6e,\"iterations_to_error\":%.3f,"
-                           "\"time_to_error_s\":%.6e,\"error\":%.6e,\"reached\":%d,\"steps\":%d,\"beta_scale\":%g,\"adapt\":%d,\"relaxation\":%g}\n",
+                           "\"time_to_error_s\":%.6e,\"error\":%.6e,\"reached\":%d,\"steps\":%d,\"beta_scale\":%g,\"adapt\":%d,\"relaxation\":%g,"
+                           "\"accel\":%d}\n",
                            names[stir], n, name, o->target_error, r ? its : -1.0, r ? t : -1.0, r ? e : -1.0, r, o->steps, o->beta_scale,
-                           o->adapt, o->relaxation);
+                           o->adapt, o->relaxation, o->accel);
                 fflush(stdout);
             }
             free_scene(&base);
