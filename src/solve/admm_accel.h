@@ -4,16 +4,17 @@
  *   extrapolates s along its last step with the weights of Nesterov's method and restarts the
  *   momentum when the combined residual |G(s) - s|_w does not fall by the factor ETA.
  * ANDERSON: Zhang, Peng, Deng et al. 2019 ("Accelerating ADMM for efficient simulation and
- *   optimization"): type-II Anderson acceleration over the last MEM steps, with their safeguard: a
- *   step whose residual is not below the last accepted one is dropped and the plain image of the
- *   last accepted state taken instead.
+ *   optimization"): type-II Anderson acceleration over the last CP_AA_MEM steps, with their
+ *   safeguard: a step whose residual is not below the last accepted one is dropped and the plain
+ *   image of the last accepted state taken instead. Memory 2, not 5: with 5 an iteration cost
+ *   1.4-1.6x a plain one and the 400-sphere bed needed more iterations (978 against 796).
  * The norm weights w are set by admm.c (ADMM's norm: sqrt(beta) on z, sqrt(sum 1 / beta) on u). */
 #ifndef LOAM_SOLVE_ADMM_ACCEL_H
 #define LOAM_SOLVE_ADMM_ACCEL_H
 
 #include <stddef.h>
 
-enum { CP_ACCEL_NONE = 0, CP_ACCEL_NESTEROV = 1, CP_ACCEL_ANDERSON = 2, CP_AA_MEM = 5 };
+enum { CP_ACCEL_NONE = 0, CP_ACCEL_NESTEROV = 1, CP_ACCEL_ANDERSON = 2, CP_AA_MEM = 2 };
 
 typedef struct cp_accel {
     int kind, len;
