@@ -95,19 +95,21 @@ int main(void) {
     }
     /* SubADMM's options change the path, not the answer: the paper's plain iteration (penalty scale 1,
      * no balancing, no relaxation) and the over-relaxed, balanced one reach PGS's velocities too. */
-    static const double variants[3][3] = {{1.0, 0, 1.0}, {10.0, 1, 1.5}, {3.0, 1, 1.9}};
-    for (int v = 0; v < 3; ++v) {
+    /* {scale, adapt, relaxation, acceleration}: the last two rows, Nesterov and Anderson */
+    static const double variants[5][4] = {{1.0, 0, 1.0, 0}, {10.0, 1, 1.5, 0}, {3.0, 1, 1.9, 0}, {10.0, 1, 1.0, 1}, {10.0, 1, 1.0, 2}};
+    for (int v = 0; v < 5; ++v) {
         loam_mb_model* m = scene(LOAM_SOLVER_SUBADMM, 20000, 1e-14);
         loam_mb_state* s = NULL;
         if (!m) continue;
         m->opt.admm_beta_scale = variants[v][0], m->opt.admm_adapt = (int)variants[v][1], m->opt.admm_relaxation = variants[v][2];
+        m->opt.admm_accel = (int)variants[v][3];
         CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
         start(s);
         CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
         double worst = 0;
         for (int i = 0; i < NV; ++i) worst = fmax(worst, fabs(s->qd[i] - ref[i]));
-        fprintf(stderr, "subadmm scale %g adapt %d relaxation %g: %d iterations, error %.2e m/s, velocities within %.2e of PGS\n", variants[v][0],
-                (int)variants[v][1], variants[v][2], s->solver.iterations, s->solver.error, worst);
+        fprintf(stderr, "subadmm scale %g adapt %d relaxation %g accel %d: %d iterations, error %.2e m/s, velocities within %.2e of PGS\n",
+                variants[v][0], (int)variants[v][1], variants[v][2], (int)variants[v][3], s->solver.iterations, s->solver.error, worst);
         CHECK(worst < 1e-6, "SubADMM (scale %g, adapt %d, relaxation %g): velocities differ from PGS by %.3e", variants[v][0], (int)variants[v][1],
               variants[v][2], worst);
         loam_mb_state_destroy(s);
@@ -120,6 +122,9 @@ int main(void) {
         loam_mb_model* m = NULL;
         o.admm_relaxation = 2.0;
         CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) != LOAM_OK && strstr(err.message, "admm_relaxation"), "admm_relaxation 2 accepted");
+        loam_mb_model_destroy(m);
+        o = loam_mb_default_options(), o.admm_accel = 3, m = NULL;
+        CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) != LOAM_OK && strstr(err.message, "admm_accel"), "admm_accel 3 accepted");
         loam_mb_model_destroy(m);
         o = loam_mb_default_options(), o.admm_adapt = 2, m = NULL;
         CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) != LOAM_OK && strstr(err.message, "admm_adapt"), "admm_adapt 2 accepted");

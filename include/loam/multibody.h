@@ -258,6 +258,9 @@ typedef struct loam_mb_options {
                                  (equalities keep alpha = 1); 1 = the paper's plain iteration. 1 (1.5 needs
                                  about 25% fewer iterations on the sphere bed, stirring and cable
                                  scenes but diverges on cable_manip's grips) */
+    int admm_accel;           /* SUBADMM, FADMM: acceleration of the iteration (docs/multibody.md): 0 none,
+                                 1 Nesterov with restart (Goldstein et al. 2014), 2 Anderson with a
+                                 safeguard (Zhang et al. 2019). 0 */
     double constraint_erp;    /* fraction of a hard constraint's drift removed per step, 0.2 */
     int warm_start;           /* 1: start each solve from the last step's impulses (contacts matched by
                                  geom pair and nearest point, limits by dof); 0: from zero. 1 */

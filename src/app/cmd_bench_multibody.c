@@ -38,6 +38,7 @@ typedef struct opts {
     double beta_scale;
     int adapt;              /* SubADMM/full ADMM residual balancing */
     double relaxation;      /* SubADMM/full ADMM over-relaxation */
+    int accel;              /* SubADMM/full ADMM acceleration */
     double target_error;    /* --target-error: > 0 switches to the time-to-error mode */
     int max_iterations;     /* its search limit */
     const char* urdf;
@@ -63,6 +64,7 @@ static void usage(FILE* f) {
             "  --beta-scale X   SubADMM/full ADMM penalty multiplier (default 10, the library's)\n"
             "  --adapt 0|1      SubADMM/full ADMM residual balancing of the penalty (default 1, the library's)\n"
             "  --relaxation A   SubADMM/full ADMM over-relaxation in (0, 2) (default 1, the library's)\n"
+            "  --accel K        SubADMM/full ADMM acceleration: 0 none, 1 Nesterov restart, 2 Anderson (default the library's)\n"
             "  --target-error E instead: per step, the fewest iterations each solver needs to bring the\n"
             "                   constraint error to E m/s, and the solve time at that budget\n"
             "  --max-iterations K  --target-error: give up above K iterations (default 4096)\n"
@@ -147,6 +149,7 @@ static int make_scene(const opts* o, int stir, int n, loam_mb_solver solver, int
     mo.admm_beta_scale = o->beta_scale;
     mo.admm_adapt = o->adapt;
     mo.admm_relaxation = o->relaxation;
+    mo.admm_accel = o->accel;
     loam_error err;
     loam_status st;
     if (stir == STIRRING) {
@@ -312,9 +315,10 @@ static int time_to_error(const opts* o) {
                 printf("%-9s %6d %-8s %8.1f %12.4e %12.4e %3d/%-3d\n", names[stir], n, name, its, t, e, r, o->steps);
                 if (o->json)
                     printf("{\"scenario\":\"%s\",\"n\":%d,\"solver\":\"%s\",\"target_error\":%.6e,\"iterations_to_error\":%.3f,"
-                           "\"time_to_error_s\":%.6e,\"error\":%.6e,\"reached\":%d,\"steps\":%d,\"beta_scale\":%g,\"adapt\":%d,\"relaxation\":%g}\n",
+                           "\"time_to_error_s\":%.6e,\"error\":%.6e,\"reached\":%d,\"steps\":%d,\"beta_scale\":%g,\"adapt\":%d,\"relaxation\":%g,"
+                           "\"accel\":%d}\n",
                            names[stir], n, name, o->target_error, r ? its : -1.0, r ? t : -1.0, r ? e : -1.0, r, o->steps, o->beta_scale,
-                           o->adapt, o->relaxation);
+                           o->adapt, o->relaxation, o->accel);
                 fflush(stdout);
             }
             free_scene(&base);
@@ -399,6 +403,7 @@ int loam_bench_multibody(int argc, char** argv) {
     o.steps = 10, o.settle = 250, o.max_dense = 200, o.threads = 1, o.max_iterations = 4096;
     loam_mb_options defaults = loam_mb_default_options();
     o.beta_scale = defaults.admm_beta_scale, o.adapt = defaults.admm_adapt, o.relaxation = defaults.admm_relaxation;
+    o.accel = defaults.admm_accel;
     o.stats_solver = LOAM_SOLVER_PGS, o.stats_iterations = 30;
     o.urdf = LOAM_SOURCE_DIR "/urdf/panda.urdf";
     o.base_urdf = LOAM_SOURCE_DIR "/urdf/mobile_base.urdf";
@@ -428,6 +433,7 @@ int loam_bench_multibody(int argc, char** argv) {
         else if (!strcmp(opt, "--beta-scale")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1e12, &o.beta_scale);
         else if (!strcmp(opt, "--adapt")) rc = cli_parse_int(WHO, opt, val, 0, 1, &o.adapt);
         else if (!strcmp(opt, "--relaxation")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1.999, &o.relaxation);
+        else if (!strcmp(opt, "--accel")) rc = cli_parse_int(WHO, opt, val, 0, 2, &o.accel);
         else if (!strcmp(opt, "--target-error")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1e6, &o.target_error);
         else if (!strcmp(opt, "--max-iterations")) rc = cli_parse_int(WHO, opt, val, 1, 1000000, &o.max_iterations);
         else if (!strcmp(opt, "--threads")) rc = cli_parse_int(WHO, opt, val, 0, 1024, &o.threads);

@@ -39,13 +39,15 @@
  * (below the best average, 1.8, because 1.6 and above left a hard step of the sphere bed short of
  * 1e-4 after thousands of iterations, where 1.5 needed about 60) until the two-robot cable scene's
  * pinned grips diverged with it; the default is now 1 (loam/multibody.h). The paper itself
- * proposes no acceleration (it leaves second-order schemes to future work). */
+ * proposes no acceleration (it leaves second-order schemes to future work); admm_accel.c adds
+ * Nesterov's and Anderson's on the state (z, u), off by default (neither wins on every scene). */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "core/dense.h"
 #include "loam/core.h"
+#include "solve/admm_accel.h"
 #include "solve/cp.h"
 
 enum { SMALL = 12, ADAPT_EVERY = 5, ADAPT_UNTIL = 200 };
@@ -67,7 +69,9 @@ struct cp_admm_work {
     size_t *moff, *joff;                          /* S + 1 */
     double* Jp;                                   /* small subsystems: their active slots' J rows, dense */
     double *x, *z, *y, *zprev, *ib;               /* per slot; ib = 1 / beta of the slot's subsystem */
-    double *u, *W, *rc;                           /* m; per block; m: each row's compliance */
+    double *u, *W, *rc;                           /* m (u = z + nslot: the state (z, u) is one vector for
+                                                     acceleration); per block; m: each row's compliance */
+    cp_accel acc;
     double *b, *rhs;                              /* n */
 };
 
@@ -75,8 +79,9 @@ void cp_admm_work_free(cp_admm_work* w) {
     if (!w) return;
     void* ptrs[] = {w->folded, w->soff, w->sn, w->gstart, w->slot_start, w->slot_sub, w->slot_sb, w->slot_se, w->slot_row, w->sub_slot,
                     w->sub_slot_start, w->sub_fold, w->sub_fold_start, w->bw, w->pos, w->beta, w->beta0, w->ratio, w->M, w->moff,
-                    w->joff, w->Jp, w->x, w->z, w->y, w->zprev, w->ib, w->u, w->W, w->rc, w->b, w->rhs};
+                    w->joff, w->Jp, w->x, w->z, w->y, w->zprev, w->ib, w->W, w->rc, w->b, w->rhs};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
+    cp_accel_free(&w->acc);
     loam_free(w);
 }
 
@@ -125,9 +130,10 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
         !GROW(slot_sub, nslot, 5) || !GROW(slot_sb, nslot, 6) || !GROW(slot_se, nslot, 7) || !GROW(slot_row, nslot, 8) ||
         !GROW(sub_slot, nslot, 9) || !GROW(sub_slot_start, S, 10) || !GROW(sub_fold, nslot, 11) || !GROW(sub_fold_start, S, 12) ||
         !GROW(bw, S, 13) || !GROW(pos, S, 14) || !GROW(beta, S, 15) || !GROW(beta0, S, 16) || !GROW(moff, S, 17) || !GROW(joff, S, 18) ||
-        !GROW(x, nslot, 19) || !GROW(z, nslot, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) || !GROW(u, m, 23) ||
+        !GROW(x, nslot, 19) || !GROW(z, nslot + m, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) ||
         !GROW(W, p->nblock, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(rc, m, 30))
         return 0;
+    a->u = a->z + nslot;
     if (!grow((void**)&a->ratio, &a->cap[27], (size_t)S + 1, sizeof(double), 1)) return 0;
     if (a->nratio != S) { /* a different set of subsystems: the adapted factors do not carry over */
         for (int s = 0; s < S; ++s) a->ratio[s] = 1.0;
@@ -294,6 +300,17 @@ static void block_weights(const cp_problem* p, cp_admm_work* a) {
         for (int sl = a->slot_start[r0]; sl < a->slot_start[r0 + 1]; ++sl) W += 1.0 / a->beta[a->slot_sub[sl]];
         a->W[c] = W;
     }
+    if (a->acc.kind == CP_ACCEL_NONE) return;
+    /* acceleration's norm: ADMM's own, sum over slots of beta |dz|^2 + |du|^2 / beta, in which the
+     * plain iteration's step shrinks monotonically (He and Yuan 2012); with unit weights on z and
+     * u / beta the residual of plain steps rose now and then and Nesterov's restarts cycled */
+    int nslot = a->slot_start[p->m];
+    for (int sl = 0; sl < nslot; ++sl) a->acc.w[sl] = sqrt(a->beta[a->slot_sub[sl]]);
+    for (int r = 0; r < p->m; ++r) {
+        double ib = 0.0;
+        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) ib += a->ib[sl];
+        a->acc.w[nslot + r] = sqrt(ib);
+    }
 }
 
 /* r = -w~ / W; a soft equality (compliance c) takes lambda = -w~ / (W + c). */
@@ -378,7 +395,7 @@ static int adapt(const cp_problem* p, cp_admm_work* a) {
         }
         ++changed;
     }
-    if (changed) block_weights(p, a);
+    if (changed) block_weights(p, a), cp_accel_reset(&a->acc); /* a new map */
     return changed;
 }
 
@@ -393,6 +410,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     int ok = a != NULL && setup(p, a, sub_of_group, nsub, set->fold_soft);
     if (ok && !set->adapt)
         for (int s = 0; s < nsub; ++s) a->ratio[s] = 1.0;
+    ok = ok && cp_accel_begin(&a->acc, set->accel, a->slot_start[p->m] + p->m);
     for (int s = 0; s < nsub && ok; ++s) ok = factor_one(p, a, s, set->beta_scale, 1);
     if (!ok) {
         if (!work) cp_admm_work_free(a);
@@ -429,6 +447,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     int S = nsub;
     double alpha_c = set->relaxation;
     for (int it = 0; it < iterations; ++it) {
+        if (a->acc.kind != CP_ACCEL_NONE) cp_accel_before(&a->acc, a->z);
         /* (15): one reduced solve per subsystem, in parallel (each writes only its own unknowns and
          * slots, so the result does not depend on the thread count) */
 #pragma omp parallel for schedule(static) if (S > 64)
@@ -473,7 +492,8 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
         }
         res.iterations = it + 1;
         if (it > 0 && change <= tolerance) break;
-        if (check) adapt(p, a);
+        if (check) adapt(p, a); /* on the plain iterate: its residuals are the ones balanced */
+        if (a->acc.kind != CP_ACCEL_NONE) cp_accel_after(&a->acc, a->z);
     }
     /* the small subsystems' velocities were written in place; the folded rows' impulses come from
      * the final velocities */

@@ -99,6 +99,7 @@ typedef struct cp_admm_settings {
     int fold_soft;     /* 0 or 1 */
     int adapt;         /* 0: the balanced penalty as is; 1: residual balancing on top */
     double relaxation; /* in (0, 2): over-relaxation of x in the contact and unilateral projections; 1 = none */
+    int accel;         /* CP_ACCEL_* of admm_accel.h: 0 none, 1 Nesterov with restart, 2 Anderson */
 } cp_admm_settings;
 cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,
                         cp_admm_work** work);
