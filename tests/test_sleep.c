@@ -4,12 +4,14 @@
  * exactly as without sleeping; an impact and a moving tool wake what they touch, the impactor does
  * not sink into the sleepers, and the tool pushes as many particles as it does with sleeping off;
  * results do not depend on the thread count; switching sleeping off wakes everyone; blocks far from
- * a disturbance are passed by (quiet) and keep every bit, with no contact missed. */
+ * a disturbance are passed by (quiet) and keep every bit, with no contact missed, also where a
+ * bulldozer's wake front runs through many blocks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "loam/core.h"
+#include "loam/env.h"
 #include "loam/geom.h"
 #include "granular/world_internal.h" /* quiet_off */
 #include "loam/granular.h"
@@ -304,18 +306,21 @@ static void test_blade(void) {
  * reach is the largest a contact of the step could span, plus what the pair moved in the step. */
 static int quiet_blocks_near_awake(const loam_world* w) {
     float reach = fmaxf(w->neighbors.reach, w->pair_margin);
-    int misses = 0;
+    int misses = 0, awake = 0;
+    int32_t* list = malloc(sizeof(int32_t) * (size_t)w->count);
+    for (int j = 0; j < w->count; ++j)
+        if (!loam_is_asleep(w, j)) list[awake++] = j;
     for (int b = 0; b * LOAM_BLOCK < w->count; ++b) {
         if (!w->block_info[b].quiet) continue;
-        int end = loam_block_end(w, b);
-        for (int i = b * LOAM_BLOCK; i < end; ++i)
-            for (int j = 0; j < w->count; ++j) {
-                if (loam_is_asleep(w, j)) continue;
+        for (int i = b * LOAM_BLOCK; i < loam_block_end(w, b); ++i)
+            for (int k = 0; k < awake; ++k) {
+                int j = list[k];
                 float d[3] = {w->x[i] - w->x[j], w->y[i] - w->y[j], w->z[i] - w->z[j]};
                 float cut = w->radius[i] + w->radius[j] + reach;
                 misses += d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut;
             }
     }
+    free(list);
     return misses;
 }
 
@@ -424,6 +429,40 @@ static void test_quiet_blocks(void) {
     free(two);
 }
 
+/* The block test where a bulldozer wakes a front that runs through ten blocks: 100 actions of 10
+ * physics steps (1 s of the scripted policy from the start of an episode whose blocks go quiet
+ * and wake), the last step of every fifth checked by brute force. */
+static void test_quiet_bulldozing(void) {
+    loam_env_config cfg = loam_env_default_config(LOAM_ENV_BULLDOZING);
+    cfg.steps_per_action = 10;
+    loam_set_threads(1); /* the check reads the block flags of one step; threads change nothing here */
+    loam_error err;
+    loam_env* env = loam_env_create(&cfg, &err);
+    CHECK(env != NULL, "%s", err.message);
+    if (!env) return;
+    CHECK(loam_env_reset(env, 0, &err) == LOAM_OK, "%s", err.message);
+    loam_env_step_info info;
+    float action[8];
+    int misses = 0, most_quiet = 0, least_quiet = 1 << 30;
+    for (int s = 0; s < 100; ++s) {
+        loam_env_scripted_action(env, action);
+        if (loam_env_step(env, action, &info, &err) != LOAM_OK) {
+            CHECK(0, "action %d: %s", s, err.message);
+            break;
+        }
+        loam_world* w = loam_env_world(env);
+        int q = loam_world_last_stats(w).quiet;
+        most_quiet = q > most_quiet ? q : most_quiet;
+        least_quiet = q < least_quiet ? q : least_quiet;
+        if (s % 5 == 4) misses += quiet_blocks_near_awake(w);
+    }
+    fprintf(stderr, "bulldozing: %d to %d particles in quiet blocks\n", least_quiet, most_quiet);
+    CHECK(misses == 0, "%d times a quiet block had an awake particle within contact reach", misses);
+    CHECK(most_quiet > least_quiet, "quiet blocks never changed (%d)", most_quiet);
+    loam_env_destroy(env);
+    loam_set_threads(0);
+}
+
 int main(void) {
     test_sleep_timing();
     test_free_fall();
@@ -431,5 +470,6 @@ int main(void) {
     test_impact_wakes();
     test_blade();
     test_quiet_blocks();
+    test_quiet_bulldozing();
     TEST_MAIN_END();
 }

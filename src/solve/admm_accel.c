@@ -25,11 +25,16 @@ int cp_accel_begin(cp_accel* acc, int kind, int len) {
         if (!(acc->buf = loam_malloc(sizeof(double) * need))) return acc->cap = 0, 0;
         acc->cap = need;
     }
+    cp_accel_reset(acc);
+    if (kind == CP_ACCEL_NONE) return 1; /* no buffer (offsets from a null one are undefined) */
     double* b = acc->buf;
     acc->w = b, acc->s0 = b + len, acc->sold = b + 2 * (size_t)len;
-    acc->g = acc->sold, acc->f = b + 3 * (size_t)len, acc->dG = b + 4 * (size_t)len;
-    acc->dF = acc->dG + (size_t)CP_AA_MEM * (size_t)len;
-    cp_accel_reset(acc);
+    acc->g = acc->sold;
+    if (kind == CP_ACCEL_ANDERSON) {
+        acc->f = b + 3 * (size_t)len;
+        acc->dG = b + 4 * (size_t)len;
+        acc->dF = acc->dG + (size_t)CP_AA_MEM * (size_t)len;
+    }
     return 1;
 }
 
