@@ -56,7 +56,7 @@ static void count_colors(loam_world* w, int32_t* pairs_of, int32_t* bodies_of, i
         int32_t* pc = &pairs_of[(size_t)b * SLOTS_OF_COLORS];
         int32_t* bc = &bodies_of[(size_t)b * SLOTS_OF_COLORS];
         int32_t* xc = &crossing_of[(size_t)b * SLOTS_OF_COLORS];
-        int end = (b + 1) * LOAM_BLOCK < n ? (b + 1) * LOAM_BLOCK : n;
+        int end = loam_block_end(w, b);
         for (int i = b * LOAM_BLOCK; i < end; ++i) {
             for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
                 if (c->pair_j[s] / LOAM_BLOCK == b) pc[c->pair_color[s]]++;
@@ -142,7 +142,7 @@ void loam_granular_color(loam_world* w, int keep) {
         int32_t* pfill = &pairs_of[(size_t)b * SLOTS_OF_COLORS];
         int32_t* bfill = &bodies_of[(size_t)b * SLOTS_OF_COLORS];
         int32_t* xfill = &crossing_of[(size_t)b * SLOTS_OF_COLORS];
-        int end = (b + 1) * LOAM_BLOCK < n ? (b + 1) * LOAM_BLOCK : n;
+        int end = loam_block_end(w, b);
         for (int i = b * LOAM_BLOCK; i < end; ++i) {
             for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
                 int j = c->pair_j[s];

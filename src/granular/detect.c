@@ -222,17 +222,24 @@ static int shape_moves(const loam_world* w, int s) {
     return v3_dot(bs->twist.v, bs->twist.v) != 0.0f || v3_dot(bs->twist.w, bs->twist.w) != 0.0f;
 }
 
+/* Whether two boxes are more than cut apart along some axis (a periodic axis does not count: the
+ * test stays conservative without wrapping). */
+static int boxes_apart(const float alo[3], const float ahi[3], const float blo[3], const float bhi[3], float cut,
+                       int periodic_axis) {
+    for (int a = 0; a < 3; ++a)
+        if (a != periodic_axis && (alo[a] - bhi[a] > cut || blo[a] - ahi[a] > cut)) return 1;
+    return 0;
+}
+
 static void block_shapes(const loam_world* w, const loam_block_info* bi, block_shape_lists* l) {
     l->every = w->shape_count > LOAM_BLOCK_SHAPES;
     l->n_all = l->n_moving = 0;
     if (l->every) return;
-    const float *lo = bi->lo, *hi = bi->hi;
     float reach = w->max_radius + w->body_margin;
     for (int s = 0; s < w->shape_count; ++s) {
-        loam_vec3 slo = w->shape_lo[s], shi = w->shape_hi[s];
-        if (slo.x - hi[0] > reach || lo[0] - shi.x > reach || slo.y - hi[1] > reach || lo[1] - shi.y > reach ||
-            slo.z - hi[2] > reach || lo[2] - shi.z > reach)
-            continue;
+        float slo[3] = {w->shape_lo[s].x, w->shape_lo[s].y, w->shape_lo[s].z};
+        float shi[3] = {w->shape_hi[s].x, w->shape_hi[s].y, w->shape_hi[s].z};
+        if (boxes_apart(bi->lo, bi->hi, slo, shi, reach, -1)) continue;
         l->all[l->n_all++] = s;
         if (shape_moves(w, s)) l->moving[l->n_moving++] = s;
     }
@@ -275,33 +282,24 @@ static void pack_block(loam_world* w, float* pos, float* vel, int b) {
     bi->awake = awake;
 }
 
-/* Whether two boxes are more than cut apart along some axis (a periodic axis does not count: the
- * test stays conservative without wrapping). */
-static int boxes_apart(const float alo[3], const float ahi[3], const float blo[3], const float bhi[3], float cut,
-                       int periodic_axis) {
-    for (int a = 0; a < 3; ++a)
-        if (a != periodic_axis && (alo[a] - bhi[a] > cut || blo[a] - ahi[a] > cut)) return 1;
-    return 0;
-}
-
 /* Mark the quiet blocks (loam_block_info). A pair can be a contact up to both radii plus the
  * list's reach apart (a contact of last step stays one while in the list), and the reach of a list
  * built this step is at most the margin plus the largest skin; a sleeper needs a body contact only
- * with a moving shape, within the reach that culls shapes per block (block_shapes). Blocks are few
- * (one per 1024 particles), so all pairs of them are tested. */
-static void classify_blocks(loam_world* w, int blocks) {
+ * with a moving shape, among those block_shapes keeps. Blocks are few (one per 1024 particles), so
+ * all pairs of them are tested. Returns whether a block that is not quiet has a list the last
+ * build skipped (then the list must be built again). */
+static int classify_blocks(loam_world* w, int blocks) {
     float r = w->max_radius;
-    int quiet = 0;
     float reach = fmaxf(w->neighbors.reach, w->pair_margin + LOAM_MAX_MARGIN * r);
-    float pair_cut = 2.0f * r + reach, body_cut = r + w->body_margin;
-    int axis = w->params.periodic_axis;
+    float pair_cut = 2.0f * r + reach;
+    int axis = w->params.periodic_axis, quiet = 0, stale = 0;
     for (int b = 0; b < blocks; ++b) {
         loam_block_info* bi = &w->block_info[b];
         bi->quiet = bi->awake == 0 && !w->quiet_off;
-        for (int s = 0; bi->quiet && s < w->shape_count; ++s) {
-            float slo[3] = {w->shape_lo[s].x, w->shape_lo[s].y, w->shape_lo[s].z};
-            float shi[3] = {w->shape_hi[s].x, w->shape_hi[s].y, w->shape_hi[s].z};
-            if (shape_moves(w, s) && !boxes_apart(bi->lo, bi->hi, slo, shi, body_cut, -1)) bi->quiet = 0;
+        if (bi->quiet) {
+            block_shape_lists shapes;
+            block_shapes(w, bi, &shapes);
+            bi->quiet = !shapes.every && shapes.n_moving == 0;
         }
         for (int c = 0; bi->quiet && c < blocks; ++c) {
             const loam_block_info* other = &w->block_info[c];
@@ -309,8 +307,10 @@ static void classify_blocks(loam_world* w, int blocks) {
                 bi->quiet = 0;
         }
         if (bi->quiet) quiet += loam_block_end(w, b) - b * LOAM_BLOCK;
+        stale |= !bi->quiet && bi->list_stale;
     }
     w->stats.quiet = quiet;
+    return stale;
 }
 
 /* A quiet block's detection: no contacts. Its partners are last step's if it had none either. */
@@ -548,13 +548,7 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     float* vel = w->push_velocity;
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) pack_block(w, pos, vel, b);
-    classify_blocks(w, blocks);
-    if (w->neighbors.valid)
-        for (int b = 0; b < blocks; ++b)
-            if (!w->block_info[b].quiet && w->block_info[b].list_stale) {
-                w->neighbors.valid = 0; /* a block woke whose list the last build skipped */
-                break;
-            }
+    if (classify_blocks(w, blocks)) w->neighbors.valid = 0; /* a block woke whose list was skipped */
     if (w->params.solver == LOAM_SOLVER_JACOBI && !w->cur.pair_n && !loam_contacts_reserve_jacobi(w, blocks))
         return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     if (!w->neighbors.valid) {

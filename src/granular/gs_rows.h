@@ -13,7 +13,6 @@
  * and which as the scalar tail never depends on the thread count. */
 enum { LOAM_GS_CHUNK = 256 };
 
-
 /* Refresh the rows for this step (gs_rows.c): normals and gaps from the positions (pos: x, y, z, r
  * per particle), body contacts' from their slots. After a colouring (which wrote the rows'
  * particles) also the effective masses and the warm-start impulses from the slots; otherwise the

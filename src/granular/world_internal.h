@@ -118,8 +118,7 @@ typedef struct loam_neighbor_list {
 
 /* What detection knows about each block of particles this step (detect.c). A quiet block is all
  * asleep, with nothing awake and no moving shape within reach: none of its particles can have a
- * contact (two sleepers need none), so detection, the neighbour-list build and the rest of the
- * step pass it by. A bed that a tool disturbs in one place then costs what that place costs. */
+ * contact (two sleepers need none), so detection and the neighbour-list build pass it by. */
 typedef struct loam_block_info {
     float lo[3], hi[3];             /* bounds of the block's particle centres, m */
     float awake_lo[3], awake_hi[3]; /* and of its awake particles' (only when awake > 0) */

@@ -44,27 +44,6 @@ void cp_prepare(cp_problem* p) {
     }
 }
 
-double cp_row_velocity(const cp_problem* p, int r) {
-    double w = p->e[r];
-    for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k) {
-        const cp_seg* sg = &p->seg[k];
-        const cp_group* g = &p->group[sg->group];
-        const double *j = p->J + sg->val, *v = p->v + g->off;
-        for (int i = 0; i < g->n; ++i) w += j[i] * v[i];
-    }
-    return w;
-}
-
-void cp_apply(cp_problem* p, int r, double d) {
-    for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k) {
-        const cp_seg* sg = &p->seg[k];
-        const cp_group* g = &p->group[sg->group];
-        const double* a = p->AJ + sg->val;
-        double* v = p->v + g->off;
-        for (int i = 0; i < g->n; ++i) v[i] += a[i] * d;
-    }
-}
-
 static double fb(double a, double b) { return a + b - sqrt(a * a + b * b); }
 
 double cp_error(const cp_problem* p) {

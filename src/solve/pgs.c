@@ -8,23 +8,6 @@
 /* fmax without the libm call (2.7% of a stirring step); no NaN handling needed for these values. */
 static inline double max2(double a, double b) { return a > b ? a : b; }
 
-/* Row velocity and update with the segment loops inlined, and the 6-unknown segment (a free rigid
- * body: the spheres of the stirring and sphere scenes) as its own case so that the compiler unrolls
- * it; cp_row_velocity and cp_apply were half of a stirring step's instructions (callgrind). The
- * arithmetic per element is the same as theirs, so results are unchanged bit for bit. */
-static inline double row_velocity(const cp_problem* p, int r) {
-    double w = p->e[r];
-    for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k) {
-        const cp_group* g = &p->group[p->seg[k].group];
-        const double *j = p->J + p->seg[k].val, *v = p->v + g->off;
-        if (g->n == 6)
-            for (int i = 0; i < 6; ++i) w += j[i] * v[i];
-        else
-            for (int i = 0; i < g->n; ++i) w += j[i] * v[i];
-    }
-    return w;
-}
-
 /* The two tangent rows' velocities in one pass (a contact block's rows touch the same groups). */
 static inline void tangent_velocities(const cp_problem* p, int r, double* w1, double* w2) {
     double a = p->e[r], b = p->e[r + 1];
@@ -40,18 +23,12 @@ static inline void tangent_velocities(const cp_problem* p, int r, double* w1, do
     *w1 = a, *w2 = b;
 }
 
-/* v += A^-1 J_r^T d1 (+ A^-1 J_{r+1}^T d2 when r2 >= 0), each element updated in cp_apply's order. */
-static inline void apply_rows(cp_problem* p, int r, double d1, int r2, double d2) {
-    int k2 = r2 >= 0 ? p->row_seg[r2] : 0;
-    for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k, ++k2) {
+/* v += A^-1 (J_r^T d1 + J_{r2}^T d2): a contact's two tangent rows (same groups) in one pass. */
+static inline void apply_tangents(cp_problem* p, int r, double d1, int r2, double d2) {
+    for (int k = p->row_seg[r], k2 = p->row_seg[r2]; k < p->row_seg[r + 1]; ++k, ++k2) {
         const cp_group* g = &p->group[p->seg[k].group];
-        const double* a1 = p->AJ + p->seg[k].val;
+        const double *a1 = p->AJ + p->seg[k].val, *a2 = p->AJ + p->seg[k2].val;
         double* v = p->v + g->off;
-        if (r2 < 0) {
-            for (int i = 0; i < g->n; ++i) v[i] += a1[i] * d1;
-            continue;
-        }
-        const double* a2 = p->AJ + p->seg[k2].val;
         if (g->n == 6)
             for (int i = 0; i < 6; ++i) v[i] = v[i] + a1[i] * d1 + a2[i] * d2;
         else
@@ -63,7 +40,7 @@ static inline void apply_rows(cp_problem* p, int r, double d1, int r2, double d2
 static double apply(cp_problem* p, int r, double value) {
     double d = value - p->lambda[r];
     if (d == 0.0) return 0.0;
-    apply_rows(p, r, d, -1, 0.0);
+    cp_apply(p, r, d);
     p->lambda[r] = value;
     return fabs(d) * p->diag[r];
 }
@@ -123,8 +100,8 @@ cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance) {
             if (!(p->diag[r] > 0.0)) continue; /* a row that moves nothing */
             if (k->kind == CP_CONTACT && contact6(p, k, &change)) continue;
             double l;
-            if (k->kind == CP_EQUALITY) l = p->lambda[r] - (row_velocity(p, r) + k->compliance * p->lambda[r]) / (p->diag[r] + k->compliance);
-            else l = max2(p->lambda[r] - row_velocity(p, r) / p->diag[r], 0.0);
+            if (k->kind == CP_EQUALITY) l = p->lambda[r] - (cp_row_velocity(p, r) + k->compliance * p->lambda[r]) / (p->diag[r] + k->compliance);
+            else l = max2(p->lambda[r] - cp_row_velocity(p, r) / p->diag[r], 0.0);
             change = max2(change, apply(p, r, l));
             if (k->kind != CP_CONTACT) continue;
             /* One scalar for both tangents: with two different diagonals the projected fixed point
@@ -138,7 +115,7 @@ cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance) {
             double radius = k->mu * p->lambda[r], len = sqrt(t[0] * t[0] + t[1] * t[1]);
             if (len > radius) t[0] *= radius / len, t[1] *= radius / len;
             double d1 = t[0] - p->lambda[r + 1], d2 = t[1] - p->lambda[r + 2];
-            if (d1 != 0.0 || d2 != 0.0) apply_rows(p, r + 1, d1, r + 2, d2);
+            if (d1 != 0.0 || d2 != 0.0) apply_tangents(p, r + 1, d1, r + 2, d2);
             p->lambda[r + 1] = t[0], p->lambda[r + 2] = t[1];
             change = max2(change, max2(fabs(d1) * p->diag[r + 1], fabs(d2) * p->diag[r + 2]));
         }
