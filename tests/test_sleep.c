@@ -326,8 +326,9 @@ static int quiet_blocks_near_awake(const loam_world* w) {
 
 /* A trench three blocks long, asleep, pressed at one end by a sphere: the blocks far from it are
  * quiet (loam_step_stats.quiet; detection passes them by) and keep every bit, the pressed end wakes,
- * and the deepest overlap of any pair (a contact missed by the block test would let an awake
- * particle sink into a quiet sleeper). Returns the final positions by id in xyz. */
+ * and the deepest overlap of any pair. The wake stays inside one block here, so this scene alone
+ * would not notice a block test that misses contacts across blocks: test_quiet_bulldozing does (a
+ * wrong cut-off there gives hundreds of misses). Returns the final positions by id in xyz. */
 static void press_trench(int threads, int quiet, float* xyz, float* overlap, int* woke) {
     enum { ALONG = 120, ACROSS = 6, LAYERS = 3, N = ALONG * ACROSS * LAYERS };
     float length = 2.0f * R * ALONG + 0.01f;
