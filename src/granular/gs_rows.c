@@ -12,7 +12,7 @@ int loam_coloring_reserve(loam_coloring* k, int need) {
     int32_t* list = loam_malloc(sizeof(int32_t) * cap);
     int32_t* ri = loam_malloc(sizeof(int32_t) * cap);
     int32_t* rj = loam_malloc(sizeof(int32_t) * cap);
-    float* f = loam_malloc(sizeof(float) * 9 * cap); /* the nine float fields, one block */
+    float* f = loam_malloc(sizeof(float) * 8 * cap); /* the eight float fields, one block */
     if (!list || !ri || !rj || !f) {
         loam_free(list);
         loam_free(ri);
@@ -28,8 +28,8 @@ int loam_coloring_reserve(loam_coloring* k, int need) {
     loam_gs_rows* r = &k->rows;
     r->i = ri;
     r->j = rj;
-    float** fields[] = {&r->nx, &r->ny, &r->nz, &r->gap, &r->lx, &r->ly, &r->lz, &r->meff, &r->push};
-    for (int a = 0; a < 9; ++a) *fields[a] = f + (size_t)a * cap; /* nx owns the block */
+    float** fields[] = {&r->nx, &r->ny, &r->nz, &r->gap, &r->lx, &r->ly, &r->lz, &r->push};
+    for (int a = 0; a < 8; ++a) *fields[a] = f + (size_t)a * cap; /* nx owns the block */
     k->list_capacity = (int)cap;
     return 1;
 }
@@ -42,7 +42,7 @@ static float pair_geometry(loam_gs_rows* r, int lo, int hi, const float* pos, in
 }
 
 /* Body row q from its slot: body contacts are few, and their slots are always current. */
-static void body_row(const loam_world* w, loam_gs_rows* r, int q, float omega) {
+static void body_row(const loam_world* w, loam_gs_rows* r, int q) {
     const loam_contacts* c = &w->cur;
     int s = ~r->j[q];
     const float* nd = &c->body_n[4 * (size_t)s];
@@ -51,7 +51,6 @@ static void body_row(const loam_world* w, loam_gs_rows* r, int q, float omega) {
     r->ny[q] = nd[1];
     r->nz[q] = nd[2];
     r->gap[q] = nd[3];
-    r->meff[q] = omega / w->inv_mass[r->i[q]];
     r->lx[q] = lam[0];
     r->ly[q] = lam[1];
     r->lz[q] = lam[2];
@@ -61,10 +60,11 @@ float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid) {
     const loam_contacts* c = &w->cur;
     loam_coloring* k = &w->coloring;
     loam_gs_rows* r = &k->rows;
-    float omega = w->params.relaxation, worst = 0.0f;
+    float worst = 0.0f;
     float len = w->params.periodic_hi - w->params.periodic_lo;
     int total = k->color_start[LOAM_COLOR_SLOTS], warm = w->params.warm_start, axis = w->params.periodic_axis;
     int blocks = loam_block_count(w->count);
+    r->omega = w->params.relaxation;
 #pragma omp parallel for schedule(static) reduction(max : worst)
     for (int q0 = 0; q0 < total; q0 += LOAM_GS_CHUNK) {
         int hi = q0 + LOAM_GS_CHUNK < total ? q0 + LOAM_GS_CHUNK : total;
@@ -72,16 +72,15 @@ float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid) {
         memset(&r->push[q0], 0, sizeof(float) * (size_t)(hi - q0));
         if (rows_valid && warm) continue; /* pair rows are complete; body rows below */
         for (int q = q0; q < hi; ++q) {
-            int i = r->i[q], j = r->j[q];
+            int j = r->j[q];
             if (j < 0) {
-                body_row(w, r, q, omega);
+                body_row(w, r, q);
                 continue;
             }
             if (rows_valid) { /* and no warm start */
                 r->lx[q] = r->ly[q] = r->lz[q] = 0.0f;
                 continue;
             }
-            r->meff[q] = omega / (loam_solve_inv_mass(w, i) + loam_solve_inv_mass(w, j));
             const float* lam = &c->pair_lambda[3 * (size_t)k->list[q]];
             r->lx[q] = lam[0];
             r->ly[q] = lam[1];
@@ -93,7 +92,7 @@ float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid) {
     for (int b = 0; b < blocks; ++b) {
         const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
         for (int col = 0; col < LOAM_COLOR_SLOTS; ++col)
-            for (int q = marks[2 * col + 1]; q < marks[2 * col + 2]; ++q) body_row(w, r, q, omega);
+            for (int q = marks[2 * col + 1]; q < marks[2 * col + 2]; ++q) body_row(w, r, q);
     }
     return worst;
 }

@@ -28,11 +28,12 @@ static inline float loam_gs_bias(float gap, float inv_dt, float alpha) {
     return gap > 0.0f ? gap * inv_dt : alpha * gap * inv_dt;
 }
 
-/* New impulse of row q for relative velocity (vx, vy, vz): lambda <- proj(lambda - meff (v + bias n)),
+/* New impulse of row q for relative velocity (vx, vy, vz) and effective mass m:
+ * lambda <- proj(lambda - m (v + bias n)),
  * the paper's projection onto the Coulomb cone. Stores it and writes the change to d. */
-static inline void loam_gs_row_update(loam_gs_rows* r, int q, float vx, float vy, float vz, float mu, float inv_dt,
-                                      float alpha, float d[3]) {
-    float nx = r->nx[q], ny = r->ny[q], nz = r->nz[q], m = r->meff[q];
+static inline void loam_gs_row_update(loam_gs_rows* r, int q, float vx, float vy, float vz, float m, float mu,
+                                      float inv_dt, float alpha, float d[3]) {
+    float nx = r->nx[q], ny = r->ny[q], nz = r->nz[q];
     float bias = loam_gs_bias(r->gap[q], inv_dt, alpha);
     float ox = r->lx[q], oy = r->ly[q], oz = r->lz[q];
     float lx = ox - m * (vx + bias * nx), ly = oy - m * (vy + bias * ny), lz = oz - m * (vz + bias * nz);
@@ -66,8 +67,8 @@ static inline float loam_gs_pair_rows(loam_gs_rows* r, int lo, int hi, float* sv
         float* a = &sv[4 * (size_t)r->i[q]];
         float* b = &sv[4 * (size_t)r->j[q]];
         float d[3];
-        loam_gs_row_update(r, q, a[0] - b[0], a[1] - b[1], a[2] - b[2], mu, inv_dt, alpha, d);
         float wi = a[3], wj = b[3]; /* inverse masses ride along in sv.w */
+        loam_gs_row_update(r, q, a[0] - b[0], a[1] - b[1], a[2] - b[2], r->omega / (wi + wj), mu, inv_dt, alpha, d);
         for (int k = 0; k < 3; ++k) {
             a[k] = a[k] + wi * d[k];
             b[k] = b[k] - wj * d[k];
@@ -89,7 +90,7 @@ static inline void loam_gs_pair_pushes(loam_gs_rows* r, int lo, int hi, float* u
         float* b = &u[4 * (size_t)r->j[q]];
         float nx = r->nx[q], ny = r->ny[q], nz = r->nz[q];
         float un = nx * (a[0] - b[0]) + ny * (a[1] - b[1]) + nz * (a[2] - b[2]);
-        float p = r->push[q] - r->meff[q] * (un + rate * gap);
+        float p = r->push[q] - r->omega / (a[3] + b[3]) * (un + rate * gap);
         p = p > 0.0f ? p : 0.0f;
         float dp = p - r->push[q];
         r->push[q] = p;

@@ -30,9 +30,8 @@ static float body_rows(const loam_contacts* c, loam_gs_rows* r, int lo, int hi, 
     for (int q = lo; q < hi; ++q) {
         const float* vb = &c->body_v[4 * (size_t)~r->j[q]];
         float* a = &sv[4 * (size_t)r->i[q]];
-        float d[3];
-        loam_gs_row_update(r, q, a[0] - vb[0], a[1] - vb[1], a[2] - vb[2], vb[3], inv_dt, alpha, d);
-        float wi = a[3];
+        float d[3], wi = a[3];
+        loam_gs_row_update(r, q, a[0] - vb[0], a[1] - vb[1], a[2] - vb[2], r->omega / wi, vb[3], inv_dt, alpha, d);
         for (int k = 0; k < 3; ++k) a[k] = a[k] + wi * d[k];
         float d2 = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) * wi * wi;
         most = d2 > most ? d2 : most;
@@ -209,7 +208,7 @@ static void body_pushes(loam_gs_rows* r, int lo, int hi, float* u, float rate) {
         float* a = &u[4 * (size_t)r->i[q]];
         float nx = r->nx[q], ny = r->ny[q], nz = r->nz[q];
         float un = nx * a[0] + ny * a[1] + nz * a[2];
-        float p = r->push[q] - r->meff[q] * (un + rate * gap);
+        float p = r->push[q] - r->omega / a[3] * (un + rate * gap);
         p = p > 0.0f ? p : 0.0f;
         float di = a[3] * (p - r->push[q]);
         r->push[q] = p;

@@ -55,7 +55,7 @@ static inline void store8(float* base, const int32_t* idx, __m256 x, __m256 y, _
 float loam_gs_pair_rows_avx2(loam_gs_rows* r, int lo, int hi, float* sv, float mu, float inv_dt, float alpha,
                              float most) {
     const __m256 zero = _mm256_setzero_ps(), vmu = _mm256_set1_ps(mu), vinv = _mm256_set1_ps(inv_dt);
-    const __m256 valpha = _mm256_set1_ps(alpha);
+    const __m256 valpha = _mm256_set1_ps(alpha), vomega = _mm256_set1_ps(r->omega);
     __m256 vmost = _mm256_set1_ps(most);
     int q = lo;
     for (; q + 8 <= hi; q += 8) {
@@ -63,7 +63,7 @@ float loam_gs_pair_rows_avx2(loam_gs_rows* r, int lo, int hi, float* sv, float m
         load8(sv, &r->i[q], &ax, &ay, &az, &wi);
         load8(sv, &r->j[q], &bx, &by, &bz, &wj);
         __m256 nx = _mm256_loadu_ps(&r->nx[q]), ny = _mm256_loadu_ps(&r->ny[q]), nz = _mm256_loadu_ps(&r->nz[q]);
-        __m256 m = _mm256_loadu_ps(&r->meff[q]), gap = _mm256_loadu_ps(&r->gap[q]);
+        __m256 m = _mm256_div_ps(vomega, ADD(wi, wj)), gap = _mm256_loadu_ps(&r->gap[q]);
         __m256 ox = _mm256_loadu_ps(&r->lx[q]), oy = _mm256_loadu_ps(&r->ly[q]), oz = _mm256_loadu_ps(&r->lz[q]);
         /* loam_gs_bias */
         __m256 bias = _mm256_blendv_ps(MUL(MUL(valpha, gap), vinv), MUL(gap, vinv), _mm256_cmp_ps(gap, zero, _CMP_GT_OQ));
@@ -99,7 +99,7 @@ float loam_gs_pair_rows_avx2(loam_gs_rows* r, int lo, int hi, float* sv, float m
 }
 
 void loam_gs_pair_pushes_avx2(loam_gs_rows* r, int lo, int hi, float* u, float rate) {
-    const __m256 zero = _mm256_setzero_ps(), vrate = _mm256_set1_ps(rate);
+    const __m256 zero = _mm256_setzero_ps(), vrate = _mm256_set1_ps(rate), vomega = _mm256_set1_ps(r->omega);
     int q = lo;
     for (; q + 8 <= hi; q += 8) {
         __m256 gap = _mm256_loadu_ps(&r->gap[q]);
@@ -111,7 +111,7 @@ void loam_gs_pair_pushes_avx2(loam_gs_rows* r, int lo, int hi, float* u, float r
         __m256 nx = _mm256_loadu_ps(&r->nx[q]), ny = _mm256_loadu_ps(&r->ny[q]), nz = _mm256_loadu_ps(&r->nz[q]);
         __m256 old = _mm256_loadu_ps(&r->push[q]);
         __m256 un = ADD(ADD(MUL(nx, SUB(ax, bx)), MUL(ny, SUB(ay, by))), MUL(nz, SUB(az, bz)));
-        __m256 p = SUB(old, MUL(_mm256_loadu_ps(&r->meff[q]), ADD(un, MUL(vrate, gap))));
+        __m256 p = SUB(old, MUL(_mm256_div_ps(vomega, ADD(wi, wj)), ADD(un, MUL(vrate, gap))));
         p = _mm256_blendv_ps(zero, p, _mm256_cmp_ps(p, zero, _CMP_GT_OQ)); /* p > 0 ? p : 0 */
         p = _mm256_blendv_ps(old, p, active);
         __m256 dp = SUB(p, old);

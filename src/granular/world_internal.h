@@ -69,8 +69,10 @@ typedef struct loam_gs_rows {
     float *nx, *ny, *nz;      /* unit normal from j (or out of the shape) to i */
     float* gap;               /* m, < 0 = overlap */
     float *lx, *ly, *lz;      /* accumulated impulse on i, N s */
-    float* meff;              /* relaxation / (1/m_i + 1/m_j), kg */
     float* push;              /* overlap-removal pseudo-impulse, N s */
+    float omega;              /* params.relaxation: a row's effective mass is omega / (w_i + w_j), from
+                                 the inverse masses the sweeps load anyway (kept per row, it cost 4
+                                 bytes a row and a load per row per sweep) */
 } loam_gs_rows;
 
 /* Solve order of the rows (color.c): first the inner rows of each block of particles (both particles
