@@ -208,15 +208,19 @@ static void check_hash(const cloud* c, const pair_list* want, int table_size, fl
     CHECK(!bad_chain, "%s (table %d): the chains hold %ld entries for %d particles, or a particle twice", c->name,
           table_size, total, c->n);
 
-    /* The compact runs hold each bucket's chain, ascending, and nothing else. */
+    /* The compact runs (made in place of the chains) hold each bucket's chain, ascending, and
+     * nothing else. */
+    int* chain_len = calloc((size_t)h.table_size, sizeof(int));
+    for (int b = 0; b < h.table_size && !bad_chain; ++b)
+        for (int32_t j = h.head[b]; j >= 0; j = h.next[j]) ++chain_len[b];
+    loam_hash_compact(&h, c->n);
     int bad_run = h.bucket_start[0] != 0 || h.bucket_start[h.table_size] != c->n;
     for (int b = 0; b < h.table_size && !bad_run; ++b) {
-        int chain = 0;
-        for (int32_t j = h.head[b]; j >= 0; j = h.next[j]) ++chain;
-        bad_run |= h.bucket_start[b + 1] - h.bucket_start[b] != chain;
+        bad_run |= h.bucket_start[b + 1] - h.bucket_start[b] != chain_len[b];
         for (int k = h.bucket_start[b]; k < h.bucket_start[b + 1] && !bad_run; ++k)
             bad_run |= h.bucket_of[h.items[k]] != b || (k > h.bucket_start[b] && h.items[k] <= h.items[k - 1]);
     }
+    free(chain_len);
     CHECK(!bad_run, "%s (table %d): the compact runs differ from the chains", c->name, table_size);
 
     /* The pairs found through the 27 buckets around each particle, from both ends: the engine needs
@@ -231,7 +235,8 @@ static void check_hash(const cloud* c, const pair_list* want, int table_size, fl
         for (int k = 0; k < nb; ++k) {
             CHECK(buckets[k] >= 0 && buckets[k] < h.table_size, "%s: bucket %d of %d", c->name, buckets[k], h.table_size);
             if (buckets[k] < 0 || buckets[k] >= h.table_size) continue;
-            for (int32_t j = h.head[buckets[k]]; j >= 0; j = h.next[j]) {
+            for (int s = h.bucket_start[buckets[k]]; s < h.bucket_start[buckets[k] + 1]; ++s) {
+                int32_t j = h.items[s];
                 if (j == i || mark[j] == i) continue;
                 if (!pair_touches(c, i, j, margin)) continue;
                 mark[j] = i;

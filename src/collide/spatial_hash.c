@@ -11,26 +11,24 @@ int loam_hash_init(loam_spatial_hash* h, int table_size, int capacity) {
     h->table_size = table_size > 0 ? table_size : 1;
     h->capacity = capacity;
     h->mod_magic = UINT64_MAX / (uint64_t)h->table_size + 1;
-    h->head = loam_malloc(sizeof(int32_t) * (size_t)(table_size > 0 ? table_size : 1));
+    h->head = loam_malloc(sizeof(int32_t) * ((size_t)h->table_size + 1));
     h->next = loam_malloc(sizeof(int32_t) * (size_t)(capacity > 0 ? capacity : 1));
     h->bucket_of = loam_malloc(sizeof(int32_t) * (size_t)(capacity > 0 ? capacity : 1));
-    h->items = loam_malloc(sizeof(int32_t) * (size_t)(capacity > 0 ? capacity : 1));
-    h->bucket_start = loam_calloc((size_t)h->table_size + 1, sizeof(int32_t));
+    h->items = h->next;
+    h->bucket_start = h->head;
     h->periodic_axis = -1;
     h->periodic_cells = 0;
     for (int a = 0; a < 3; ++a) {
         h->inv_cell[a] = 1.0f;
         h->origin[a] = 0.0f;
     }
-    return h->head && h->next && h->bucket_of && h->items && h->bucket_start;
+    return h->head && h->next && h->bucket_of;
 }
 
 void loam_hash_free(loam_spatial_hash* h) {
     loam_free(h->head);
     loam_free(h->next);
     loam_free(h->bucket_of);
-    loam_free(h->items);
-    loam_free(h->bucket_start);
     h->head = h->next = h->bucket_of = h->items = h->bucket_start = 0;
 }
 
@@ -92,8 +90,12 @@ void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y
             } while (!__atomic_compare_exchange_n(&head[b], &old, i, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
         }
     }
+}
+
+void loam_hash_compact(loam_spatial_hash* h, int n) {
     /* Counting sort by bucket, serial and in index order (so each run is ascending whatever the
-     * thread count): three passes over n and one over the table, small beside the queries. */
+     * thread count): three passes over n and one over the table, small beside the queries. It
+     * reads bucket_of only, so it may write over the chains. */
     int32_t* start = h->bucket_start;
     memset(start, 0, sizeof(int32_t) * ((size_t)h->table_size + 1));
     for (int i = 0; i < n; ++i) start[h->bucket_of[i] + 1]++;

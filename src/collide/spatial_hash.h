@@ -19,15 +19,16 @@ typedef struct loam_spatial_hash {
     int table_size;           /* buckets */
     int capacity;             /* particles the next array holds */
     uint64_t mod_magic;       /* 2^64 / table_size rounded up: v % table_size without a division */
-    int32_t* head;            /* table_size; -1 = empty */
+    int32_t* head;            /* table_size (+ 1 for bucket_start); -1 = empty */
     int32_t* next;            /* capacity; -1 = end of chain */
-    /* The same table compacted after each build (a counting sort by bucket): bucket b's particles
+    int32_t* bucket_of;       /* capacity: each particle's bucket */
+    /* The same table compacted (loam_hash_compact, a counting sort by bucket): bucket b's particles
      * are items[bucket_start[b] .. bucket_start[b + 1]), ascending. Queries then read contiguous
      * runs instead of chasing the chain (a dependent load per candidate, most of a neighbour-list
-     * build in perf). */
-    int32_t* bucket_of;       /* capacity: each particle's bucket */
-    int32_t* bucket_start;    /* table_size + 1 */
-    int32_t* items;           /* capacity */
+     * build in perf). The runs live in the chains' memory (bucket_start in head's, items in
+     * next's): a hash is used either way, and the granular world's is 12 bytes a particle less. */
+    int32_t* bucket_start;    /* table_size + 1; aliases head */
+    int32_t* items;           /* capacity; aliases next */
     float inv_cell[3];        /* 1 / cell size per axis */
     float origin[3];          /* cell coordinates count from here */
     int periodic_axis;        /* -1 or the wrapped axis */
@@ -42,8 +43,11 @@ void loam_hash_free(loam_spatial_hash* h);
 void loam_hash_set_cell(loam_spatial_hash* h, float cell, int periodic_axis, float periodic_lo,
                         float periodic_hi);
 
-/* Rebuild from n positions (SoA): the chains in parallel (Algorithm 2), then the compact runs. */
+/* Rebuild the chains from n positions (SoA), in parallel (Algorithm 2). */
 void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y, const float* z);
+/* Turn the chains of the last build into the compact runs, in their place: after it, head and next
+ * no longer hold chains. */
+void loam_hash_compact(loam_spatial_hash* h, int n);
 
 /* The cell of p (wrapped along the periodic axis). */
 void loam_hash_cell(const loam_spatial_hash* h, float px, float py, float pz, int32_t cell[3]);

@@ -493,6 +493,7 @@ static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_err
     loam_hash_set_cell(&w->hash, 2.0f * w->max_radius + reach, w->params.periodic_axis, w->params.periodic_lo,
                        w->params.periodic_hi);
     loam_hash_build(&w->hash, w->count, w->x, w->y, w->z);
+    loam_hash_compact(&w->hash, w->count);
     const int32_t* items = w->hash.items;
 #pragma omp parallel for schedule(static)
     for (int s = 0; s < w->count; ++s) memcpy(&nl->bucket_pos[4 * s], &pos[4 * items[s]], 4 * sizeof(float));
