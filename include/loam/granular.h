@@ -71,7 +71,8 @@ typedef struct loam_particles {
     const float* inv_mass;   /* 1/kg */
     const int* contact_count;/* contacts of each particle in the last step (particles and bodies);
                                 counted when loam_world_particles is called, so call it again after
-                                a step to read this step's */
+                                a step to read this step's; NULL before the first step, or when
+                                there was no memory to count them */
     const int32_t* id;       /* identity of the particle in each slot */
 } loam_particles;
 

@@ -49,8 +49,8 @@ int loam_contacts_alloc(loam_world* w, int n) {
     size_t bytes = sizeof(int32_t) * (size_t)(n > 0 ? n : 1);
     loam_contacts* c = &w->cur;
     loam_contact_set* p = &w->prev;
-    int32_t** arrays[] = {&c->pair_start, &c->pair_count, &c->body_start, &c->body_count, &p->pair_start,
-                          &p->pair_count, &p->body_start, &p->body_count, &c->in_start, &c->in_count};
+    int32_t** arrays[] = {&c->pair_start, &c->pair_count, &c->body_start, &c->body_count,
+                          &p->pair_start, &p->pair_count, &p->body_start, &p->body_count};
     for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; ++a)
         if (!(*arrays[a] = loam_calloc(1, bytes))) return 0;
     size_t regions = (size_t)loam_block_count(n) + 1;
@@ -152,7 +152,12 @@ int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t
 
 int loam_contacts_reserve_jacobi(loam_world* w, int blocks) {
     loam_contacts* c = &w->cur;
-    size_t slots = (size_t)c->pair_region[blocks];
+    size_t slots = (size_t)c->pair_region[blocks], n = (size_t)(w->count > 0 ? w->count : 1);
+    /* Per particle, once: the incoming lists and the contact counts of the mass splitting. */
+    if (!c->in_start) c->in_start = loam_calloc(n, sizeof(int32_t));
+    if (!c->in_count) c->in_count = loam_calloc(n, sizeof(int32_t));
+    if (!w->contact_total) w->contact_total = loam_calloc(n, sizeof(int32_t));
+    if (!c->in_start || !c->in_count || !w->contact_total) return 0;
     loam_free(c->pair_n);
     loam_free(c->pair_push);
     loam_free(c->in_slot);

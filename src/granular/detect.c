@@ -495,6 +495,7 @@ static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_err
     loam_hash_build(&w->hash, w->count, w->x, w->y, w->z);
     loam_hash_compact(&w->hash, w->count);
     const int32_t* items = w->hash.items;
+    nl->bucket_pos = w->push_velocity; /* the caller packs the velocities there again after the build */
 #pragma omp parallel for schedule(static)
     for (int s = 0; s < w->count; ++s) memcpy(&nl->bucket_pos[4 * s], &pos[4 * items[s]], 4 * sizeof(float));
     /* Gathering space, 20 kB per thread (not on the thread's stack), kept between builds. */
@@ -534,6 +535,7 @@ static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_err
         if (!loam_neighbors_reserve(nl, blocks, most + most / 2 + 16))
             return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for the neighbour list", (long long)w->step);
     }
+    nl->bucket_pos = NULL;
     loam_neighbors_mark_built(w, reach);
     return LOAM_OK;
 }
@@ -555,6 +557,15 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     if (!w->neighbors.valid) {
         loam_status st = build_neighbor_list(w, pos, err);
         if (st != LOAM_OK) return st;
+        /* The build borrowed the velocity buffer (16 bytes a particle that no other stage needs
+         * then); pack the velocities again. */
+#pragma omp parallel for schedule(static)
+        for (int i = 0; i < w->count; ++i) {
+            vel[4 * i] = w->vx[i];
+            vel[4 * i + 1] = w->vy[i];
+            vel[4 * i + 2] = w->vz[i];
+            vel[4 * i + 3] = 0.0f;
+        }
     }
     int same = 1;
     int32_t* pair_need = w->block_need;

@@ -15,15 +15,13 @@ int loam_neighbors_alloc(loam_neighbor_list* nl, int n) {
     nl->start = loam_calloc(k, sizeof(int32_t));
     nl->count = loam_calloc(k, sizeof(int32_t));
     nl->ref = loam_calloc(3 * k, sizeof(float));
-    nl->bucket_pos = loam_malloc(4 * k * sizeof(float));
-    return nl->start && nl->count && nl->ref && nl->bucket_pos;
+    return nl->start && nl->count && nl->ref;
 }
 
 void loam_neighbors_free(loam_neighbor_list* nl) {
     loam_free(nl->start);
     loam_free(nl->count);
     loam_free(nl->ref);
-    loam_free(nl->bucket_pos);
     loam_free(nl->caches);
     loam_free(nl->j);
     memset(nl, 0, sizeof *nl);

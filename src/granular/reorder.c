@@ -110,14 +110,14 @@ static void renumber_contacts(loam_contact_set* c, const int32_t* perm, const in
 void loam_granular_reorder(loam_world* w) {
     int n = w->count;
     if (n < 2) return;
-    /* Scratch borrowed from buffers that the coming stages rewrite anyway: the solver velocities
-     * (16 bytes a particle) hold two key arrays, this step's contact heads the index arrays. */
+    /* Scratch borrowed from buffers that the coming stages rewrite anyway (16 bytes a particle
+     * each): the solver velocities hold two key arrays, the push buffer four index arrays. */
     uint64_t* key = (uint64_t*)w->sv;
     uint64_t* key_tmp = key + n;
-    int32_t* perm = w->cur.pair_count;
-    int32_t* inv = w->cur.in_start;
-    int32_t* itmp = w->cur.in_count;
-    int32_t* ptmp = w->cur.body_start;
+    int32_t* perm = (int32_t*)w->push_velocity;
+    int32_t* inv = perm + n;
+    int32_t* itmp = perm + 2 * (size_t)n;
+    int32_t* ptmp = perm + 3 * (size_t)n;
     morton_keys(w, key);
     for (int i = 0; i < n; ++i) perm[i] = i;
     radix_sort(key, perm, key_tmp, ptmp, w->radix_counts, n); /* perm[new] = old */

@@ -49,7 +49,6 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     w->coloring.inner = loam_malloc(sizeof(int32_t) * LOAM_BLOCK_MARKS * (size_t)blocks);
     w->coloring.block_order = loam_malloc(sizeof(int32_t) * (size_t)blocks);
     w->coloring.fresh = loam_calloc((size_t)(n > 0 ? n : 1), 1);
-    w->contact_total = loam_calloc((size_t)(n > 0 ? n : 1), sizeof(int32_t));
     w->calm = loam_calloc((size_t)(n > 0 ? n : 1), sizeof(int32_t));
     w->wake = loam_calloc((size_t)(n > 0 ? n : 1), 1);
     w->asleep = loam_calloc((size_t)(n > 0 ? n : 1), 1);
@@ -58,7 +57,7 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     w->shape_pose = loam_malloc(sizeof(loam_pose) * (size_t)shapes);
     w->shape_lo = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
     w->shape_hi = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
-    if (!ok || !w->sv || !w->push_velocity || !w->coloring.mask || !w->coloring.block_counts || !w->coloring.inner || !w->coloring.block_order || !w->coloring.fresh || !w->radix_counts || !w->contact_total || !w->calm || !w->wake || !w->asleep || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
+    if (!ok || !w->sv || !w->push_velocity || !w->coloring.mask || !w->coloring.block_counts || !w->coloring.inner || !w->coloring.block_order || !w->coloring.fresh || !w->radix_counts || !w->calm || !w->wake || !w->asleep || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
         return loam_error_set(err, LOAM_ERR_NOMEM, "out of memory preparing a world of %d particles", n);
     /* Particles given outside the periodic interval start at their image inside it. */
     if (p->periodic_axis >= 0) {

@@ -288,6 +288,10 @@ loam_status loam_world_place_body(loam_world* w, int body, loam_pose pose, loam_
  * mass splitting (which counts them itself, incoming.c). */
 static void count_contacts(loam_world* w) {
     const loam_contacts* c = &w->cur;
+    /* Allocated on the first request (4 bytes a particle that a Gauss-Seidel step never needs);
+     * out of memory, the particles report no counts (contact_count NULL). */
+    if (!w->contact_total) w->contact_total = loam_malloc(sizeof(int32_t) * (size_t)(w->count > 0 ? w->count : 1));
+    if (!w->contact_total) return;
     for (int i = 0; i < w->count; ++i) w->contact_total[i] = c->pair_count[i] + c->body_count[i];
     for (int i = 0; i < w->count; ++i)
         for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) w->contact_total[c->pair_j[s]]++;

@@ -110,7 +110,8 @@ typedef struct loam_neighbor_list {
     int32_t* j;               /* partners j > i of each particle i, ascending */
     float* ref;               /* 3 * n: positions at the last build */
     float* bucket_pos;        /* 4 * n: (x, y, z, r) in the hash's compact bucket order (a build's
-                                 candidates are then contiguous reads) */
+                                 candidates are then contiguous reads); only during a build, in the
+                                 push buffer's memory (build_neighbor_list, detect.c) */
     float reach;              /* margin + skin the list was built with, m */
     void* caches;             /* per thread: a build's gathered candidates (detect.c) */
     int cache_count;
