@@ -52,6 +52,10 @@ typedef struct loam_posed { loam_vec3d p; loam_quatd q; } loam_posed;
 void* loam_malloc(size_t bytes);
 void* loam_calloc(size_t count, size_t bytes);
 void loam_free(void* ptr);
+/* Give back to the system the whole pages of bytes [from, to) of a loam_malloc block, which then read
+ * as zeros: memory a grown array no longer uses stops counting in the process's resident size without
+ * a copy. Only large (kernel-mapped) blocks release; for others this does nothing. */
+void loam_release(void* ptr, size_t from, size_t to);
 /* Number of loam_malloc/loam_calloc calls since the process started (a test hook). */
 uint64_t loam_alloc_count(void);
 /* Bytes currently held through loam_malloc. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define LOAM_MAP_LARGE 0
@@ -64,6 +65,23 @@ void loam_free(void* ptr) {
     __atomic_sub_fetch(&g_bytes_in_use, bytes, __ATOMIC_RELAXED);
     if (mapped(bytes)) munmap(block, (bytes + LOAM_ALIGN + LOAM_ALIGN - 1) / LOAM_ALIGN * LOAM_ALIGN);
     else free(block);
+}
+
+void loam_release(void* ptr, size_t from, size_t to) {
+    if (!ptr || from >= to) return;
+    unsigned char* block = (unsigned char*)ptr - LOAM_ALIGN;
+    size_t bytes;
+    memcpy(&bytes, block, sizeof bytes);
+    if (!mapped(bytes)) return;
+    if (to > bytes) to = bytes;
+    static uintptr_t cached_page;
+    uintptr_t page = __atomic_load_n(&cached_page, __ATOMIC_RELAXED);
+    if (!page) {
+        page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        __atomic_store_n(&cached_page, page, __ATOMIC_RELAXED);
+    }
+    uintptr_t lo = ((uintptr_t)ptr + from + page - 1) & ~(page - 1), hi = ((uintptr_t)ptr + to) & ~(page - 1);
+    if (lo < hi) madvise((void*)lo, hi - lo, MADV_DONTNEED);
 }
 
 uint64_t loam_alloc_count(void) { return __atomic_load_n(&g_alloc_count, __ATOMIC_RELAXED); }

@@ -528,6 +528,10 @@ static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_err
                 if (w->block_info[b].quiet) continue; /* built when it wakes (loam_granular_detect) */
                 list_block(w, pos, b, reach, cand, &need, &dropped);
                 if (need > most) most = need;
+                /* The block's room beyond this build's need: a list that grew while material
+                 * fell (wide margins and skins) gives those pages back once it rests. */
+                size_t cap = (size_t)nl->block_capacity, base = (size_t)b * cap;
+                if ((size_t)need < cap) loam_release(nl->j, sizeof(int32_t) * (base + (size_t)need), sizeof(int32_t) * (base + cap));
             }
         }
         w->stats.dropped_neighbors = dropped;

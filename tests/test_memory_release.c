@@ -1,0 +1,73 @@
+/* loam_release gives whole pages of a large block back to the system: they leave the resident set
+ * (what peak-RSS figures count) and read as zeros, while every byte outside the range keeps its
+ * value. Sanitizer builds allocate through malloc, where the call must change nothing at all. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "loam/core.h"
+#include "test_util.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define MAPPED 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MAPPED 0
+#endif
+#endif
+#ifndef MAPPED
+#define MAPPED 1
+#endif
+
+/* Resident pages of this process (/proc/self/statm, second field). */
+static long resident_pages(void) {
+    long size = 0, resident = -1;
+    FILE* f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = -1;
+        fclose(f);
+    }
+    return resident;
+}
+
+int main(void) {
+    enum { BYTES = 4 << 20, FROM = 100001, TO = 3900003 };
+    long page = sysconf(_SC_PAGESIZE);
+    unsigned char* p = loam_malloc(BYTES);
+    CHECK(p != NULL, "allocation of %d bytes", BYTES);
+    if (!p) TEST_MAIN_END();
+    memset(p, 0xab, BYTES);
+    long before = resident_pages();
+    loam_release(p, FROM, TO);
+    long after = resident_pages();
+    size_t lo = ((size_t)((uintptr_t)p + FROM) + (size_t)page - 1) / (size_t)page * (size_t)page - (uintptr_t)p;
+    size_t hi = (size_t)((uintptr_t)p + TO) / (size_t)page * (size_t)page - (uintptr_t)p;
+    int outside_kept = 1, inside_zero = 1, inside_kept = 1;
+    for (size_t k = 0; k < BYTES; ++k) {
+        int inside = k >= lo && k < hi;
+        if (!inside) outside_kept &= p[k] == 0xab;
+        else {
+            inside_zero &= p[k] == 0;
+            inside_kept &= p[k] == 0xab;
+        }
+    }
+    CHECK(outside_kept, "bytes outside the whole pages of [%d, %d) changed", FROM, TO);
+    if (MAPPED) {
+        CHECK(inside_zero, "released pages do not read as zeros");
+        long released = (long)((hi - lo) / (size_t)page);
+        /* Most of them (the kernel may keep a few, around huge-page boundaries). */
+        CHECK(before > 0 && after >= 0 && before - after >= released * 9 / 10,
+              "resident pages %ld -> %ld, expected about %ld fewer", before, after, released);
+    } else {
+        CHECK(inside_kept, "a malloc block (sanitizer build) must not change");
+    }
+    /* Ranges that hold no whole page, or are empty, change nothing. */
+    memset(p, 0xcd, 64);
+    loam_release(p, 1, 64);
+    loam_release(p, 64, 64);
+    int small_kept = 1;
+    for (int k = 0; k < 64; ++k) small_kept &= p[k] == 0xcd;
+    CHECK(small_kept, "a range inside one page changed");
+    loam_free(p);
+    TEST_MAIN_END();
+}
