@@ -55,14 +55,25 @@ int loam_neighbors_valid(const loam_world* w) {
     if (!nl->valid) return 0;
     int axis = w->params.periodic_axis;
     float len = w->params.periodic_hi - w->params.periodic_lo;
-    float moved2 = 0.0f;
-#pragma omp parallel for schedule(static) reduction(max : moved2)
+    float moved2 = 0.0f, lx = INFINITY, ly = INFINITY, lz = INFINITY, hx = -INFINITY, hy = -INFINITY, hz = -INFINITY;
+#pragma omp parallel for schedule(static) reduction(max : moved2, hx, hy, hz) reduction(min : lx, ly, lz)
     for (int i = 0; i < w->count; ++i) {
         float d[3] = {w->x[i] - nl->ref[3 * i], w->y[i] - nl->ref[3 * i + 1], w->z[i] - nl->ref[3 * i + 2]};
         if (axis >= 0) d[axis] -= len * rintf(d[axis] / len); /* wrapped: the short way */
         float m2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-        if (m2 > moved2) moved2 = m2;
+        moved2 = m2 > moved2 ? m2 : moved2;
+        lx = d[0] < lx ? d[0] : lx;
+        ly = d[1] < ly ? d[1] : ly;
+        lz = d[2] < lz ? d[2] : lz;
+        hx = d[0] > hx ? d[0] : hx;
+        hy = d[1] > hy ? d[1] : hy;
+        hz = d[2] > hz ? d[2] : hz;
     }
-    /* Two particles approach by at most twice the largest displacement. */
-    return w->pair_margin + 2.0f * sqrtf(moved2) <= nl->reach;
+    if (w->count == 0) return 1;
+    /* Two particles approach by at most |d_i - d_j| <= |d_i - c| + |d_j - c| for any displacement c:
+     * with c = 0 each term is at most the largest displacement, with c the centre of the box of all
+     * displacements at most its half-diagonal (a bed that moves as a whole keeps its list). */
+    float diag = 0.5f * sqrtf((hx - lx) * (hx - lx) + (hy - ly) * (hy - ly) + (hz - lz) * (hz - lz));
+    float spread = fminf(sqrtf(moved2), diag);
+    return w->pair_margin + 2.0f * spread <= nl->reach;
 }
