@@ -324,6 +324,8 @@ int loam_world_find_body(const loam_world* w, const char* name) {
     return -1;
 }
 
+/* Per-thread scratch (a neighbour-list build's gathering space, detection's block scratch: a block's
+ * worth each) is left out, so the figure is the same for every thread count. */
 size_t loam_world_memory(const loam_world* w) {
     size_t n = (size_t)w->count, cap = (size_t)w->capacity, blocks = (size_t)loam_block_count(w->count);
     size_t slots = w->cur.pair_region ? (size_t)w->cur.pair_region[blocks] : 0;
@@ -331,8 +333,8 @@ size_t loam_world_memory(const loam_world* w) {
     size_t bytes = cap * (8 * sizeof(float) + sizeof(int32_t));                     /* particles */
     bytes += (size_t)w->hash.table_size * 4 + (size_t)w->hash.capacity * 4;          /* hash */
     bytes += n * 20 + blocks * (size_t)w->neighbors.block_capacity * 4;             /* neighbour list */
-    bytes += n * 10 * 4 + slots * 2 * (4 + 12 + 1) + bslots * (2 * (4 + 12 + 1) + 4 + 16 + 16 + 4); /* contacts */
-    if (w->cur.pair_n) bytes += slots * (16 + 4 + 4);                                  /* Jacobi's */
+    bytes += n * 4 * 4 + slots * (4 + 12 + 1) + bslots * (4 + 12 + 1 + 4 + 16 + 16 + 4); /* contacts */
+    if (w->cur.pair_n) bytes += slots * (16 + 4 + 4) + n * 2 * 4;                      /* Jacobi's */
     bytes += n * (16 + 16 + 4 + 8) + (size_t)w->coloring.list_capacity * (4 + 4 * 11) + 65536 * 4; /* solver scratch */
     return bytes;
 }
