@@ -112,8 +112,8 @@ static inline int within(const loam_world* w, const float* pos, int i, int j, fl
 /* Each pair's own margin: what it can close in a step at twice its current closing speed, at least
  * the base margin, at most this step's global margin (which sized the hash and the list). A bed
  * falling as a whole then keeps small margins and few contacts (and little memory), where one
- * global margin from the fastest particle would make every neighbour a contact. */
-/* Also gives each contact's slot of last step in from (-1: a new contact), for the warm start. */
+ * global margin from the fastest particle would make every neighbour a contact. from[k] gets the slot
+ * contact k held last step (-1: a new contact), for the warm start. */
 static int contacts_of(const loam_world* w, const float* pos, int i, float margin, int32_t* out, int32_t* from,
                        int* same_partners) {
     const loam_neighbor_list* nl = &w->neighbors;
@@ -143,7 +143,10 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
         int j_asleep = asleep[j];
         if (i_asleep && j_asleep) continue; /* neither moves: nothing to solve */
         while (m < nb && before[m] < j) ++m;
-        int was = m < nb && before[m] == j;
+        int at = m < nb && before[m] == j ? first + m : -1;
+        /* A pair a renumbering handed over (reorder.c) was no contact of this owner: the margin
+         * decides, as for a new pair, as it did when the pair stayed with its old owner. */
+        int was = at >= 0 && c->pair_color[at] != LOAM_REOWNED;
         if (!was) { /* a contact of last step stays one; only a new pair needs its margin and test */
             float mj = base;
             if (margin > base) {
@@ -154,7 +157,7 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
             if (!within(w, pos, i, j, mj)) continue;
         }
         kept += was;
-        from[count] = was ? first + m : -1;
+        from[count] = at;
         out[count++] = j;
         if (i_asleep != j_asleep) {
             /* A sleeper in contact with a particle faster than the sleep speed wakes after this
@@ -343,7 +346,7 @@ static void take_over(const int32_t* from, int n, const float* lambda, const uin
                       uint8_t* col_out, int warm) {
     for (int k = 0; k < n; ++k) {
         int f = from[k];
-        col_out[k] = f >= 0 ? color[f] : LOAM_UNCOLORED;
+        col_out[k] = f >= 0 && color[f] != LOAM_REOWNED ? color[f] : LOAM_UNCOLORED;
         if (f >= 0 && warm) memcpy(&lam_out[3 * k], &lambda[3 * (size_t)f], 3 * sizeof(float));
         else lam_out[3 * k] = lam_out[3 * k + 1] = lam_out[3 * k + 2] = 0.0f;
     }

@@ -18,6 +18,9 @@ enum { LOAM_BLOCK = 1024 };
  * LOAM_UNCOLORED marks a contact still to colour. */
 #define LOAM_MAX_COLORS 64
 #define LOAM_UNCOLORED 255
+/* Until the next detection, the colour of a pair that a renumbering moved to its partner's list
+ * (reorder.c): detection then tests it like a new pair, keeping its impulse (contacts_of). */
+#define LOAM_REOWNED 254
 
 /* Contacts of one step, one set updated in place: detection reads a block's contacts of last step
  * (the warm start) from the block's own region and replaces them there (detect.c). Particle-particle
