@@ -100,13 +100,19 @@ static long long plan_regions(const int32_t* region, const int32_t* need, int bl
     return grow ? at : -1;
 }
 
-/* One per-slot array (size bytes a slot) at its new regions: each block's old region, whole, at its
- * new place (regions only grow). */
-static int relocate(void** array, size_t size, const int32_t* from, const int32_t* to, int blocks) {
+/* One per-slot array (size bytes a slot) at its new regions: each block's slots in use (its
+ * particles' contacts lie packed from the region's start) at the block's new place. Only those are
+ * copied, so the rest of a grown region stays untouched memory, off the resident size. */
+static int relocate(loam_world* w, void** array, size_t size, const int32_t* from, const int32_t* to,
+                    const int32_t* count) {
+    int blocks = loam_block_count(w->count);
     char* q = loam_malloc(size * (size_t)to[blocks] + size);
     if (!q) return 0;
-    for (int b = 0; *array && b < blocks; ++b)
-        memcpy(q + size * (size_t)to[b], (char*)*array + size * (size_t)from[b], size * (size_t)(from[b + 1] - from[b]));
+    for (int b = 0; *array && b < blocks; ++b) {
+        size_t used = 0;
+        for (int i = b * LOAM_BLOCK; i < loam_block_end(w, b); ++i) used += (size_t)count[i];
+        memcpy(q + size * (size_t)to[b], (char*)*array + size * (size_t)from[b], size * used);
+    }
     loam_free(*array);
     *array = q;
     return 1;
@@ -142,9 +148,10 @@ int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t
         size_t slots = (size_t)pairs;
         /* The blocks whose contacts this step are in place, and those still holding last step's
          * (detection reads them again), keep them: every array that holds a contact's data moves. */
-        ok = relocate((void**)&c->pair_j, 4, from, to, blocks) && relocate((void**)&c->pair_lambda, 12, from, to, blocks) &&
-             relocate((void**)&c->pair_color, 1, from, to, blocks) &&
-             (!c->pair_n || relocate((void**)&c->pair_n, 16, from, to, blocks)) &&
+        const int32_t* n = c->pair_count;
+        ok = relocate(w, (void**)&c->pair_j, 4, from, to, n) && relocate(w, (void**)&c->pair_lambda, 12, from, to, n) &&
+             relocate(w, (void**)&c->pair_color, 1, from, to, n) &&
+             (!c->pair_n || relocate(w, (void**)&c->pair_n, 16, from, to, n)) &&
              (!c->pair_push || regrow((void**)&c->pair_push, slots * 4 + 4)) &&
              (!c->in_slot || regrow((void**)&c->in_slot, slots * 4 + 4));
         if (ok) shift_starts(w, c->pair_start, from, to, blocks);
@@ -153,10 +160,11 @@ int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t
     if (ok && bodies >= 0) {
         const int32_t *from = c->body_region, *to = body_plan;
         size_t slots = (size_t)bodies;
-        ok = relocate((void**)&c->body_shape, 4, from, to, blocks) &&
-             relocate((void**)&c->body_lambda, 12, from, to, blocks) && relocate((void**)&c->body_color, 1, from, to, blocks) &&
-             relocate((void**)&c->body_owner, 4, from, to, blocks) && relocate((void**)&c->body_n, 16, from, to, blocks) &&
-             relocate((void**)&c->body_v, 16, from, to, blocks) && regrow((void**)&c->body_push, slots * 4);
+        const int32_t* n = c->body_count;
+        ok = relocate(w, (void**)&c->body_shape, 4, from, to, n) && relocate(w, (void**)&c->body_lambda, 12, from, to, n) &&
+             relocate(w, (void**)&c->body_color, 1, from, to, n) && relocate(w, (void**)&c->body_owner, 4, from, to, n) &&
+             relocate(w, (void**)&c->body_n, 16, from, to, n) && relocate(w, (void**)&c->body_v, 16, from, to, n) &&
+             regrow((void**)&c->body_push, slots * 4);
         if (ok) shift_starts(w, c->body_start, from, to, blocks);
         if (ok) memcpy(c->body_region, body_plan, sizeof(int32_t) * (size_t)(blocks + 1));
     }
