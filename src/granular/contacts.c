@@ -18,7 +18,7 @@ static void scratch_free(loam_contacts* c) {
 }
 
 void loam_contacts_free(loam_world* w) {
-    loam_contacts* c = &w->cur;
+    loam_contacts* c = &w->contacts;
     scratch_free(c);
     void* arrays[] = {c->pair_start, c->pair_count, c->pair_j,     c->pair_lambda, c->body_start,
                       c->body_count, c->body_shape, c->body_lambda, c->pair_color,  c->body_color,
@@ -32,7 +32,7 @@ void loam_contacts_free(loam_world* w) {
 int loam_contacts_alloc(loam_world* w, int n) {
     loam_contacts_free(w);
     size_t bytes = sizeof(int32_t) * (size_t)(n > 0 ? n : 1);
-    loam_contacts* c = &w->cur;
+    loam_contacts* c = &w->contacts;
     int32_t** arrays[] = {&c->pair_start, &c->pair_count, &c->body_start, &c->body_count};
     for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; ++a)
         if (!(*arrays[a] = loam_calloc(1, bytes))) return 0;
@@ -49,7 +49,7 @@ static int largest_region(const int32_t* region, int blocks) {
 }
 
 int loam_contacts_scratch(loam_world* w) {
-    loam_contacts* c = &w->cur;
+    loam_contacts* c = &w->contacts;
     int blocks = loam_block_count(w->count);
 #ifdef _OPENMP
     int threads = omp_get_max_threads();
@@ -134,7 +134,7 @@ static void shift_starts(loam_world* w, int32_t* start, const int32_t* from, con
 }
 
 int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t* body_need) {
-    loam_contacts* c = &w->cur;
+    loam_contacts* c = &w->contacts;
     int blocks = loam_block_count(w->count);
     int32_t plan[2][LOAM_MAX_REGIONS_ON_STACK];
     int32_t* pair_plan = blocks < LOAM_MAX_REGIONS_ON_STACK ? plan[0] : loam_malloc(sizeof(int32_t) * (size_t)(blocks + 1));
@@ -177,7 +177,7 @@ int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t
 }
 
 int loam_contacts_reserve_jacobi(loam_world* w, int blocks) {
-    loam_contacts* c = &w->cur;
+    loam_contacts* c = &w->contacts;
     size_t slots = (size_t)c->pair_region[blocks], n = (size_t)(w->count > 0 ? w->count : 1);
     /* Per particle, once: the incoming lists and the contact counts of the mass splitting. */
     if (!c->in_start) c->in_start = loam_calloc(n, sizeof(int32_t));

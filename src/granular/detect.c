@@ -117,7 +117,7 @@ static inline int within(const loam_world* w, const float* pos, int i, int j, fl
 static int contacts_of(const loam_world* w, const float* pos, int i, float margin, int32_t* out, int32_t* from,
                        int* same_partners) {
     const loam_neighbor_list* nl = &w->neighbors;
-    const loam_contacts* c = &w->cur; /* i's block has not replaced them yet: last step's */
+    const loam_contacts* c = &w->contacts; /* i's block has not replaced them yet: last step's */
     const int32_t* cand = &nl->j[nl->start[i]];
     int first = c->pair_start[i];
     const int32_t* before = &c->pair_j[first]; /* last step's partners of i, sorted */
@@ -205,7 +205,7 @@ static void list_block(loam_world* w, const float* pos, int b, float reach, cand
  * on, are last step's in the same slots (so last step's colouring and rows hold), given that its
  * partners are (contacts_of). */
 static int unchanged(const loam_world* w, const loam_contact_scratch* x, int i, int pair_at, int body_at, int body_base) {
-    const loam_contacts* c = &w->cur;
+    const loam_contacts* c = &w->contacts;
     int nb = x->body_count[i % LOAM_BLOCK];
     if (c->pair_start[i] != pair_at || c->body_start[i] != body_at || c->body_count[i] != nb) return 0;
     for (int k = 0; k < nb; ++k)
@@ -324,7 +324,7 @@ static int classify_blocks(loam_world* w, int blocks) {
 
 /* A quiet block's detection: no contacts. They are last step's if it had none either. */
 static void quiet_block(loam_world* w, int b) {
-    loam_contacts* c = &w->cur;
+    loam_contacts* c = &w->contacts;
     int pair_base = c->pair_region[b], body_base = c->body_region[b], same = 1;
     int end = loam_block_end(w, b);
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
@@ -355,7 +355,7 @@ static void take_over(const int32_t* from, int n, const float* lambda, const uin
 /* Block b's new contacts (scratch x: pairs and bodies slots) replace last step's in its region,
  * each starting from the impulse it carried last step (warm start) and keeping its colour. */
 static void commit_block(loam_world* w, int b, loam_contact_scratch* x, int pairs, int bodies) {
-    loam_contacts* c = &w->cur;
+    loam_contacts* c = &w->contacts;
     loam_block_info* bi = &w->block_info[b];
     int warm = w->params.warm_start;
     /* Last step's impulses may live only in the Gauss-Seidel rows: this block's come back first. */
@@ -394,7 +394,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, l
     }
     float worst = 0.0f;
     int all_same = 1, jacobi = w->params.solver == LOAM_SOLVER_JACOBI;
-    loam_contacts* c = &w->cur;
+    loam_contacts* c = &w->contacts;
     int32_t nbr[LOAM_MAX_NEIGHBORS], from[LOAM_MAX_NEIGHBORS];
     int pair_base = c->pair_region[b], body_base = c->body_region[b];
     int cap = c->pair_region[b + 1] - pair_base, bcap = c->body_region[b + 1] - body_base;
@@ -586,7 +586,7 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) pack_block(w, pos, vel, b);
     if (classify_blocks(w, blocks)) w->neighbors.valid = 0; /* a block woke whose list was skipped */
-    if (w->params.solver == LOAM_SOLVER_JACOBI && !w->cur.pair_n && !loam_contacts_reserve_jacobi(w, blocks))
+    if (w->params.solver == LOAM_SOLVER_JACOBI && !w->contacts.pair_n && !loam_contacts_reserve_jacobi(w, blocks))
         return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     if (!w->neighbors.valid) {
         loam_status st = build_neighbor_list(w, pos, err);
@@ -614,9 +614,9 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
 #pragma omp parallel reduction(max : worst) reduction(|| : grow)
         {
 #ifdef _OPENMP
-            loam_contact_scratch* x = &w->cur.scratch[omp_get_thread_num()];
+            loam_contact_scratch* x = &w->contacts.scratch[omp_get_thread_num()];
 #else
-            loam_contact_scratch* x = &w->cur.scratch[0];
+            loam_contact_scratch* x = &w->contacts.scratch[0];
 #endif
 #pragma omp for schedule(dynamic, 1)
             for (int b = 0; b < blocks; ++b) {
@@ -645,8 +645,8 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     w->stats.body_contacts = bodies;
     w->stats.max_overlap = worst;
     /* A particle that fell asleep or woke changes its rows' masses even where its contacts stayed. */
-    same = same && w->cur.layout == w->layout_at_last_step && !w->sleep_changed;
-    w->layout_at_last_step = w->cur.layout;
+    same = same && w->contacts.layout == w->layout_at_last_step && !w->sleep_changed;
+    w->layout_at_last_step = w->contacts.layout;
     /* The common step of a bed at rest: the same contacts as last step (no block replaced its
      * own), whose impulses the Gauss-Seidel rows still hold: the rows are the warm start. */
     int rows_hold = same && w->coloring.lambda_in_rows && w->coloring.colored_step == w->step - 1;

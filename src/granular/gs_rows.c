@@ -43,7 +43,7 @@ static float pair_geometry(loam_gs_rows* r, int lo, int hi, const float* pos, in
 
 /* Body row q from its slot: body contacts are few, and their slots are always current. */
 static void body_row(const loam_world* w, loam_gs_rows* r, int q) {
-    const loam_contacts* c = &w->cur;
+    const loam_contacts* c = &w->contacts;
     int s = ~r->j[q];
     const float* nd = &c->body_n[4 * (size_t)s];
     const float* lam = &c->body_lambda[3 * (size_t)s];
@@ -57,7 +57,7 @@ static void body_row(const loam_world* w, loam_gs_rows* r, int q) {
 }
 
 float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid) {
-    const loam_contacts* c = &w->cur;
+    const loam_contacts* c = &w->contacts;
     loam_coloring* k = &w->coloring;
     loam_gs_rows* r = &k->rows;
     float worst = 0.0f;
@@ -102,7 +102,7 @@ float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid) {
  * back, loam_granular_block_rows_to_slots) or a renumbering needs them all in the slots
  * (loam_granular_rows_to_slots): a bed at rest never does. */
 void loam_gs_rows_scatter_bodies(loam_world* w) {
-    loam_contacts* c = &w->cur;
+    loam_contacts* c = &w->contacts;
     const loam_coloring* k = &w->coloring;
     const loam_gs_rows* r = &k->rows;
 #pragma omp for schedule(static)
@@ -125,7 +125,7 @@ static void rows_to_slots(loam_world* w, int lo, int hi) {
     for (int q = lo; q < hi; ++q) {
         int32_t ref = k->list[q];
         if (ref < 0) continue;
-        float* lam = &w->cur.pair_lambda[3 * (size_t)ref];
+        float* lam = &w->contacts.pair_lambda[3 * (size_t)ref];
         lam[0] = r->lx[q];
         lam[1] = r->ly[q];
         lam[2] = r->lz[q];
@@ -137,7 +137,7 @@ void loam_granular_block_rows_to_slots(loam_world* w, int b) {
     const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
     rows_to_slots(w, marks[0], marks[2 * LOAM_COLOR_SLOTS]);
     /* The crossing rows of each colour are listed block after block; after color.c's fill, the
-     * third part of block_counts holds where each block's end. */
+     * third part of block_counts holds where each block's rows of each colour end. */
     const int32_t* end = k->block_counts + 2 * (size_t)loam_block_count(w->count) * LOAM_COLOR_SLOTS;
     for (int col = 0; col < LOAM_COLOR_SLOTS; ++col) {
         int lo = b == 0 ? k->color_start[col] : end[(size_t)(b - 1) * LOAM_COLOR_SLOTS + col];

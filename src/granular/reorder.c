@@ -104,10 +104,10 @@ static void sort_pairs(int32_t* j, float* lam, uint8_t* col, int m) {
  * the slots before, and the colouring restarts after a renumbering) or Jacobi's normals (detection
  * rewrites them). Only when neither is large enough is it allocated (*own set). */
 static void* borrow(loam_world* w, size_t bytes, int* own) {
-    size_t slots = (size_t)w->cur.pair_region[loam_block_count(w->count)];
+    size_t slots = (size_t)w->contacts.pair_region[loam_block_count(w->count)];
     *own = 0;
     if (w->coloring.rows.nx && bytes <= 8 * sizeof(float) * (size_t)w->coloring.list_capacity) return w->coloring.rows.nx;
-    if (w->cur.pair_n && bytes <= 16 * slots) return w->cur.pair_n;
+    if (w->contacts.pair_n && bytes <= 16 * slots) return w->contacts.pair_n;
     *own = 1;
     return loam_malloc(bytes + 1);
 }
@@ -123,7 +123,7 @@ static void* borrow(loam_world* w, size_t bytes, int* own) {
  * 11% in Bulldozing, with their memory and time; Gauss-Seidel beds settled no better, Jacobi ones
  * calmer. work: 3 n ints. Returns 0 when out of memory. */
 static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* inv, int32_t* work) {
-    loam_contacts* c = &w->cur;
+    loam_contacts* c = &w->contacts;
     int n = w->count, blocks = loam_block_count(n);
     int32_t* owned = work;                     /* pairs each particle owns under the new numbers */
     int32_t* at = work + n;                    /* where they go in the packed copy */
@@ -231,5 +231,5 @@ int loam_granular_reorder(loam_world* w) {
     permute_ints(w->id, perm, itmp, n);
     permute_ints(w->calm, perm, itmp, n); /* wake flags are clear between steps */
     /* The solver velocities are free again: they hold renumber_contacts' counts. */
-    return !w->cur.pair_start || renumber_contacts(w, perm, inv, (int32_t*)w->sv);
+    return !w->contacts.pair_start || renumber_contacts(w, perm, inv, (int32_t*)w->sv);
 }

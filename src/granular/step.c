@@ -184,7 +184,7 @@ static void body_wrenches(loam_world* w, float dt) {
     int blocks = loam_block_count(w->count), nb = w->body_count;
     if (nb == 0) return;
     float* part = w->block_scratch;
-    const loam_contacts* c = &w->cur;
+    const loam_contacts* c = &w->contacts;
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) {
         float* acc = &part[7 * (size_t)b * (size_t)nb];

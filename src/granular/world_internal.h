@@ -172,7 +172,7 @@ struct loam_world {
     /* scratch */
     int ready;                /* scratch sized for the current particle count */
     loam_spatial_hash hash;
-    loam_contacts cur;        /* the contacts: last step's until detection replaces them */
+    loam_contacts contacts;   /* last step's until detection replaces them, block by block */
     loam_coloring coloring;
     loam_neighbor_list neighbors;
     float* push_velocity;     /* 4 * n: pseudo-velocity that removes overlaps (push.c); .w = inverse mass
@@ -195,7 +195,7 @@ struct loam_world {
     loam_vec3* shape_hi;
     int64_t last_reorder;     /* step of the last renumbering */
     int contacts_unchanged;   /* this step's contacts are last step's, slot for slot */
-    int layout_at_last_step;  /* cur.layout of last step */
+    int layout_at_last_step;  /* contacts.layout of last step */
     loam_block_info* block_info; /* blocks */
     int quiet_off;            /* no block is quiet: the reference that tests/test_sleep.c compares with */
     int32_t* block_need;      /* 2 * blocks: pair and body slots each block needed (detect.c) */
