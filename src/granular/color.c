@@ -24,7 +24,7 @@ enum { SLOTS_OF_COLORS = LOAM_COLOR_SLOTS };
  * uncoloured contact (all of them after a full reset): a bed where a few contacts change per step
  * pays for those, not for the bed. */
 static void choose_colors(loam_world* w, int all) {
-    loam_contacts* c = &w->cur;
+    loam_contacts* c = &w->contacts;
     uint64_t* mask = w->coloring.mask;
     const uint8_t* fresh = w->coloring.fresh;
     for (int i = 0; i < w->count; ++i) {
@@ -49,7 +49,7 @@ static void choose_colors(loam_world* w, int all) {
 
 /* Count every colour's inner pairs, body contacts and crossing pairs of each block. */
 static void count_colors(loam_world* w, int32_t* pairs_of, int32_t* bodies_of, int32_t* crossing_of) {
-    const loam_contacts* c = &w->cur;
+    const loam_contacts* c = &w->contacts;
     int n = w->count, blocks = loam_block_count(n);
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) {
@@ -86,7 +86,7 @@ static void order_blocks(loam_coloring* k, int blocks) {
 }
 
 void loam_granular_color(loam_world* w, int keep) {
-    loam_contacts* c = &w->cur;
+    loam_contacts* c = &w->contacts;
     loam_coloring* k = &w->coloring;
     int n = w->count, blocks = loam_block_count(n);
     size_t per_kind = (size_t)blocks * SLOTS_OF_COLORS;

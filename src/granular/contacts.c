@@ -1,45 +1,30 @@
-/* Storage for one step's contacts. Sized on the first steps, then reused: no allocation in a
- * steady-state step. */
+/* Storage for the contacts. Sized on the first steps, then reused: no allocation in a steady-state
+ * step. */
 #include <stdint.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "granular/world_internal.h"
 
 enum { LOAM_MAX_REGIONS_ON_STACK = 256 };
 
-static void set_free(loam_contact_set* s) {
-    void* arrays[] = {s->pair_start, s->pair_count, s->pair_j,     s->pair_lambda, s->body_start,
-                      s->body_count, s->body_shape, s->body_lambda, s->pair_color,  s->body_color};
-    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) loam_free(arrays[k]);
-    memset(s, 0, sizeof *s);
-}
-
-static void alias_current(loam_contacts* c, const loam_contact_set* s) {
-    c->pair_start = s->pair_start;
-    c->pair_count = s->pair_count;
-    c->pair_j = s->pair_j;
-    c->pair_lambda = s->pair_lambda;
-    c->body_start = s->body_start;
-    c->body_count = s->body_count;
-    c->body_shape = s->body_shape;
-    c->body_lambda = s->body_lambda;
-    c->pair_color = s->pair_color;
-    c->body_color = s->body_color;
-}
-
-static loam_contact_set current_set(const loam_contacts* c) {
-    loam_contact_set s = {c->pair_start, c->pair_count, c->pair_j,     c->pair_lambda, c->body_start,
-                          c->body_count, c->body_shape, c->body_lambda, c->pair_color,  c->body_color};
-    return s;
+static void scratch_free(loam_contacts* c) {
+    for (int t = 0; t < c->scratch_count; ++t) loam_free(c->scratch[t].pair_j); /* owns the arrays */
+    loam_free(c->scratch);
+    c->scratch = NULL;
+    c->scratch_count = c->scratch_pairs = c->scratch_bodies = 0;
 }
 
 void loam_contacts_free(loam_world* w) {
-    loam_contacts* c = &w->cur;
-    loam_contact_set mine = current_set(c);
-    set_free(&mine);
-    set_free(&w->prev);
-    void* arrays[] = {c->pair_n,    c->pair_push, c->body_owner, c->body_n,      c->body_v,     c->body_push,
-                      c->in_start,  c->in_count,  c->in_slot,    c->pair_region, c->body_region};
+    loam_contacts* c = &w->contacts;
+    scratch_free(c);
+    void* arrays[] = {c->pair_start, c->pair_count, c->pair_j,     c->pair_lambda, c->body_start,
+                      c->body_count, c->body_shape, c->body_lambda, c->pair_color,  c->body_color,
+                      c->pair_n,     c->pair_push,  c->body_owner,  c->body_n,      c->body_v,
+                      c->body_push,  c->in_start,   c->in_count,    c->in_slot,     c->pair_region,
+                      c->body_region};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) loam_free(arrays[k]);
     memset(c, 0, sizeof *c);
 }
@@ -47,10 +32,8 @@ void loam_contacts_free(loam_world* w) {
 int loam_contacts_alloc(loam_world* w, int n) {
     loam_contacts_free(w);
     size_t bytes = sizeof(int32_t) * (size_t)(n > 0 ? n : 1);
-    loam_contacts* c = &w->cur;
-    loam_contact_set* p = &w->prev;
-    int32_t** arrays[] = {&c->pair_start, &c->pair_count, &c->body_start, &c->body_count,
-                          &p->pair_start, &p->pair_count, &p->body_start, &p->body_count};
+    loam_contacts* c = &w->contacts;
+    int32_t** arrays[] = {&c->pair_start, &c->pair_count, &c->body_start, &c->body_count};
     for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; ++a)
         if (!(*arrays[a] = loam_calloc(1, bytes))) return 0;
     size_t regions = (size_t)loam_block_count(n) + 1;
@@ -59,22 +42,47 @@ int loam_contacts_alloc(loam_world* w, int n) {
     return c->pair_region && c->body_region;
 }
 
-void loam_contacts_swap(loam_world* w) {
-    loam_contact_set now = w->prev; /* last step's storage is rewritten this step */
-    w->prev = current_set(&w->cur);
-    alias_current(&w->cur, &now);
+static int largest_region(const int32_t* region, int blocks) {
+    int most = 0;
+    for (int b = 0; b < blocks; ++b) most = region[b + 1] - region[b] > most ? region[b + 1] - region[b] : most;
+    return most;
 }
 
-static int regrow(void** p, size_t bytes) {
-    void* q = loam_malloc(bytes ? bytes : 1);
-    if (!q) return 0;
-    loam_free(*p);
-    *p = q;
+int loam_contacts_scratch(loam_world* w) {
+    loam_contacts* c = &w->contacts;
+    int blocks = loam_block_count(w->count);
+#ifdef _OPENMP
+    int threads = omp_get_max_threads();
+#else
+    int threads = 1;
+#endif
+    int pairs = largest_region(c->pair_region, blocks), bodies = largest_region(c->body_region, blocks);
+    if (threads <= c->scratch_count && pairs <= c->scratch_pairs && bodies <= c->scratch_bodies) return 1;
+    threads = threads > c->scratch_count ? threads : c->scratch_count;
+    scratch_free(c);
+    c->scratch = loam_calloc((size_t)threads, sizeof(loam_contact_scratch));
+    if (!c->scratch) return 0;
+    for (int t = 0; t < threads; ++t) {
+        size_t p = (size_t)pairs, b = (size_t)bodies;
+        loam_contact_scratch* s = &c->scratch[t];
+        s->pair_j = loam_malloc(p * (4 + 4 + 12 + 1) + b * (4 + 4 + 12 + 1) + 1); /* owns the rest */
+        if (!s->pair_j) return 0;
+        c->scratch_count = t + 1;
+        s->pair_from = s->pair_j + p;
+        s->body_shape = s->pair_from + p;
+        s->body_from = s->body_shape + b;
+        s->pair_lambda = (float*)(s->body_from + b);
+        s->body_lambda = s->pair_lambda + 3 * p;
+        s->pair_color = (uint8_t*)(s->body_lambda + 3 * b);
+        s->body_color = s->pair_color + p;
+    }
+    c->scratch_pairs = pairs;
+    c->scratch_bodies = bodies;
     return 1;
 }
 
-/* New regions for the given needs: a block that needs more than it has gets a quarter more than
- * it needs (a bed that keeps compacting regrows a few times, not every step); the others keep
+/* New regions for the given needs: a block that needs more than it has gets half more than it
+ * needs (a bed that keeps compacting regrows a few times, not every step); the others keep
  * theirs. Returns the new total, or -1 when nothing has to grow. */
 static long long plan_regions(const int32_t* region, const int32_t* need, int blocks, int32_t* out) {
     int grow = 0;
@@ -82,7 +90,7 @@ static long long plan_regions(const int32_t* region, const int32_t* need, int bl
     for (int b = 0; b < blocks; ++b) {
         long long cap = region[b + 1] - region[b];
         if (need[b] > cap) {
-            cap = need[b] + need[b] / 2 + 32; /* 1.5x: a growing pile grows its blocks a few times, not every few steps */
+            cap = need[b] + need[b] / 2 + 32;
             grow = 1;
         }
         out[b] = (int32_t)at;
@@ -92,29 +100,41 @@ static long long plan_regions(const int32_t* region, const int32_t* need, int bl
     return grow ? at : -1;
 }
 
-/* One array of both sets, regrown to `slots` entries of `size` bytes. Contents need not survive
- * (detection rewrites every slot of this step's set) except the previous set's, whose entries keep
- * their indices: its particles' start indices stay valid for the warm start and the colouring. */
-static int regrow_sets(void** prev_array, void** cur_array, size_t size, size_t slots, size_t old) {
-    void* p = loam_malloc(size * slots + 1);
-    void* q = loam_malloc(size * slots + 1);
-    if (!p || !q) {
-        loam_free(p);
-        loam_free(q);
-        return 0;
+/* One per-slot array (size bytes a slot) at its new regions: each block's slots in use (its
+ * particles' contacts lie packed from the region's start) at the block's new place. Only those are
+ * copied, so the rest of a grown region stays untouched memory, off the resident size. */
+static int relocate(loam_world* w, void** array, size_t size, const int32_t* from, const int32_t* to,
+                    const int32_t* count) {
+    int blocks = loam_block_count(w->count);
+    char* q = loam_malloc(size * (size_t)to[blocks] + size);
+    if (!q) return 0;
+    for (int b = 0; *array && b < blocks; ++b) {
+        size_t used = 0;
+        for (int i = b * LOAM_BLOCK; i < loam_block_end(w, b); ++i) used += (size_t)count[i];
+        memcpy(q + size * (size_t)to[b], (char*)*array + size * (size_t)from[b], size * used);
     }
-    if (old) memcpy(p, *prev_array, size * old);
-    loam_free(*prev_array);
-    loam_free(*cur_array);
-    *prev_array = p;
-    *cur_array = q;
+    loam_free(*array);
+    *array = q;
     return 1;
 }
 
+/* Scratch that no step carries over (rewritten before it is read): regrown, not moved. */
+static int regrow(void** p, size_t bytes) {
+    void* q = loam_malloc(bytes ? bytes : 1);
+    if (!q) return 0;
+    loam_free(*p);
+    *p = q;
+    return 1;
+}
+
+/* The particles of each block follow their block's region to its new place. */
+static void shift_starts(loam_world* w, int32_t* start, const int32_t* from, const int32_t* to, int blocks) {
+    for (int b = 0; b < blocks; ++b)
+        for (int i = b * LOAM_BLOCK; i < loam_block_end(w, b); ++i) start[i] += to[b] - from[b];
+}
+
 int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t* body_need) {
-    loam_contacts* c = &w->cur;
-    loam_contact_set* p = &w->prev;
-    loam_contact_set cur = current_set(c);
+    loam_contacts* c = &w->contacts;
     int blocks = loam_block_count(w->count);
     int32_t plan[2][LOAM_MAX_REGIONS_ON_STACK];
     int32_t* pair_plan = blocks < LOAM_MAX_REGIONS_ON_STACK ? plan[0] : loam_malloc(sizeof(int32_t) * (size_t)(blocks + 1));
@@ -124,34 +144,40 @@ int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t
     long long bodies = ok ? plan_regions(c->body_region, body_need, blocks, body_plan) : -1;
     if (pairs > INT32_MAX || bodies > INT32_MAX) ok = 0;
     if (ok && pairs >= 0) {
-        size_t slots = (size_t)pairs, old = (size_t)c->pair_region[blocks];
-        ok = regrow_sets((void**)&p->pair_j, (void**)&cur.pair_j, 4, slots, old) &&
-             regrow_sets((void**)&p->pair_lambda, (void**)&cur.pair_lambda, 12, slots, old) &&
-             regrow_sets((void**)&p->pair_color, (void**)&cur.pair_color, 1, slots, old);
+        const int32_t *from = c->pair_region, *to = pair_plan;
+        size_t slots = (size_t)pairs;
+        /* The blocks whose contacts this step are in place, and those still holding last step's
+         * (detection reads them again), keep them: every array that holds a contact's data moves. */
+        const int32_t* n = c->pair_count;
+        ok = relocate(w, (void**)&c->pair_j, 4, from, to, n) && relocate(w, (void**)&c->pair_lambda, 12, from, to, n) &&
+             relocate(w, (void**)&c->pair_color, 1, from, to, n) &&
+             (!c->pair_n || relocate(w, (void**)&c->pair_n, 16, from, to, n)) &&
+             (!c->pair_push || regrow((void**)&c->pair_push, slots * 4 + 4)) &&
+             (!c->in_slot || regrow((void**)&c->in_slot, slots * 4 + 4));
+        if (ok) shift_starts(w, c->pair_start, from, to, blocks);
         if (ok) memcpy(c->pair_region, pair_plan, sizeof(int32_t) * (size_t)(blocks + 1));
-        alias_current(c, &cur);
-        if (ok && c->pair_n) ok = loam_contacts_reserve_jacobi(w, blocks);
     }
     if (ok && bodies >= 0) {
-        size_t slots = (size_t)bodies, old = (size_t)c->body_region[blocks];
-        ok = regrow_sets((void**)&p->body_shape, (void**)&cur.body_shape, 4, slots, old) &&
-             regrow_sets((void**)&p->body_lambda, (void**)&cur.body_lambda, 12, slots, old) &&
-             regrow_sets((void**)&p->body_color, (void**)&cur.body_color, 1, slots, old) &&
-             regrow((void**)&c->body_owner, slots * 4) && regrow((void**)&c->body_n, slots * 16) &&
-             regrow((void**)&c->body_v, slots * 16) && regrow((void**)&c->body_push, slots * 4);
+        const int32_t *from = c->body_region, *to = body_plan;
+        size_t slots = (size_t)bodies;
+        const int32_t* n = c->body_count;
+        ok = relocate(w, (void**)&c->body_shape, 4, from, to, n) && relocate(w, (void**)&c->body_lambda, 12, from, to, n) &&
+             relocate(w, (void**)&c->body_color, 1, from, to, n) && relocate(w, (void**)&c->body_owner, 4, from, to, n) &&
+             relocate(w, (void**)&c->body_n, 16, from, to, n) && relocate(w, (void**)&c->body_v, 16, from, to, n) &&
+             regrow((void**)&c->body_push, slots * 4);
+        if (ok) shift_starts(w, c->body_start, from, to, blocks);
         if (ok) memcpy(c->body_region, body_plan, sizeof(int32_t) * (size_t)(blocks + 1));
-        alias_current(c, &cur);
     }
     if (pairs >= 0 || bodies >= 0) c->layout++;
     if (blocks >= LOAM_MAX_REGIONS_ON_STACK) {
         loam_free(pair_plan);
         loam_free(body_plan);
     }
-    return ok;
+    return ok && loam_contacts_scratch(w);
 }
 
 int loam_contacts_reserve_jacobi(loam_world* w, int blocks) {
-    loam_contacts* c = &w->cur;
+    loam_contacts* c = &w->contacts;
     size_t slots = (size_t)c->pair_region[blocks], n = (size_t)(w->count > 0 ? w->count : 1);
     /* Per particle, once: the incoming lists and the contact counts of the mass splitting. */
     if (!c->in_start) c->in_start = loam_calloc(n, sizeof(int32_t));

@@ -112,14 +112,17 @@ static inline int within(const loam_world* w, const float* pos, int i, int j, fl
 /* Each pair's own margin: what it can close in a step at twice its current closing speed, at least
  * the base margin, at most this step's global margin (which sized the hash and the list). A bed
  * falling as a whole then keeps small margins and few contacts (and little memory), where one
- * global margin from the fastest particle would make every neighbour a contact. */
-static int contacts_of(const loam_world* w, const float* pos, int i, float margin, int32_t* out, int* same_partners) {
+ * global margin from the fastest particle would make every neighbour a contact. from[k] gets the slot
+ * contact k held last step (-1: a new contact), for the warm start. */
+static int contacts_of(const loam_world* w, const float* pos, int i, float margin, int32_t* out, int32_t* from,
+                       int* same_partners) {
     const loam_neighbor_list* nl = &w->neighbors;
-    const loam_contact_set* p = &w->prev;
+    const loam_contacts* c = &w->contacts; /* i's block has not replaced them yet: last step's */
     const int32_t* cand = &nl->j[nl->start[i]];
-    const int32_t* before = &p->pair_j[p->pair_start[i]]; /* last step's partners of i, sorted */
+    int first = c->pair_start[i];
+    const int32_t* before = &c->pair_j[first]; /* last step's partners of i, sorted */
     const float* vel = w->push_velocity; /* (vx, vy, vz, 0) packed by loam_granular_detect */
-    int nb = p->pair_count[i], m = 0;
+    int nb = c->pair_count[i], m = 0;
     float base = w->params.margin * w->max_radius, dt2 = 2.0f * (float)w->params.dt;
     float wake2 = w->params.sleep_speed * w->params.sleep_speed;
     const uint8_t* asleep = w->asleep;
@@ -140,7 +143,10 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
         int j_asleep = asleep[j];
         if (i_asleep && j_asleep) continue; /* neither moves: nothing to solve */
         while (m < nb && before[m] < j) ++m;
-        int was = m < nb && before[m] == j;
+        int at = m < nb && before[m] == j ? first + m : -1;
+        /* A pair a renumbering handed over (reorder.c) was no contact of this owner: the margin
+         * decides, as for a new pair, as it did when the pair stayed with its old owner. */
+        int was = at >= 0 && c->pair_color[at] != LOAM_REOWNED;
         if (!was) { /* a contact of last step stays one; only a new pair needs its margin and test */
             float mj = base;
             if (margin > base) {
@@ -151,6 +157,7 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
             if (!within(w, pos, i, j, mj)) continue;
         }
         kept += was;
+        from[count] = at;
         out[count++] = j;
         if (i_asleep != j_asleep) {
             /* A sleeper in contact with a particle faster than the sleep speed wakes after this
@@ -167,11 +174,13 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
     return count;
 }
 
-/* Whether particle i touched shape s last step (hysteresis for body contacts, as for pairs). */
-static int touched_before(const loam_contact_set* p, int i, int s) {
-    for (int k = p->body_start[i]; k < p->body_start[i] + p->body_count[i]; ++k)
-        if (p->body_shape[k] == s) return 1;
-    return 0;
+/* The slot of particle i's contact with shape s last step, or -1 (hysteresis for body contacts, as
+ * for pairs; and the warm start). */
+static int touched_before(const loam_contacts* c, int i, int s) {
+    int at = -1;
+    for (int k = c->body_start[i]; k < c->body_start[i] + c->body_count[i]; ++k)
+        if (c->body_shape[k] == s) at = k;
+    return at;
 }
 
 /* Build block b of the neighbour list: every j within r_i + r_j + margin + skin, from the hash. */
@@ -192,15 +201,15 @@ static void list_block(loam_world* w, const float* pos, int b, float reach, cand
     *need = used;
 }
 
-/* Whether i's contacts are last step's, in the same slots (so last step's colouring and rows hold),
- * given that its partners are (contacts_of). */
-static int unchanged(const loam_world* w, int i) {
-    const loam_contacts* c = &w->cur;
-    const loam_contact_set* p = &w->prev;
-    int ab = c->body_start[i], nb = c->body_count[i];
-    if (c->pair_start[i] != p->pair_start[i] || ab != p->body_start[i] || nb != p->body_count[i]) return 0;
+/* Whether i's contacts, found into scratch x from pair slot (and body slot) index pair_at (body_at)
+ * on, are last step's in the same slots (so last step's colouring and rows hold), given that its
+ * partners are (contacts_of). */
+static int unchanged(const loam_world* w, const loam_contact_scratch* x, int i, int pair_at, int body_at, int body_base) {
+    const loam_contacts* c = &w->contacts;
+    int nb = x->body_count[i % LOAM_BLOCK];
+    if (c->pair_start[i] != pair_at || c->body_start[i] != body_at || c->body_count[i] != nb) return 0;
     for (int k = 0; k < nb; ++k)
-        if (c->body_shape[ab + k] != p->body_shape[ab + k]) return 0;
+        if (x->body_shape[body_at - body_base + k] != c->body_shape[body_at + k]) return 0;
     return 1;
 }
 
@@ -313,35 +322,80 @@ static int classify_blocks(loam_world* w, int blocks) {
     return stale;
 }
 
-/* A quiet block's detection: no contacts. Its partners are last step's if it had none either. */
-static int quiet_block(loam_world* w, int b) {
-    loam_contacts* c = &w->cur;
-    const loam_contact_set* p = &w->prev;
+/* A quiet block's detection: no contacts. They are last step's if it had none either. */
+static void quiet_block(loam_world* w, int b) {
+    loam_contacts* c = &w->contacts;
     int pair_base = c->pair_region[b], body_base = c->body_region[b], same = 1;
     int end = loam_block_end(w, b);
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
-        same &= p->pair_count[i] == 0 && p->body_count[i] == 0 && p->pair_start[i] == pair_base &&
-                p->body_start[i] == body_base;
+        same &= c->pair_count[i] == 0 && c->body_count[i] == 0 && c->pair_start[i] == pair_base &&
+                c->body_start[i] == body_base;
         c->pair_start[i] = pair_base;
         c->pair_count[i] = 0;
         c->body_start[i] = body_base;
         c->body_count[i] = 0;
+        w->coloring.fresh[i] = 0;
     }
-    return same;
+    loam_block_info* bi = &w->block_info[b];
+    bi->same = (uint8_t)same;
+    bi->done = bi->flushed = 1; /* impulses of its old rows have no contact left to go to */
 }
 
-static void detect_block(loam_world* w, const float* pos, int b, float margin, int* need_pairs, int* need_body,
-                         float* worst_overlap, int* same) {
+/* Each new contact's colour, and its impulse if warm starting, from the slot it continues. */
+static void take_over(const int32_t* from, int n, const float* lambda, const uint8_t* color, float* lam_out,
+                      uint8_t* col_out, int warm) {
+    for (int k = 0; k < n; ++k) {
+        int f = from[k];
+        col_out[k] = f >= 0 && color[f] != LOAM_REOWNED ? color[f] : LOAM_UNCOLORED;
+        if (f >= 0 && warm) memcpy(&lam_out[3 * k], &lambda[3 * (size_t)f], 3 * sizeof(float));
+        else lam_out[3 * k] = lam_out[3 * k + 1] = lam_out[3 * k + 2] = 0.0f;
+    }
+}
+
+/* Block b's new contacts (scratch x: pairs and bodies slots) replace last step's in its region,
+ * each starting from the impulse it carried last step (warm start) and keeping its colour. */
+static void commit_block(loam_world* w, int b, loam_contact_scratch* x, int pairs, int bodies) {
+    loam_contacts* c = &w->contacts;
+    loam_block_info* bi = &w->block_info[b];
+    int warm = w->params.warm_start;
+    /* Last step's impulses may live only in the Gauss-Seidel rows: this block's come back first. */
+    if (warm && w->coloring.lambda_in_rows && !bi->flushed) loam_granular_block_rows_to_slots(w, b);
+    bi->flushed = 1;
+    take_over(x->pair_from, pairs, c->pair_lambda, c->pair_color, x->pair_lambda, x->pair_color, warm);
+    take_over(x->body_from, bodies, c->body_lambda, c->body_color, x->body_lambda, x->body_color, warm);
+    int pair_at = c->pair_region[b], body_at = c->body_region[b];
+    memcpy(&c->pair_j[pair_at], x->pair_j, sizeof(int32_t) * (size_t)pairs);
+    memcpy(&c->pair_lambda[3 * (size_t)pair_at], x->pair_lambda, 3 * sizeof(float) * (size_t)pairs);
+    memcpy(&c->pair_color[pair_at], x->pair_color, (size_t)pairs);
+    memcpy(&c->body_shape[body_at], x->body_shape, sizeof(int32_t) * (size_t)bodies);
+    memcpy(&c->body_lambda[3 * (size_t)body_at], x->body_lambda, 3 * sizeof(float) * (size_t)bodies);
+    memcpy(&c->body_color[body_at], x->body_color, (size_t)bodies);
+    int end = loam_block_end(w, b);
+    for (int i = b * LOAM_BLOCK; i < end; ++i) {
+        c->pair_start[i] = pair_at;
+        c->pair_count[i] = x->pair_count[i % LOAM_BLOCK];
+        c->body_start[i] = body_at;
+        c->body_count[i] = x->body_count[i % LOAM_BLOCK];
+        pair_at += c->pair_count[i];
+        body_at += c->body_count[i];
+    }
+}
+
+/* Block b's contacts of this step, found into scratch x while its region still holds last step's
+ * (only this block reads them), then put in place (commit_block) if they fit; if they do not, the
+ * block keeps last step's and loam_granular_detect grows its region and calls again. */
+static void detect_block(loam_world* w, const float* pos, int b, float margin, loam_contact_scratch* x,
+                         int32_t* need_pairs, int32_t* need_body, float* worst_overlap) {
+    *worst_overlap = 0.0f;
     if (w->block_info[b].quiet) {
-        *same = quiet_block(w, b);
+        quiet_block(w, b);
         *need_pairs = *need_body = 0;
-        *worst_overlap = 0.0f;
         return;
     }
     float worst = 0.0f;
     int all_same = 1, jacobi = w->params.solver == LOAM_SOLVER_JACOBI;
-    loam_contacts* c = &w->cur;
-    int32_t nbr[LOAM_MAX_NEIGHBORS];
+    loam_contacts* c = &w->contacts;
+    int32_t nbr[LOAM_MAX_NEIGHBORS], from[LOAM_MAX_NEIGHBORS];
     int pair_base = c->pair_region[b], body_base = c->body_region[b];
     int cap = c->pair_region[b + 1] - pair_base, bcap = c->body_region[b + 1] - body_base;
     int pairs = 0, bodies = 0;
@@ -351,12 +405,15 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
     block_shapes(w, &w->block_info[b], &shapes);
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
         int same_partners;
-        int n = contacts_of(w, pos, i, margin, nbr, &same_partners);
-        int i_asleep = w->asleep[i];
-        c->pair_start[i] = pair_base + pairs;
-        for (int k = 0; k < n && pair_base + pairs + k < pair_base + cap; ++k) c->pair_j[pair_base + pairs + k] = nbr[k];
+        int n = contacts_of(w, pos, i, margin, nbr, from, &same_partners);
+        int i_asleep = w->asleep[i], fresh = 0;
+        for (int k = 0; k < n; ++k) fresh |= from[k] < 0; /* a new pair needs a colour */
+        for (int k = 0; k < n && pairs + k < cap; ++k) {
+            x->pair_j[pairs + k] = nbr[k];
+            x->pair_from[pairs + k] = from[k];
+        }
         /* Normals and gaps: the Gauss-Seidel solve computes them into its rows (solve_gs.c); the
-         * Jacobi sweeps read them from the slots. */
+         * Jacobi sweeps read them from the slots (no step reads last step's: written in place). */
         for (int k = 0; jacobi && k < n; ++k) {
             int32_t j = nbr[k];
             int s = pair_base + pairs + k;
@@ -369,10 +426,10 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             nd[3] = dist - w->radius[i] - w->radius[j];
             worst = -nd[3] > worst ? -nd[3] : worst;
         }
-        c->pair_count[i] = n;
+        x->pair_count[i % LOAM_BLOCK] = n;
+        int pair_at = pair_base + pairs, body_at = body_base + bodies;
         pairs += n;
 
-        c->body_start[i] = body_base + bodies;
         int nbody = 0;
         loam_vec3 p = v3(w->x[i], w->y[i], w->z[i]);
         float reach = w->radius[i] + w->body_margin;
@@ -395,9 +452,8 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             loam_vec3 nl;
             float f = loam_shape_sdf(&w->shapes[s].shape, loam_pose_apply_inverse(pose, p), &nl);
             float gap = f - w->radius[i];
-            if (!(gap < w->body_margin) &&
-                !(gap < LOAM_CONTACT_HYSTERESIS * w->body_margin && touched_before(&w->prev, i, s)))
-                continue;
+            int before = touched_before(c, i, s);
+            if (!(gap < w->body_margin) && !(gap < LOAM_CONTACT_HYSTERESIS * w->body_margin && before >= 0)) continue;
             loam_vec3 nw = quat_rotate(pose.q, nl);
             loam_vec3 surface = v3_sub(p, v3_scale(nw, f));
             loam_vec3 vb = loam_twist_point_velocity(bs->twist, bs->pose.p, surface);
@@ -406,9 +462,12 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
                 if (v3_dot(vb, vb) > wake2) __atomic_store_n(&w->wake[i], 1, __ATOMIC_RELAXED);
                 continue;
             }
-            int slot = body_base + bodies + nbody++;
-            if (slot >= body_base + bcap) continue;
-            c->body_shape[slot] = s;
+            fresh |= before < 0 || c->body_color[before] == LOAM_UNCOLORED;
+            int k = bodies + nbody++;
+            if (k >= bcap) continue;
+            x->body_shape[k] = s;
+            x->body_from[k] = before;
+            int slot = body_base + k;
             c->body_owner[slot] = i;
             float* nd = &c->body_n[4 * (size_t)slot];
             nd[0] = nw.x;
@@ -422,62 +481,33 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, i
             vd[2] = vb.z;
             vd[3] = w->shapes[s].shape.friction;
         }
-        c->body_count[i] = nbody;
+        x->body_count[i % LOAM_BLOCK] = nbody;
         bodies += nbody;
-        if (all_same && pairs <= cap && bodies <= bcap) all_same = same_partners && unchanged(w, i);
+        w->coloring.fresh[i] = (uint8_t)fresh;
+        if (all_same && pairs <= cap && bodies <= bcap)
+            all_same = same_partners && unchanged(w, x, i, pair_at, body_at, body_base);
     }
-    *same = all_same;
     *need_pairs = pairs;
     *need_body = bodies;
     *worst_overlap = worst;
+    loam_block_info* bi = &w->block_info[b];
+    bi->same = (uint8_t)all_same;
+    bi->done = pairs <= cap && bodies <= bcap;
+    /* Unchanged contacts are in place already (their impulses in the slots, or in the rows). */
+    if (bi->done && !(all_same && w->params.warm_start)) commit_block(w, b, x, pairs, bodies);
 }
 
-/* Start each contact from the impulse it carried last step, if it existed (warm start), and keep
- * its colour. Whether nothing changed is known already (unchanged(), during detection). */
-static void warm_start(loam_world* w, int i) {
-    loam_contacts* c = &w->cur;
-    const loam_contact_set* p = &w->prev;
-    int use_prev = w->params.warm_start, fresh = 0;
-    int a = c->pair_start[i], na = c->pair_count[i];
-    int b = p->pair_start[i], nb = p->pair_count[i];
-    int m = 0;
-    for (int k = 0; k < na; ++k) {
-        float* lam = &c->pair_lambda[3 * (size_t)(a + k)];
-        int32_t j = c->pair_j[a + k];
-        while (m < nb && p->pair_j[b + m] < j) ++m;
-        if (m < nb && p->pair_j[b + m] == j) {
-            c->pair_color[a + k] = p->pair_color[b + m];
-            if (use_prev) memcpy(lam, &p->pair_lambda[3 * (size_t)(b + m)], 3 * sizeof(float));
-            else lam[0] = lam[1] = lam[2] = 0.0f;
-            continue;
-        }
-        c->pair_color[a + k] = LOAM_UNCOLORED;
-        fresh = 1;
-        lam[0] = lam[1] = lam[2] = 0.0f;
-        /* After a renumbering the pair may have been owned by j: its impulse on j is minus ours. */
-        if (!use_prev) continue;
-        for (int q = p->pair_start[j]; q < p->pair_start[j] + p->pair_count[j]; ++q)
-            if (p->pair_j[q] == i) {
-                for (int a3 = 0; a3 < 3; ++a3) lam[a3] = -p->pair_lambda[3 * (size_t)q + a3];
-                break;
-            }
+/* Copy the rows' impulses back to the slots of every block not flushed yet: the rows are no longer
+ * the warm start. */
+static void flush_rest(loam_world* w, int blocks) {
+    if (!w->coloring.lambda_in_rows) return;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < blocks; ++b) {
+        if (w->block_info[b].flushed) continue;
+        loam_granular_block_rows_to_slots(w, b);
+        w->block_info[b].flushed = 1;
     }
-    a = c->body_start[i];
-    na = c->body_count[i];
-    b = p->body_start[i];
-    nb = p->body_count[i];
-    for (int k = 0; k < na; ++k) {
-        float* lam = &c->body_lambda[3 * (size_t)(a + k)];
-        lam[0] = lam[1] = lam[2] = 0.0f;
-        c->body_color[a + k] = LOAM_UNCOLORED;
-        for (int q = 0; q < nb; ++q)
-            if (p->body_shape[b + q] == c->body_shape[a + k]) {
-                c->body_color[a + k] = p->body_color[b + q];
-                if (use_prev) memcpy(lam, &p->body_lambda[3 * (size_t)(b + q)], 3 * sizeof(float));
-            }
-        fresh |= c->body_color[a + k] == LOAM_UNCOLORED;
-    }
-    w->coloring.fresh[i] = (uint8_t)fresh;
+    w->coloring.lambda_in_rows = 0;
 }
 
 static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_error* err) {
@@ -556,7 +586,7 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) pack_block(w, pos, vel, b);
     if (classify_blocks(w, blocks)) w->neighbors.valid = 0; /* a block woke whose list was skipped */
-    if (w->params.solver == LOAM_SOLVER_JACOBI && !w->cur.pair_n && !loam_contacts_reserve_jacobi(w, blocks))
+    if (w->params.solver == LOAM_SOLVER_JACOBI && !w->contacts.pair_n && !loam_contacts_reserve_jacobi(w, blocks))
         return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     if (!w->neighbors.valid) {
         loam_status st = build_neighbor_list(w, pos, err);
@@ -571,53 +601,57 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
             vel[4 * i + 3] = 0.0f;
         }
     }
-    int same = 1;
+    if (!loam_contacts_scratch(w))
+        return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     int32_t* pair_need = w->block_need;
     int32_t* body_need = w->block_need + blocks;
+    for (int b = 0; b < blocks; ++b) w->block_info[b].done = w->block_info[b].flushed = 0;
+    /* A block that overflows its region in one pass finds only part of its contacts, so its worst
+     * overlap there is at most that of its pass that fits: the maximum over passes is the step's. */
+    float worst = 0.0f;
     for (;;) {
-        int pairs = 0, bodies = 0, grow = 0;
-        float worst = 0.0f;
-        same = 1;
-#pragma omp parallel for schedule(dynamic, 1) reduction(max : worst) reduction(+ : pairs, bodies) \
-    reduction(&& : same) reduction(|| : grow)
-        for (int b = 0; b < blocks; ++b) {
-            int np, nbd, sb;
-            float wo;
-            detect_block(w, pos, b, margin, &np, &nbd, &wo, &sb);
-            same = same && sb;
-            pair_need[b] = np;
-            body_need[b] = nbd;
-            grow = grow || np > w->cur.pair_region[b + 1] - w->cur.pair_region[b] ||
-                   nbd > w->cur.body_region[b + 1] - w->cur.body_region[b];
-            worst = wo > worst ? wo : worst;
-            pairs += np;
-            bodies += nbd;
+        int grow = 0;
+#pragma omp parallel reduction(max : worst) reduction(|| : grow)
+        {
+#ifdef _OPENMP
+            loam_contact_scratch* x = &w->contacts.scratch[omp_get_thread_num()];
+#else
+            loam_contact_scratch* x = &w->contacts.scratch[0];
+#endif
+#pragma omp for schedule(dynamic, 1)
+            for (int b = 0; b < blocks; ++b) {
+                if (w->block_info[b].done) continue;
+                float wo;
+                detect_block(w, pos, b, margin, x, &pair_need[b], &body_need[b], &wo);
+                worst = wo > worst ? wo : worst;
+                grow = grow || !w->block_info[b].done;
+            }
         }
-        if (!grow) {
-            w->stats.contacts = pairs;
-            w->stats.body_contacts = bodies;
-            w->stats.max_overlap = worst;
-            break;
-        }
-        /* Rare (first steps, or a sudden pile-up): grow the blocks that overflowed, detect again. */
+        if (!grow) break;
+        /* Rare (first steps, or a sudden pile-up): the blocks that overflowed kept last step's
+         * contacts. Grow their regions (every block's slots move, so the rows' impulses come back
+         * to the slots first) and detect those blocks again. */
+        flush_rest(w, blocks);
         if (!loam_contacts_reserve(w, pair_need, body_need))
             return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     }
-    /* A particle that fell asleep or woke changes its rows' masses even where its contacts stayed. */
-    same = same && w->cur.layout == w->layout_at_last_step && !w->sleep_changed;
-    w->layout_at_last_step = w->cur.layout;
-    if (same && w->coloring.lambda_in_rows && w->coloring.colored_step == w->step - 1) {
-        /* The common step of a bed at rest: the same contacts as last step, whose impulses the
-         * Gauss-Seidel rows still hold. Keep last step's contact set (identical partners, with the
-         * colours), which skips the warm-start merge; the rows are the warm start. */
-        loam_contacts_swap(w);
-        w->contacts_unchanged = 1;
-    } else {
-        if (w->coloring.lambda_in_rows) loam_granular_rows_to_slots(w);
-#pragma omp parallel for schedule(static)
-        for (int i = 0; i < w->count; ++i) warm_start(w, i);
-        w->contacts_unchanged = same;
+    int pairs = 0, bodies = 0, same = 1;
+    for (int b = 0; b < blocks; ++b) {
+        pairs += pair_need[b];
+        bodies += body_need[b];
+        same = same && w->block_info[b].same;
     }
+    w->stats.contacts = pairs;
+    w->stats.body_contacts = bodies;
+    w->stats.max_overlap = worst;
+    /* A particle that fell asleep or woke changes its rows' masses even where its contacts stayed. */
+    same = same && w->contacts.layout == w->layout_at_last_step && !w->sleep_changed;
+    w->layout_at_last_step = w->contacts.layout;
+    /* The common step of a bed at rest: the same contacts as last step (no block replaced its
+     * own), whose impulses the Gauss-Seidel rows still hold: the rows are the warm start. */
+    int rows_hold = same && w->coloring.lambda_in_rows && w->coloring.colored_step == w->step - 1;
+    if (!rows_hold) flush_rest(w, blocks);
+    w->contacts_unchanged = same;
     if (w->params.solver == LOAM_SOLVER_JACOBI) loam_contacts_incoming(w);
     return LOAM_OK;
 }

@@ -43,7 +43,7 @@ static float pair_geometry(loam_gs_rows* r, int lo, int hi, const float* pos, in
 
 /* Body row q from its slot: body contacts are few, and their slots are always current. */
 static void body_row(const loam_world* w, loam_gs_rows* r, int q) {
-    const loam_contacts* c = &w->cur;
+    const loam_contacts* c = &w->contacts;
     int s = ~r->j[q];
     const float* nd = &c->body_n[4 * (size_t)s];
     const float* lam = &c->body_lambda[3 * (size_t)s];
@@ -57,7 +57,7 @@ static void body_row(const loam_world* w, loam_gs_rows* r, int q) {
 }
 
 float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid) {
-    const loam_contacts* c = &w->cur;
+    const loam_contacts* c = &w->contacts;
     loam_coloring* k = &w->coloring;
     loam_gs_rows* r = &k->rows;
     float worst = 0.0f;
@@ -98,10 +98,11 @@ float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid) {
 }
 
 /* Body rows' impulses back to their slots after the solve (body wrenches read them there). Pair
- * impulses stay in the rows until a changed contact set or a renumbering needs them in the slots
+ * impulses stay in the rows until a block's contacts change (detection then copies that block's
+ * back, loam_granular_block_rows_to_slots) or a renumbering needs them all in the slots
  * (loam_granular_rows_to_slots): a bed at rest never does. */
 void loam_gs_rows_scatter_bodies(loam_world* w) {
-    loam_contacts* c = &w->cur;
+    loam_contacts* c = &w->contacts;
     const loam_coloring* k = &w->coloring;
     const loam_gs_rows* r = &k->rows;
 #pragma omp for schedule(static)
@@ -117,20 +118,35 @@ void loam_gs_rows_scatter_bodies(loam_world* w) {
     }
 }
 
-void loam_granular_rows_to_slots(loam_world* w) {
-    loam_contact_set* p = &w->prev;
-    loam_coloring* k = &w->coloring;
+/* Pair rows [lo, hi) back to their slots (body rows are skipped: their slots are current). */
+static void rows_to_slots(loam_world* w, int lo, int hi) {
+    const loam_coloring* k = &w->coloring;
     const loam_gs_rows* r = &k->rows;
-    int total = k->color_start[LOAM_COLOR_SLOTS];
-#pragma omp parallel for schedule(static)
-    for (int q = 0; q < total; ++q) {
+    for (int q = lo; q < hi; ++q) {
         int32_t ref = k->list[q];
-        if (ref < 0) continue; /* body slots are current */
-        float* lam = &p->pair_lambda[3 * (size_t)ref];
+        if (ref < 0) continue;
+        float* lam = &w->contacts.pair_lambda[3 * (size_t)ref];
         lam[0] = r->lx[q];
         lam[1] = r->ly[q];
         lam[2] = r->lz[q];
     }
-    k->lambda_in_rows = 0;
 }
 
+void loam_granular_block_rows_to_slots(loam_world* w, int b) {
+    const loam_coloring* k = &w->coloring;
+    const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
+    rows_to_slots(w, marks[0], marks[2 * LOAM_COLOR_SLOTS]);
+    /* The crossing rows of each colour are listed block after block; after color.c's fill, the
+     * third part of block_counts holds where each block's rows of each colour end. */
+    const int32_t* end = k->block_counts + 2 * (size_t)loam_block_count(w->count) * LOAM_COLOR_SLOTS;
+    for (int col = 0; col < LOAM_COLOR_SLOTS; ++col) {
+        int lo = b == 0 ? k->color_start[col] : end[(size_t)(b - 1) * LOAM_COLOR_SLOTS + col];
+        rows_to_slots(w, lo, end[(size_t)b * LOAM_COLOR_SLOTS + col]);
+    }
+}
+
+void loam_granular_rows_to_slots(loam_world* w) {
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < loam_block_count(w->count); ++b) loam_granular_block_rows_to_slots(w, b);
+    w->coloring.lambda_in_rows = 0;
+}

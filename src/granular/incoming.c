@@ -6,7 +6,7 @@
 #include "granular/world_internal.h"
 
 void loam_contacts_incoming(loam_world* w) {
-    loam_contacts* c = &w->cur;
+    loam_contacts* c = &w->contacts;
     int n = w->count;
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < n; ++i) c->in_count[i] = 0;

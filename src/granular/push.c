@@ -12,7 +12,7 @@
 #include "granular/world_internal.h"
 
 static void update_pushes(loam_world* w, int i, float target_rate) {
-    const loam_contacts* c = &w->cur;
+    const loam_contacts* c = &w->contacts;
     const float* u = w->push_velocity;
     const float* sv = w->sv; /* .w holds the mass-split inverse mass */
     float omega = w->params.relaxation;
@@ -39,7 +39,7 @@ static void update_pushes(loam_world* w, int i, float target_rate) {
 }
 
 static void gather_push(loam_world* w, int i) {
-    const loam_contacts* c = &w->cur;
+    const loam_contacts* c = &w->contacts;
     loam_vec3 sum = v3(0, 0, 0);
     int s0 = c->pair_start[i], s1 = s0 + c->pair_count[i];
     for (int s = s0; s < s1; ++s) sum = v3_add(sum, v3_scale(v3(c->pair_n[4 * (size_t)s], c->pair_n[4 * (size_t)s + 1],
@@ -63,7 +63,7 @@ static void gather_push(loam_world* w, int i) {
 }
 
 void loam_granular_push_reset(loam_world* w) {
-    const loam_contacts* c = &w->cur;
+    const loam_contacts* c = &w->contacts;
     int n = w->count;
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < n; ++i) {

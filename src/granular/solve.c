@@ -29,7 +29,7 @@
 
 /* Half A for particle i: its owned pairs and its body contacts. */
 static void update_contacts(loam_world* w, int i, float inv_dt, float alpha) {
-    const loam_contacts* c = &w->cur;
+    const loam_contacts* c = &w->contacts;
     const float* sv = w->sv;
     float omega = w->params.relaxation, mu = w->params.friction;
     loam_vec3 vi = v3(sv[4 * i], sv[4 * i + 1], sv[4 * i + 2]);
@@ -59,7 +59,7 @@ static inline loam_vec3 free_velocity_of(const loam_world* w, int i, loam_vec3 g
 }
 
 static float gather_velocity(loam_world* w, int i, loam_vec3 gdt, float decay) {
-    const loam_contacts* c = &w->cur;
+    const loam_contacts* c = &w->contacts;
     loam_vec3 sum = v3(0.0f, 0.0f, 0.0f);
     int s0 = c->pair_start[i], s1 = s0 + c->pair_count[i];
     for (int s = s0; s < s1; ++s) {

@@ -71,7 +71,7 @@ static float sweep_block(loam_world* w, int b, float inv_dt, float alpha, float 
         /* Rows of one colour share no particle (8 per vector batch); the serial colour's may. */
         if (col < LOAM_MAX_COLORS) most = pair_rows(r, lo, mid, w->sv, mu, inv_dt, alpha, most);
         else most = loam_gs_pair_rows(r, lo, mid, w->sv, mu, inv_dt, alpha, most);
-        most = body_rows(&w->cur, r, mid, hi, w->sv, inv_dt, alpha, most);
+        most = body_rows(&w->contacts, r, mid, hi, w->sv, inv_dt, alpha, most);
     }
     return most;
 }

@@ -199,7 +199,7 @@ static void body_wrenches(loam_world* w, float dt) {
     int blocks = loam_block_count(w->count), nb = w->body_count;
     if (nb == 0) return;
     float* part = w->block_scratch;
-    const loam_contacts* c = &w->cur;
+    const loam_contacts* c = &w->contacts;
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) {
         float* acc = &part[7 * (size_t)b * (size_t)nb];
@@ -270,8 +270,6 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     loam_status st = loam_granular_prepare(w, err);
     if (st != LOAM_OK) return st;
     float dt = (float)w->params.dt;
-    /* Last step's contacts become the warm-start source. */
-    loam_contacts_swap(w);
 
     double t0 = loam_clock_seconds();
     body_step_twists(w, w->time, w->params.dt);
@@ -280,9 +278,11 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     w->neighbors.valid = loam_neighbors_valid(w);
     /* Renumber only when the neighbour list is rebuilt anyway: the list is in slot numbers. */
     if (!w->neighbors.valid && w->params.reorder_interval > 0 && w->step - w->last_reorder >= w->params.reorder_interval) {
-        if (w->coloring.lambda_in_rows) loam_granular_rows_to_slots(w); /* the renumbering moves them */
+        /* The renumbering moves the impulses (and reuses the rows' memory, the colouring restarts). */
+        if (w->coloring.lambda_in_rows) loam_granular_rows_to_slots(w);
         w->coloring.colored_step = -1; /* slots mean other particles now */
-        loam_granular_reorder(w);
+        if (!loam_granular_reorder(w))
+            return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
         w->last_reorder = w->step;
     }
     st = loam_granular_detect(w, err);

@@ -287,7 +287,7 @@ loam_status loam_world_place_body(loam_world* w, int body, loam_pose pose, loam_
  * partner of. Counted here, on request, rather than every step: a step needs them only for Jacobi's
  * mass splitting (which counts them itself, incoming.c). */
 static void count_contacts(loam_world* w) {
-    const loam_contacts* c = &w->cur;
+    const loam_contacts* c = &w->contacts;
     /* Allocated on the first request (4 bytes a particle that a Gauss-Seidel step never needs);
      * out of memory, the particles report no counts (contact_count NULL). */
     if (!w->contact_total) w->contact_total = loam_malloc(sizeof(int32_t) * (size_t)(w->count > 0 ? w->count : 1));
@@ -324,15 +324,17 @@ int loam_world_find_body(const loam_world* w, const char* name) {
     return -1;
 }
 
+/* Per-thread scratch (a neighbour-list build's gathering space, detection's block scratch: a block's
+ * worth each) is left out, so the figure is the same for every thread count. */
 size_t loam_world_memory(const loam_world* w) {
     size_t n = (size_t)w->count, cap = (size_t)w->capacity, blocks = (size_t)loam_block_count(w->count);
-    size_t slots = w->cur.pair_region ? (size_t)w->cur.pair_region[blocks] : 0;
-    size_t bslots = w->cur.body_region ? (size_t)w->cur.body_region[blocks] : 0;
+    size_t slots = w->contacts.pair_region ? (size_t)w->contacts.pair_region[blocks] : 0;
+    size_t bslots = w->contacts.body_region ? (size_t)w->contacts.body_region[blocks] : 0;
     size_t bytes = cap * (8 * sizeof(float) + sizeof(int32_t));                     /* particles */
     bytes += (size_t)w->hash.table_size * 4 + (size_t)w->hash.capacity * 4;          /* hash */
     bytes += n * 20 + blocks * (size_t)w->neighbors.block_capacity * 4;             /* neighbour list */
-    bytes += n * 10 * 4 + slots * 2 * (4 + 12 + 1) + bslots * (2 * (4 + 12 + 1) + 4 + 16 + 16 + 4); /* contacts */
-    if (w->cur.pair_n) bytes += slots * (16 + 4 + 4);                                  /* Jacobi's */
+    bytes += n * 4 * 4 + slots * (4 + 12 + 1) + bslots * (4 + 12 + 1 + 4 + 16 + 16 + 4); /* contacts */
+    if (w->contacts.pair_n) bytes += slots * (16 + 4 + 4) + n * 2 * 4;                      /* Jacobi's */
     bytes += n * (16 + 16 + 4 + 8) + (size_t)w->coloring.list_capacity * (4 + 4 * 11) + 65536 * 4; /* solver scratch */
     return bytes;
 }

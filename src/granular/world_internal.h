@@ -18,10 +18,16 @@ enum { LOAM_BLOCK = 1024 };
  * LOAM_UNCOLORED marks a contact still to colour. */
 #define LOAM_MAX_COLORS 64
 #define LOAM_UNCOLORED 255
+/* Until the next detection, the colour of a pair that a renumbering moved to its partner's list
+ * (reorder.c): detection then tests it like a new pair, keeping its impulse (contacts_of). */
+#define LOAM_REOWNED 254
 
-/* What warm starting needs from a step's contacts: partners and impulses. Two of these swap each
- * step (this step's and last step's); everything else about contacts exists once (loam_contacts). */
-typedef struct loam_contact_set {
+/* Contacts of one step, one set updated in place: detection reads a block's contacts of last step
+ * (the warm start) from the block's own region and replaces them there (detect.c). Particle-particle
+ * pairs are owned by the lower index i; each owner keeps its pairs sorted by partner j, in a range of
+ * its block's reserved region (so blocks fill in parallel without counting first; each region is
+ * sized to its own block's need). */
+typedef struct loam_contacts {
     int32_t* pair_start;      /* n: first owned slot of i */
     int32_t* pair_count;      /* n */
     int32_t* pair_j;          /* slots: partner j > i */
@@ -33,17 +39,6 @@ typedef struct loam_contact_set {
     uint8_t* pair_color;      /* slots: colour for Gauss-Seidel sweeps (color.c); carried over from
                                  last step for contacts that persist */
     uint8_t* body_color;      /* body slots */
-} loam_contact_set;
-
-/* Contacts of one step. Particle-particle pairs are owned by the lower index i; each owner keeps its
- * pairs sorted by partner j, in a range of its block's reserved region (so blocks fill in parallel
- * without counting first; each region is sized to its own block's need). The first ten fields alias the current loam_contact_set. */
-typedef struct loam_contacts {
-    int32_t *pair_start, *pair_count, *pair_j;
-    float* pair_lambda;
-    int32_t *body_start, *body_count, *body_shape;
-    float* body_lambda;
-    uint8_t *pair_color, *body_color;
     int32_t* pair_region;     /* blocks + 1: block b fills pair slots [pair_region[b], [b + 1]) */
     int32_t* body_region;     /* blocks + 1: and body slots [body_region[b], [b + 1]) */
     int layout;               /* counts the changes of the regions */
@@ -58,7 +53,21 @@ typedef struct loam_contacts {
     int32_t* in_start;        /* n */
     int32_t* in_count;        /* n */
     int32_t* in_slot;         /* every pair slot once, grouped by partner */
+    /* Per thread, one block's new contacts while detection finds them, before they replace the
+     * block's old ones (loam_contact_scratch); sized to the largest region. */
+    struct loam_contact_scratch* scratch;
+    int scratch_count, scratch_pairs, scratch_bodies;
 } loam_contacts;
+
+/* One block's new contacts (detect.c): counts per particle of the block, then per slot the partner
+ * or shape, the old slot the contact continues (-1: a new contact), and the impulse and colour taken
+ * from there. */
+typedef struct loam_contact_scratch {
+    int32_t pair_count[LOAM_BLOCK], body_count[LOAM_BLOCK];
+    int32_t *pair_j, *pair_from, *body_shape, *body_from;
+    float *pair_lambda, *body_lambda;
+    uint8_t *pair_color, *body_color;
+} loam_contact_scratch;
 
 /* Contacts as the Gauss-Seidel sweeps read them: everything a contact update touches apart from
  * the two velocities, in solve order (the colouring's list), one array per field so a sweep streams
@@ -129,6 +138,11 @@ typedef struct loam_block_info {
     uint8_t quiet;
     uint8_t list_stale;             /* quiet at the last list build, which skipped it: it needs a
                                        build before it can detect again */
+    /* This step's detection (loam_granular_detect): */
+    uint8_t done;                   /* the block's contacts of this step are in its region */
+    uint8_t same;                   /* they are last step's, slot for slot */
+    uint8_t flushed;                /* the Gauss-Seidel rows hold no impulse of it that its slots
+                                       lack (copied back, or its slots hold new contacts) */
 } loam_block_info;
 
 typedef struct loam_shape_ref {
@@ -158,8 +172,7 @@ struct loam_world {
     /* scratch */
     int ready;                /* scratch sized for the current particle count */
     loam_spatial_hash hash;
-    loam_contacts cur;        /* this step's contacts */
-    loam_contact_set prev;    /* last step's partners and impulses (warm start); swaps with cur's */
+    loam_contacts contacts;   /* last step's until detection replaces them, block by block */
     loam_coloring coloring;
     loam_neighbor_list neighbors;
     float* push_velocity;     /* 4 * n: pseudo-velocity that removes overlaps (push.c); .w = inverse mass
@@ -182,7 +195,7 @@ struct loam_world {
     loam_vec3* shape_hi;
     int64_t last_reorder;     /* step of the last renumbering */
     int contacts_unchanged;   /* this step's contacts are last step's, slot for slot */
-    int layout_at_last_step;  /* cur.layout of last step */
+    int layout_at_last_step;  /* contacts.layout of last step */
     loam_block_info* block_info; /* blocks */
     int quiet_off;            /* no block is quiet: the reference that tests/test_sleep.c compares with */
     int32_t* block_need;      /* 2 * blocks: pair and body slots each block needed (detect.c) */
@@ -210,17 +223,19 @@ int loam_neighbors_valid(const loam_world* w);
 void loam_granular_color(loam_world* w, int keep);
 /* Pseudo-velocities that remove overlaps without adding kinetic energy (push.c). */
 void loam_granular_push(loam_world* w);
-/* Renumber particles so bucket-mates are neighbours in memory (see reorder.c). */
-void loam_granular_reorder(loam_world* w);
-/* Contact storage (contacts.c): per-particle arrays for n particles, per-block reserved slot regions
- * (grown, never shrunk, in both sets at once), and the per-step swap of this step's and last step's
- * sets. All return 0 when out of memory. */
+/* Renumber particles so bucket-mates are neighbours in memory (see reorder.c); 0 when out of
+ * memory. */
+int loam_granular_reorder(loam_world* w);
+/* Contact storage (contacts.c): per-particle arrays for n particles and per-block reserved slot
+ * regions (grown, never shrunk). All return 0 when out of memory. */
 int loam_contacts_alloc(loam_world* w, int n);
-/* Grow the regions of the blocks whose need (pair_need[b], body_need[b] slots) exceeds them. */
+/* Grow the regions of the blocks whose need (pair_need[b], body_need[b] slots) exceeds them; every
+ * block's slots move with its region (its particles' start indices follow). */
 int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t* body_need);
 /* The Jacobi solver's per-slot arrays (pair_n, pair_push, in_slot) at the current capacity. */
 int loam_contacts_reserve_jacobi(loam_world* w, int blocks);
-void loam_contacts_swap(loam_world* w);
+/* A detection scratch for each thread, as large as the largest region. */
+int loam_contacts_scratch(loam_world* w);
 void loam_contacts_free(loam_world* w);
 /* Jacobi only: list each particle's incoming pairs (incoming.c). */
 void loam_contacts_incoming(loam_world* w);
