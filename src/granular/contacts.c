@@ -100,30 +100,42 @@ static long long plan_regions(const int32_t* region, const int32_t* need, int bl
     return grow ? at : -1;
 }
 
-/* One per-slot array (size bytes a slot) at its new regions: each block's slots in use (its
- * particles' contacts lie packed from the region's start) at the block's new place. Only those are
- * copied, so the rest of a grown region stays untouched memory, off the resident size. */
-static int relocate(loam_world* w, void** array, size_t size, const int32_t* from, const int32_t* to,
-                    const int32_t* count) {
-    int blocks = loam_block_count(w->count);
-    char* q = loam_malloc(size * (size_t)to[blocks] + size);
-    if (!q) return 0;
-    for (int b = 0; *array && b < blocks; ++b) {
-        size_t used = 0;
-        for (int i = b * LOAM_BLOCK; i < loam_block_end(w, b); ++i) used += (size_t)count[i];
-        memcpy(q + size * (size_t)to[b], (char*)*array + size * (size_t)from[b], size * used);
-    }
-    loam_free(*array);
-    *array = q;
-    return 1;
-}
+/* Per-slot arrays (size bytes a slot) moved to new regions together: all new buffers are
+ * allocated first, so out of memory leaves every array as it was. A kept array gets each block's
+ * slots in use (its particles' contacts lie packed from the region's start) at the block's new
+ * place; only those are copied, so the rest of a grown region stays untouched memory, off the
+ * resident size. The others are scratch that no step carries over (rewritten before read). An
+ * optional array that does not exist yet stays absent. */
+typedef struct slot_array {
+    void** array;
+    size_t size;
+    int keep, optional;
+} slot_array;
 
-/* Scratch that no step carries over (rewritten before it is read): regrown, not moved. */
-static int regrow(void** p, size_t bytes) {
-    void* q = loam_malloc(bytes ? bytes : 1);
-    if (!q) return 0;
-    loam_free(*p);
-    *p = q;
+enum { LOAM_MAX_SLOT_ARRAYS = 8 };
+
+static int move_arrays(loam_world* w, const slot_array* a, int n, const int32_t* from, const int32_t* to,
+                       const int32_t* count) {
+    int blocks = loam_block_count(w->count);
+    char* fresh[LOAM_MAX_SLOT_ARRAYS] = {0};
+    for (int k = 0; k < n; ++k) {
+        if (a[k].optional && !*a[k].array) continue;
+        fresh[k] = loam_malloc(a[k].size * (size_t)to[blocks] + a[k].size);
+        if (fresh[k]) continue;
+        for (int m = 0; m < k; ++m) loam_free(fresh[m]);
+        return 0;
+    }
+    for (int k = 0; k < n; ++k) {
+        if (!fresh[k]) continue;
+        for (int b = 0; a[k].keep && *a[k].array && b < blocks; ++b) {
+            size_t used = 0;
+            for (int i = b * LOAM_BLOCK; i < loam_block_end(w, b); ++i) used += (size_t)count[i];
+            memcpy(fresh[k] + a[k].size * (size_t)to[b], (char*)*a[k].array + a[k].size * (size_t)from[b],
+                   a[k].size * used);
+        }
+        loam_free(*a[k].array);
+        *a[k].array = fresh[k];
+    }
     return 1;
 }
 
@@ -145,26 +157,22 @@ int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t
     if (pairs > INT32_MAX || bodies > INT32_MAX) ok = 0;
     if (ok && pairs >= 0) {
         const int32_t *from = c->pair_region, *to = pair_plan;
-        size_t slots = (size_t)pairs;
         /* The blocks whose contacts this step are in place, and those still holding last step's
          * (detection reads them again), keep them: every array that holds a contact's data moves. */
-        const int32_t* n = c->pair_count;
-        ok = relocate(w, (void**)&c->pair_j, 4, from, to, n) && relocate(w, (void**)&c->pair_lambda, 12, from, to, n) &&
-             relocate(w, (void**)&c->pair_color, 1, from, to, n) &&
-             (!c->pair_n || relocate(w, (void**)&c->pair_n, 16, from, to, n)) &&
-             (!c->pair_push || regrow((void**)&c->pair_push, slots * 4 + 4)) &&
-             (!c->in_slot || regrow((void**)&c->in_slot, slots * 4 + 4));
+        slot_array arrays[] = {{(void**)&c->pair_j, 4, 1, 0},    {(void**)&c->pair_lambda, 12, 1, 0},
+                               {(void**)&c->pair_color, 1, 1, 0}, {(void**)&c->pair_n, 16, 1, 1},
+                               {(void**)&c->pair_push, 4, 0, 1},  {(void**)&c->in_slot, 4, 0, 1}};
+        ok = move_arrays(w, arrays, sizeof arrays / sizeof arrays[0], from, to, c->pair_count);
         if (ok) shift_starts(w, c->pair_start, from, to, blocks);
         if (ok) memcpy(c->pair_region, pair_plan, sizeof(int32_t) * (size_t)(blocks + 1));
     }
     if (ok && bodies >= 0) {
         const int32_t *from = c->body_region, *to = body_plan;
-        size_t slots = (size_t)bodies;
-        const int32_t* n = c->body_count;
-        ok = relocate(w, (void**)&c->body_shape, 4, from, to, n) && relocate(w, (void**)&c->body_lambda, 12, from, to, n) &&
-             relocate(w, (void**)&c->body_color, 1, from, to, n) && relocate(w, (void**)&c->body_owner, 4, from, to, n) &&
-             relocate(w, (void**)&c->body_n, 16, from, to, n) && relocate(w, (void**)&c->body_v, 16, from, to, n) &&
-             regrow((void**)&c->body_push, slots * 4);
+        slot_array arrays[] = {{(void**)&c->body_shape, 4, 1, 0}, {(void**)&c->body_lambda, 12, 1, 0},
+                               {(void**)&c->body_color, 1, 1, 0}, {(void**)&c->body_owner, 4, 1, 0},
+                               {(void**)&c->body_n, 16, 1, 0},    {(void**)&c->body_v, 16, 1, 0},
+                               {(void**)&c->body_push, 4, 0, 0}};
+        ok = move_arrays(w, arrays, sizeof arrays / sizeof arrays[0], from, to, c->body_count);
         if (ok) shift_starts(w, c->body_start, from, to, blocks);
         if (ok) memcpy(c->body_region, body_plan, sizeof(int32_t) * (size_t)(blocks + 1));
     }
