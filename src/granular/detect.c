@@ -254,6 +254,14 @@ static void block_shapes(const loam_world* w, const loam_block_info* bi, block_s
     }
 }
 
+/* Particle i's velocity as (vx, vy, vz, 0) in vel: a pair's closing speed is then one more line. */
+static inline void pack_velocity(const loam_world* w, float* vel, int i) {
+    vel[4 * i] = w->vx[i];
+    vel[4 * i + 1] = w->vy[i];
+    vel[4 * i + 2] = w->vz[i];
+    vel[4 * i + 3] = 0.0f;
+}
+
 /* Pack block b's positions and radii, and velocities (see loam_granular_detect), mark its
  * sleepers, and find its bounds and those of its awake particles. */
 static void pack_block(loam_world* w, float* pos, float* vel, int b) {
@@ -267,10 +275,7 @@ static void pack_block(loam_world* w, float* pos, float* vel, int b) {
         pos[4 * i + 1] = p[1];
         pos[4 * i + 2] = p[2];
         pos[4 * i + 3] = w->radius[i];
-        vel[4 * i] = w->vx[i];
-        vel[4 * i + 1] = w->vy[i];
-        vel[4 * i + 2] = w->vz[i];
-        vel[4 * i + 3] = 0.0f;
+        pack_velocity(w, vel, i);
         int asleep = loam_is_asleep(w, i);
         w->asleep[i] = (uint8_t)asleep;
         for (int a = 0; a < 3; ++a) { /* not fminf: a libm call per coordinate here */
@@ -594,12 +599,7 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
         /* The build borrowed the velocity buffer (16 bytes a particle that no other stage needs
          * then); pack the velocities again. */
 #pragma omp parallel for schedule(static)
-        for (int i = 0; i < w->count; ++i) {
-            vel[4 * i] = w->vx[i];
-            vel[4 * i + 1] = w->vy[i];
-            vel[4 * i + 2] = w->vz[i];
-            vel[4 * i + 3] = 0.0f;
-        }
+        for (int i = 0; i < w->count; ++i) pack_velocity(w, vel, i);
     }
     if (!loam_contacts_scratch(w))
         return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);

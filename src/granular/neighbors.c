@@ -69,11 +69,8 @@ int loam_neighbors_valid(const loam_world* w) {
         hy = d[1] > hy ? d[1] : hy;
         hz = d[2] > hz ? d[2] : hz;
     }
-    if (w->count == 0) return 1;
-    /* Two particles approach by at most |d_i - d_j| <= |d_i - c| + |d_j - c| for any displacement c:
-     * with c = 0 each term is at most the largest displacement, with c the centre of the box of all
-     * displacements at most its half-diagonal (a bed that moves as a whole keeps its list). */
-    float diag = 0.5f * sqrtf((hx - lx) * (hx - lx) + (hy - ly) * (hy - ly) + (hz - lz) * (hz - lz));
-    float spread = fminf(sqrtf(moved2), diag);
+    /* Two particles approach by at most twice the displacements' spread (loam_spread): a bed that
+     * moves as a whole keeps its list. */
+    float spread = loam_spread(moved2, (const float[3]){lx, ly, lz}, (const float[3]){hx, hy, hz});
     return w->pair_margin + 2.0f * spread <= nl->reach;
 }

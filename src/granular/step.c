@@ -80,7 +80,7 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
  * cover how far a pair can close in one step. Two particles close at most at |v_i - v_j| <= |v_i - c|
  * + |v_j - c| for any velocity c; with c the centre of the box that holds every particle's free
  * velocity, |v - c| is at most that box's half-diagonal; with c = 0, the fastest particle's speed.
- * So a pair closes at most 2 s dt in a step, s the smaller of the two: the pair margin, never less than params.margin. A bed that falls or slides as a whole (all
+ * So a pair closes at most 2 s dt in a step, s the smaller of the two (loam_spread): the pair margin, never less than params.margin. A bed that falls or slides as a whole (all
  * velocities alike) then keeps small margins and a short neighbour list, where bounding each speed
  * on its own (c = 0) made every falling neighbour a candidate (measured: 45 list entries a particle,
  * 180 bytes, at the peak of the 100k cylinder's pour, against 5 at rest). Body contacts use the
@@ -104,9 +104,7 @@ static void choose_margins(loam_world* w) {
         hz = v.z > hz ? v.z : hz;
     }
     float r = w->max_radius, vmax = sqrtf(vmax2);
-    /* Both c = 0 (vmax) and the box's centre bound |v - c|: the first is tighter for jitter in all
-     * directions, the second for a bed that moves as a whole. */
-    float spread = w->count > 0 ? fminf(vmax, 0.5f * v3_length(v3(hx - lx, hy - ly, hz - lz))) : 0.0f;
+    float spread = loam_spread(vmax2, (const float[3]){lx, ly, lz}, (const float[3]){hx, hy, hz});
     float body_speed = 0.0f;
     for (int s = 0; s < w->shape_count; ++s) {
         const loam_body_state* b = &w->bodies[w->shapes[s].body];

@@ -4,6 +4,8 @@
 #ifndef LOAM_GRANULAR_WORLD_INTERNAL_H
 #define LOAM_GRANULAR_WORLD_INTERNAL_H
 
+#include <math.h>
+
 #include "collide/spatial_hash.h"
 #include "loam/granular.h"
 
@@ -269,6 +271,18 @@ static inline void loam_pair_normal(const float o[3], float dist, float n[3]) {
         n[0] = n[1] = 0.0f;
         n[2] = 1.0f;
     }
+}
+
+/* How far a set of vectors u_k (velocities, displacements) spreads around a common centre c, given
+ * the largest |u_k|^2 and the box [lo, hi] that holds them: the smaller of two bounds on every
+ * |u_k - c|, the largest length (c = 0; tight for jitter in all directions) and the box's half-
+ * diagonal (c its centre; tight for a bed that moves as a whole). Two members differ by at most twice
+ * it, as |u_i - u_j| <= |u_i - c| + |u_j - c|. An empty set (lo > hi) spreads 0. */
+static inline float loam_spread(float max2, const float lo[3], const float hi[3]) {
+    if (!(lo[0] <= hi[0])) return 0.0f;
+    float d[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
+    float diag = 0.5f * sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), most = sqrtf(max2);
+    return most < diag ? most : diag;
 }
 
 static inline int loam_block_count(int n) { return (n + LOAM_BLOCK - 1) / LOAM_BLOCK; }
