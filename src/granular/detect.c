@@ -93,12 +93,16 @@ static int find_neighbors(const loam_world* w, const float* pos, int i, float ma
     return count;
 }
 
-/* Pair distance test computed as (lower index) - (higher index), bitwise the same from both ends. */
-static inline int within(const loam_world* w, const float* pos, int i, int j, float margin) {
+/* Pair distance test computed as (lower index) - (higher index), bitwise the same from both ends;
+ * when the pair is farther, *gap gets its gap (m). */
+static inline int within(const loam_world* w, const float* pos, int i, int j, float margin, float* gap) {
     float d[3];
     loam_pair_offset(w, pos, i < j ? i : j, i < j ? j : i, d);
     float cut = pos[4 * i + 3] + pos[4 * j + 3] + margin;
-    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut;
+    float d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    if (d2 < cut * cut) return 1;
+    *gap = sqrtf(d2) - pos[4 * i + 3] - pos[4 * j + 3];
+    return 0;
 }
 
 /* A body contact of last step stays one until its gap exceeds this many times the margin: a bed at
@@ -113,9 +117,10 @@ static inline int within(const loam_world* w, const float* pos, int i, int j, fl
  * the base margin, at most this step's global margin (which sized the hash and the list). A bed
  * falling as a whole then keeps small margins and few contacts (and little memory), where one
  * global margin from the fastest particle would make every neighbour a contact. from[k] gets the slot
- * contact k held last step (-1: a new contact), for the warm start. */
+ * contact k held last step (-1: a new contact), for the warm start. *far_gap is lowered to the gap of
+ * every listed pair found to be no contact (-inf if a pair of sleepers went untested). */
 static int contacts_of(const loam_world* w, const float* pos, int i, float margin, int32_t* out, int32_t* from,
-                       int* same_partners) {
+                       int* same_partners, float* far_gap) {
     const loam_neighbor_list* nl = &w->neighbors;
     const loam_contacts* c = &w->contacts; /* i's block has not replaced them yet: last step's */
     const int32_t* cand = &nl->j[nl->start[i]];
@@ -135,13 +140,17 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
         for (int k = 0; k < nl->count[i]; ++k) awake |= !asleep[cand[k]];
         if (!awake) {
             *same_partners = nb == 0;
+            *far_gap = -INFINITY; /* its pairs were not scanned */
             return 0;
         }
     }
     for (int k = 0; k < nl->count[i]; ++k) {
         int j = cand[k];
         int j_asleep = asleep[j];
-        if (i_asleep && j_asleep) continue; /* neither moves: nothing to solve */
+        if (i_asleep && j_asleep) { /* neither moves: nothing to solve */
+            *far_gap = -INFINITY;
+            continue;
+        }
         while (m < nb && before[m] < j) ++m;
         int at = m < nb && before[m] == j ? first + m : -1;
         /* A pair a renumbering handed over (reorder.c) was no contact of this owner: the margin
@@ -154,7 +163,11 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
                 float closing = dt2 * sqrtf(dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2]);
                 mj = closing > base ? (closing < margin ? closing : margin) : base;
             }
-            if (!within(w, pos, i, j, mj)) continue;
+            float gap;
+            if (!within(w, pos, i, j, mj, &gap)) {
+                *far_gap = gap < *far_gap ? gap : *far_gap;
+                continue;
+            }
         }
         kept += was;
         from[count] = at;
@@ -386,10 +399,63 @@ static void commit_block(loam_world* w, int b, loam_contact_scratch* x, int pair
     }
 }
 
+/* When a particle's pairs need no scan. Pair contacts stay until the list is rebuilt, so a scan's
+ * only news would be a listed pair come within its margin. When particle i's list was scanned, each
+ * of its listed pairs that was no contact had at least the gap g. A pair's distance changes by at
+ * most twice neighbors.moved_spread S since the list's reference (neighbors.c), so by at most
+ * 2 (S now + S then) since the scan. The scan stores a = g - 2 S then, rounded down to a byte
+ * (slack_code; 0 when a pair went untested); while a - 2 S now exceeds this step's pair margin (no
+ * pair's margin is larger), a scan would find exactly last step's pairs of i. A bed at rest then
+ * skips almost every scan, the larger part of detection (each loads its partners' positions): only
+ * particles with a pair just outside the margin are scanned. S comes from the positions themselves,
+ * so particles moved between steps (through the views) are covered too. Sleepers make pairs come
+ * and go and must be woken, so any sleeper means scans; the Jacobi solve needs the scan's normals. */
+typedef struct scan_rule {
+    int may_skip;
+    int code_needed; /* skip while slack[i] >= this (256: never) */
+    float base;      /* params.margin radii: the codes measure from it, m */
+    float span;      /* reach - base, m: code c stands for base + span (c / 255)^2 */
+} scan_rule;
+
+static scan_rule scan_rule_of(const loam_world* w, float margin) {
+    const loam_neighbor_list* nl = &w->neighbors;
+    scan_rule r;
+    r.may_skip = w->params.solver == LOAM_SOLVER_GAUSS_SEIDEL && w->stats.sleeping == 0;
+    r.base = w->params.margin * w->max_radius;
+    r.span = nl->reach - r.base;
+    float rounding = 1e-5f * (2.0f * w->max_radius + margin); /* of the float distances and codes */
+    float need = margin + 2.0f * nl->moved_spread + rounding - r.base;
+    /* The smallest code whose gap exceeds need: one above the code of need itself. */
+    float c = r.span > 0.0f && need >= 0.0f ? floorf(255.0f * sqrtf(need / r.span)) + 1.0f : 256.0f;
+    r.code_needed = c < 256.0f ? (int)c : 256;
+    return r;
+}
+
+/* The code of a gap a (m): squares of 1/255 steps of the span, fine near the margin, where the
+ * gaps that decide are, and coarse far from it; rounded down, so a code never promises more gap. */
+static uint8_t slack_code(float a, const scan_rule* r) {
+    float t = (a - r->base) / r->span;
+    if (!(t > 0.0f) || !(r->span > 0.0f)) return 0;
+    float c = floorf(255.0f * sqrtf(t));
+    return c >= 255.0f ? 255 : (uint8_t)c;
+}
+
+/* Last step's partners of i, as a scan would find them again (scan_rule). */
+static int previous_contacts(const loam_world* w, int i, int32_t* out, int32_t* from, int* same_partners) {
+    const loam_contacts* c = &w->contacts;
+    int first = c->pair_start[i], n = c->pair_count[i];
+    for (int k = 0; k < n; ++k) {
+        out[k] = c->pair_j[first + k];
+        from[k] = first + k;
+    }
+    *same_partners = 1;
+    return n;
+}
+
 /* Block b's contacts of this step, found into scratch x while its region still holds last step's
  * (only this block reads them), then put in place (commit_block) if they fit; if they do not, the
  * block keeps last step's and loam_granular_detect grows its region and calls again. */
-static void detect_block(loam_world* w, const float* pos, int b, float margin, loam_contact_scratch* x,
+static void detect_block(loam_world* w, const float* pos, int b, float margin, const scan_rule* rule, loam_contact_scratch* x,
                          int32_t* need_pairs, int32_t* need_body, float* worst_overlap) {
     *worst_overlap = 0.0f;
     if (w->block_info[b].quiet) {
@@ -409,8 +475,14 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, l
     block_shape_lists shapes;
     block_shapes(w, &w->block_info[b], &shapes);
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
-        int same_partners;
-        int n = contacts_of(w, pos, i, margin, nbr, from, &same_partners);
+        int same_partners, n;
+        if (rule->may_skip && w->neighbors.slack[i] >= rule->code_needed) {
+            n = previous_contacts(w, i, nbr, from, &same_partners);
+        } else {
+            float far_gap = INFINITY;
+            n = contacts_of(w, pos, i, margin, nbr, from, &same_partners, &far_gap);
+            w->neighbors.slack[i] = slack_code(far_gap - 2.0f * w->neighbors.moved_spread, rule);
+        }
         int i_asleep = w->asleep[i], fresh = 0;
         for (int k = 0; k < n; ++k) fresh |= from[k] < 0; /* a new pair needs a colour */
         for (int k = 0; k < n && pairs + k < cap; ++k) {
@@ -609,6 +681,7 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     /* A block that overflows its region in one pass finds only part of its contacts, so its worst
      * overlap there is at most that of its pass that fits: the maximum over passes is the step's. */
     float worst = 0.0f;
+    scan_rule rule = scan_rule_of(w, margin);
     for (;;) {
         int grow = 0;
 #pragma omp parallel reduction(max : worst) reduction(|| : grow)
@@ -622,7 +695,7 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
             for (int b = 0; b < blocks; ++b) {
                 if (w->block_info[b].done) continue;
                 float wo;
-                detect_block(w, pos, b, margin, x, &pair_need[b], &body_need[b], &wo);
+                detect_block(w, pos, b, margin, &rule, x, &pair_need[b], &body_need[b], &wo);
                 worst = wo > worst ? wo : worst;
                 grow = grow || !w->block_info[b].done;
             }
@@ -632,6 +705,8 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
          * contacts. Grow their regions (every block's slots move, so the rows' impulses come back
          * to the slots first) and detect those blocks again. */
         flush_rest(w, blocks);
+        /* The pass that overflowed found (and slack-coded) contacts it could not keep: scan all. */
+        rule.may_skip = 0;
         if (!loam_contacts_reserve(w, pair_need, body_need))
             return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     }

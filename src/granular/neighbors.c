@@ -15,13 +15,15 @@ int loam_neighbors_alloc(loam_neighbor_list* nl, int n) {
     nl->start = loam_calloc(k, sizeof(int32_t));
     nl->count = loam_calloc(k, sizeof(int32_t));
     nl->ref = loam_calloc(3 * k, sizeof(float));
-    return nl->start && nl->count && nl->ref;
+    nl->slack = loam_calloc(k, 1);
+    return nl->start && nl->count && nl->ref && nl->slack;
 }
 
 void loam_neighbors_free(loam_neighbor_list* nl) {
     loam_free(nl->start);
     loam_free(nl->count);
     loam_free(nl->ref);
+    loam_free(nl->slack);
     loam_free(nl->caches);
     loam_free(nl->j);
     memset(nl, 0, sizeof *nl);
@@ -37,7 +39,7 @@ int loam_neighbors_reserve(loam_neighbor_list* nl, int blocks, int cap) {
     return 1;
 }
 
-void loam_neighbors_mark_built(loam_world* w, float reach) {
+static void set_reference(loam_world* w) {
     loam_neighbor_list* nl = &w->neighbors;
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < w->count; ++i) {
@@ -45,13 +47,41 @@ void loam_neighbors_mark_built(loam_world* w, float reach) {
         nl->ref[3 * i + 1] = w->y[i];
         nl->ref[3 * i + 2] = w->z[i];
     }
+    memset(nl->slack, 0, (size_t)w->count); /* codes are relative to the reference: scan everyone */
+    nl->moved_spread = 0.0f;
+    nl->calm_steps = 0;
+}
+
+void loam_neighbors_mark_built(loam_world* w, float reach) {
+    loam_neighbor_list* nl = &w->neighbors;
+    set_reference(w);
     nl->reach = reach;
+    nl->built_life = reach - w->pair_margin;
     nl->valid = 1;
     nl->builds++;
 }
 
-int loam_neighbors_valid(const loam_world* w) {
-    const loam_neighbor_list* nl = &w->neighbors;
+/* Rebasing: the list holds every pair that was within reach of contact at the reference; with the
+ * displacements' spread S since then, every pair now within reach - 2 S is in it. Taking the
+ * present positions as the new reference with that smaller reach keeps the list exact and restarts
+ * S at zero. Detection's skipped scans (detect.c, scan_rule) are bounded by 2 S, so a bed that
+ * settles after its last build (S frozen at the settling's compaction) would scan every particle
+ * forever; after one rebase at rest S is the bed's jitter, micrometres. A rebase costs one step of
+ * full scans and shortens the list's life by 2 S, so it waits until the bed has stopped (S changed by
+ * less than 1/64 of itself in each of the last 8 steps: a moving bed would spend the list's life on
+ * rebases that help no scan) and 4 S exceeds 2% of the list's life, and it never leaves less than a
+ * quarter of the life the build gave. */
+enum { LOAM_REBASE_CALM_STEPS = 8 };
+
+static int should_rebase(loam_neighbor_list* nl, float pair_margin, float spread, float last) {
+    nl->calm_steps = fabsf(spread - last) <= spread / 64.0f ? nl->calm_steps + 1 : 0;
+    float life = nl->reach - pair_margin;
+    return nl->calm_steps >= LOAM_REBASE_CALM_STEPS && 4.0f * spread > 0.02f * nl->built_life &&
+           life - 2.0f * spread >= 0.25f * nl->built_life;
+}
+
+int loam_neighbors_valid(loam_world* w) {
+    loam_neighbor_list* nl = &w->neighbors;
     if (!nl->valid) return 0;
     int axis = w->params.periodic_axis;
     float len = w->params.periodic_hi - w->params.periodic_lo;
@@ -72,5 +102,12 @@ int loam_neighbors_valid(const loam_world* w) {
     /* Two particles approach by at most twice the displacements' spread (loam_spread): a bed that
      * moves as a whole keeps its list. */
     float spread = loam_spread(moved2, (const float[3]){lx, ly, lz}, (const float[3]){hx, hy, hz});
-    return w->pair_margin + 2.0f * spread <= nl->reach;
+    float last = nl->moved_spread;
+    nl->moved_spread = spread;
+    if (!(w->pair_margin + 2.0f * spread <= nl->reach)) return 0;
+    if (should_rebase(nl, w->pair_margin, spread, last)) {
+        nl->reach -= 2.0f * spread;
+        set_reference(w);
+    }
+    return 1;
 }

@@ -75,10 +75,12 @@ float loam_gs_pair_rows_avx2(loam_gs_rows* r, int lo, int hi, float* sv, float m
         __m256 tx = SUB(lx, MUL(nx, ln)), ty = SUB(ly, MUL(ny, ln)), tz = SUB(lz, MUL(nz, ln));
         __m256 t2 = ADD(ADD(MUL(tx, tx), MUL(ty, ty)), MUL(tz, tz)), limit = MUL(vmu, ln);
         __m256 sliding = _mm256_cmp_ps(t2, MUL(limit, limit), _CMP_GT_OQ);
-        __m256 s = _mm256_div_ps(limit, _mm256_sqrt_ps(t2));
-        tx = _mm256_blendv_ps(tx, MUL(tx, s), sliding);
-        ty = _mm256_blendv_ps(ty, MUL(ty, s), sliding);
-        tz = _mm256_blendv_ps(tz, MUL(tz, s), sliding);
+        if (!_mm256_testz_ps(sliding, sliding)) { /* a bed at rest mostly sticks: skip the root */
+            __m256 s = _mm256_div_ps(limit, _mm256_sqrt_ps(t2));
+            tx = _mm256_blendv_ps(tx, MUL(tx, s), sliding);
+            ty = _mm256_blendv_ps(ty, MUL(ty, s), sliding);
+            tz = _mm256_blendv_ps(tz, MUL(tz, s), sliding);
+        }
         __m256 nlx = _mm256_and_ps(ADD(MUL(ln, nx), tx), pushing);
         __m256 nly = _mm256_and_ps(ADD(MUL(ln, ny), ty), pushing);
         __m256 nlz = _mm256_and_ps(ADD(MUL(ln, nz), tz), pushing);

@@ -5,6 +5,7 @@
 #define LOAM_GRANULAR_WORLD_INTERNAL_H
 
 #include <math.h>
+#include <stdint.h>
 
 #include "collide/spatial_hash.h"
 #include "loam/granular.h"
@@ -119,11 +120,20 @@ typedef struct loam_neighbor_list {
     int32_t* start;           /* n */
     int32_t* count;           /* n */
     int32_t* j;               /* partners j > i of each particle i, ascending */
-    float* ref;               /* 3 * n: positions at the last build */
+    float* ref;               /* 3 * n: positions at the last build or rebase (neighbors.c) */
+    uint8_t* slack;           /* n: i's listed non-contacts' smallest gap at its last scan less
+                                 twice moved_spread then, coded in a byte (detect.c, slack_code);
+                                 0 = scan it */
     float* bucket_pos;        /* 4 * n: (x, y, z, r) in the hash's compact bucket order (a build's
                                  candidates are then contiguous reads); only during a build, in the
                                  push buffer's memory (build_neighbor_list, detect.c) */
-    float reach;              /* margin + skin the list was built with, m */
+    float reach;              /* margin + skin the list was built with, less what rebases used, m */
+    float built_life;         /* reach - pair margin at the build, m */
+    int calm_steps;           /* steps in a row in which moved_spread hardly changed (a rebase waits
+                                 for a few, neighbors.c) */
+    float moved_spread;       /* loam_spread of the displacements since ref (as of this step's
+                                 validity check), m: a pair's distance has changed by at most twice
+                                 it since then */
     void* caches;             /* per thread: a build's gathered candidates (detect.c) */
     int cache_count;
     int valid;
@@ -218,7 +228,7 @@ int loam_neighbors_alloc(loam_neighbor_list* nl, int n);
 void loam_neighbors_free(loam_neighbor_list* nl);
 int loam_neighbors_reserve(loam_neighbor_list* nl, int blocks, int cap);
 void loam_neighbors_mark_built(loam_world* w, float reach);
-int loam_neighbors_valid(const loam_world* w);
+int loam_neighbors_valid(loam_world* w); /* also sets moved_spread, and may rebase the list */
 
 /* Colour this step's contacts (color.c); needs coloring.list to hold every contact. keep: contacts
  * that persist from last step carry a valid colour (no renumbering since). */
