@@ -402,33 +402,45 @@ static void commit_block(loam_world* w, int b, loam_contact_scratch* x, int pair
 /* When a particle's pairs need no scan. Pair contacts stay until the list is rebuilt, so a scan's
  * only news would be a listed pair come within its margin. When particle i's list was scanned, each
  * of its listed pairs that was no contact had at least the gap g. A pair's distance changes by at
- * most twice neighbors.moved_spread S since the list's reference (neighbors.c), so by at most
- * 2 (S now + S then) since the scan. The scan stores a = g - 2 S then, rounded down to a byte
- * (slack_code; 0 when a pair went untested); while a - 2 S now exceeds this step's pair margin (no
+ * most 2 M since the list's reference (neighbors.c), M the smaller of the displacements' spread and
+ * the largest displacement in the pair's neighbourhood of blocks (block_moved), so by at most
+ * 2 (M now + M then) since the scan. The scan stores a = g - 2 M then, rounded down to a byte
+ * (slack_code; 0 when a pair went untested); while a - 2 M now exceeds this step's pair margin (no
  * pair's margin is larger), a scan would find exactly last step's pairs of i. A bed at rest then
  * skips almost every scan, the larger part of detection (each loads its partners' positions): only
- * particles with a pair just outside the margin are scanned. S comes from the positions themselves,
+ * particles with a pair just outside the margin are scanned. M comes from the positions themselves,
  * so particles moved between steps (through the views) are covered too. Sleepers make pairs come
  * and go and must be woken, so any sleeper means scans; the Jacobi solve needs the scan's normals. */
 typedef struct scan_rule {
     int may_skip;
-    int code_needed; /* skip while slack[i] >= this (256: never) */
-    float base;      /* params.margin radii: the codes measure from it, m */
-    float span;      /* reach - base, m: code c stands for base + span (c / 255)^2 */
+    float base;   /* params.margin radii: the codes measure from it, m */
+    float span;   /* reach - base, m: code c stands for base + span (c / 255)^2 */
+    float needed; /* this step's pair margin and rounding, less base, m */
 } scan_rule;
 
 static scan_rule scan_rule_of(const loam_world* w, float margin) {
-    const loam_neighbor_list* nl = &w->neighbors;
     scan_rule r;
     r.may_skip = w->params.solver == LOAM_SOLVER_GAUSS_SEIDEL && w->stats.sleeping == 0;
     r.base = w->params.margin * w->max_radius;
-    r.span = nl->reach - r.base;
+    r.span = w->neighbors.reach - r.base;
     float rounding = 1e-5f * (2.0f * w->max_radius + margin); /* of the float distances and codes */
-    float need = margin + 2.0f * nl->moved_spread + rounding - r.base;
-    /* The smallest code whose gap exceeds need: one above the code of need itself. */
-    float c = r.span > 0.0f && need >= 0.0f ? floorf(255.0f * sqrtf(need / r.span)) + 1.0f : 256.0f;
-    r.code_needed = c < 256.0f ? (int)c : 256;
+    r.needed = margin + rounding - r.base;
     return r;
+}
+
+/* The bound on how far block b's particles and their listed partners have moved since the list's
+ * reference: the spread S, or the largest displacement among the blocks around it, if smaller (a
+ * single particle creeping somewhere in the bed then costs only its neighbourhood its skips). */
+static float block_moved(const loam_world* w, const loam_block_info* bi) {
+    return fminf(w->neighbors.moved_spread, bi->near_moved);
+}
+
+/* The smallest code whose gap exceeds the margin plus 2 moved: one above the code of that gap
+ * itself (256: none). */
+static int code_needed(const scan_rule* r, float moved) {
+    float need = r->needed + 2.0f * moved;
+    float c = r->span > 0.0f && need >= 0.0f ? floorf(255.0f * sqrtf(need / r->span)) + 1.0f : 256.0f;
+    return c < 256.0f ? (int)c : 256;
 }
 
 /* The code of a gap a (m): squares of 1/255 steps of the span, fine near the margin, where the
@@ -438,6 +450,27 @@ static uint8_t slack_code(float a, const scan_rule* r) {
     if (!(t > 0.0f) || !(r->span > 0.0f)) return 0;
     float c = floorf(255.0f * sqrtf(t));
     return c >= 255.0f ? 255 : (uint8_t)c;
+}
+
+/* Each block's near_moved: the largest displacement since the list's reference among the blocks
+ * whose particles can be listed partners of its own (centres' boxes within two radii and twice the
+ * build's reach: the build's reach plus at most as much relative motion since, or the list would
+ * be stale). Blocks are compared pairwise, so past LOAM_NEAR_BLOCKS only the spread bounds. */
+enum { LOAM_NEAR_BLOCKS = 1024 };
+
+static void neighbourhood_moves(loam_world* w, int blocks) {
+    float cut = 2.0f * w->max_radius + 2.0f * w->neighbors.built_reach;
+    int axis = w->params.periodic_axis, pairwise = blocks <= LOAM_NEAR_BLOCKS;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < blocks; ++b) {
+        loam_block_info* bi = &w->block_info[b];
+        float most = pairwise ? 0.0f : INFINITY;
+        for (int c = 0; pairwise && c < blocks; ++c) {
+            const loam_block_info* o = &w->block_info[c];
+            if (o->moved > most && !boxes_apart(bi->lo, bi->hi, o->lo, o->hi, cut, axis)) most = o->moved;
+        }
+        bi->near_moved = most;
+    }
 }
 
 /* Last step's partners of i, as a scan would find them again (scan_rule). */
@@ -474,14 +507,16 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
     float wake2 = w->params.sleep_speed * w->params.sleep_speed;
     block_shape_lists shapes;
     block_shapes(w, &w->block_info[b], &shapes);
+    float moved = block_moved(w, &w->block_info[b]);
+    int needed = rule->may_skip ? code_needed(rule, moved) : 256;
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
         int same_partners, n;
-        if (rule->may_skip && w->neighbors.slack[i] >= rule->code_needed) {
+        if (w->neighbors.slack[i] >= needed) {
             n = previous_contacts(w, i, nbr, from, &same_partners);
         } else {
             float far_gap = INFINITY;
             n = contacts_of(w, pos, i, margin, nbr, from, &same_partners, &far_gap);
-            w->neighbors.slack[i] = slack_code(far_gap - 2.0f * w->neighbors.moved_spread, rule);
+            w->neighbors.slack[i] = slack_code(far_gap - 2.0f * moved, rule);
         }
         int i_asleep = w->asleep[i], fresh = 0;
         for (int k = 0; k < n; ++k) fresh |= from[k] < 0; /* a new pair needs a colour */
@@ -682,6 +717,7 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
      * overlap there is at most that of its pass that fits: the maximum over passes is the step's. */
     float worst = 0.0f;
     scan_rule rule = scan_rule_of(w, margin);
+    if (rule.may_skip) neighbourhood_moves(w, blocks);
     for (;;) {
         int grow = 0;
 #pragma omp parallel reduction(max : worst) reduction(|| : grow)

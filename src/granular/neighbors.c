@@ -48,6 +48,7 @@ static void set_reference(loam_world* w) {
         nl->ref[3 * i + 2] = w->z[i];
     }
     memset(nl->slack, 0, (size_t)w->count); /* codes are relative to the reference: scan everyone */
+    for (int b = 0; b < loam_block_count(w->count); ++b) w->block_info[b].moved = 0.0f;
     nl->moved_spread = 0.0f;
     nl->calm_steps = 0;
 }
@@ -56,6 +57,7 @@ void loam_neighbors_mark_built(loam_world* w, float reach) {
     loam_neighbor_list* nl = &w->neighbors;
     set_reference(w);
     nl->reach = reach;
+    nl->built_reach = reach;
     nl->built_life = reach - w->pair_margin;
     nl->valid = 1;
     nl->builds++;
@@ -86,18 +88,25 @@ int loam_neighbors_valid(loam_world* w) {
     int axis = w->params.periodic_axis;
     float len = w->params.periodic_hi - w->params.periodic_lo;
     float moved2 = 0.0f, lx = INFINITY, ly = INFINITY, lz = INFINITY, hx = -INFINITY, hy = -INFINITY, hz = -INFINITY;
+    int blocks = loam_block_count(w->count);
 #pragma omp parallel for schedule(static) reduction(max : moved2, hx, hy, hz) reduction(min : lx, ly, lz)
-    for (int i = 0; i < w->count; ++i) {
-        float d[3] = {w->x[i] - nl->ref[3 * i], w->y[i] - nl->ref[3 * i + 1], w->z[i] - nl->ref[3 * i + 2]};
-        if (axis >= 0) d[axis] -= len * rintf(d[axis] / len); /* wrapped: the short way */
-        float m2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-        moved2 = m2 > moved2 ? m2 : moved2;
-        lx = d[0] < lx ? d[0] : lx;
-        ly = d[1] < ly ? d[1] : ly;
-        lz = d[2] < lz ? d[2] : lz;
-        hx = d[0] > hx ? d[0] : hx;
-        hy = d[1] > hy ? d[1] : hy;
-        hz = d[2] > hz ? d[2] : hz;
+    for (int b = 0; b < blocks; ++b) {
+        float block2 = 0.0f; /* per block too: detection bounds each block's pairs by its neighbourhood's */
+        int end = loam_block_end(w, b);
+        for (int i = b * LOAM_BLOCK; i < end; ++i) {
+            float d[3] = {w->x[i] - nl->ref[3 * i], w->y[i] - nl->ref[3 * i + 1], w->z[i] - nl->ref[3 * i + 2]};
+            if (axis >= 0) d[axis] -= len * rintf(d[axis] / len); /* wrapped: the short way */
+            float m2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            block2 = m2 > block2 ? m2 : block2;
+            lx = d[0] < lx ? d[0] : lx;
+            ly = d[1] < ly ? d[1] : ly;
+            lz = d[2] < lz ? d[2] : lz;
+            hx = d[0] > hx ? d[0] : hx;
+            hy = d[1] > hy ? d[1] : hy;
+            hz = d[2] > hz ? d[2] : hz;
+        }
+        w->block_info[b].moved = sqrtf(block2);
+        moved2 = block2 > moved2 ? block2 : moved2;
     }
     /* Two particles approach by at most twice the displacements' spread (loam_spread): a bed that
      * moves as a whole keeps its list. */

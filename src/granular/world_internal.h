@@ -128,6 +128,7 @@ typedef struct loam_neighbor_list {
                                  candidates are then contiguous reads); only during a build, in the
                                  push buffer's memory (build_neighbor_list, detect.c) */
     float reach;              /* margin + skin the list was built with, less what rebases used, m */
+    float built_reach;        /* reach at the build, m */
     float built_life;         /* reach - pair margin at the build, m */
     int calm_steps;           /* steps in a row in which moved_spread hardly changed (a rebase waits
                                  for a few, neighbors.c) */
@@ -155,6 +156,10 @@ typedef struct loam_block_info {
     uint8_t same;                   /* they are last step's, slot for slot */
     uint8_t flushed;                /* the Gauss-Seidel rows hold no impulse of it that its slots
                                        lack (copied back, or its slots hold new contacts) */
+    float moved;                    /* largest displacement of its particles since the neighbour
+                                       list's reference, m (neighbors.c) */
+    float near_moved;               /* largest `moved` of the blocks that can hold a listed partner
+                                       of its particles (itself included), m (detect.c) */
 } loam_block_info;
 
 typedef struct loam_shape_ref {
