@@ -473,15 +473,15 @@ static void neighbourhood_moves(loam_world* w, int blocks) {
     }
 }
 
-/* Last step's partners of i, as a scan would find them again (scan_rule). */
-static int previous_contacts(const loam_world* w, int i, int32_t* out, int32_t* from, int* same_partners) {
+/* Last step's partners of i, as a scan would find them again (scan_rule), into the block's scratch
+ * (as many as the room left there; the count is returned either way). */
+static int previous_contacts(const loam_world* w, int i, int32_t* j_out, int32_t* from_out, int room) {
     const loam_contacts* c = &w->contacts;
     int first = c->pair_start[i], n = c->pair_count[i];
-    for (int k = 0; k < n; ++k) {
-        out[k] = c->pair_j[first + k];
-        from[k] = first + k;
+    for (int k = 0; k < n && k < room; ++k) {
+        j_out[k] = c->pair_j[first + k];
+        from_out[k] = first + k;
     }
-    *same_partners = 1;
     return n;
 }
 
@@ -510,22 +510,22 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
     float moved = block_moved(w, &w->block_info[b]);
     int needed = rule->may_skip ? code_needed(rule, moved) : 256;
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
-        int same_partners, n;
+        int same_partners = 1, n, i_asleep = w->asleep[i], fresh = 0;
         if (w->neighbors.slack[i] >= needed) {
-            n = previous_contacts(w, i, nbr, from, &same_partners);
+            n = previous_contacts(w, i, &x->pair_j[pairs], &x->pair_from[pairs], cap - pairs);
         } else {
             float far_gap = INFINITY;
             n = contacts_of(w, pos, i, margin, nbr, from, &same_partners, &far_gap);
             w->neighbors.slack[i] = slack_code(far_gap - 2.0f * moved, rule);
-        }
-        int i_asleep = w->asleep[i], fresh = 0;
-        for (int k = 0; k < n; ++k) fresh |= from[k] < 0; /* a new pair needs a colour */
-        for (int k = 0; k < n && pairs + k < cap; ++k) {
-            x->pair_j[pairs + k] = nbr[k];
-            x->pair_from[pairs + k] = from[k];
+            for (int k = 0; k < n; ++k) fresh |= from[k] < 0; /* a new pair needs a colour */
+            for (int k = 0; k < n && pairs + k < cap; ++k) {
+                x->pair_j[pairs + k] = nbr[k];
+                x->pair_from[pairs + k] = from[k];
+            }
         }
         /* Normals and gaps: the Gauss-Seidel solve computes them into its rows (solve_gs.c); the
-         * Jacobi sweeps read them from the slots (no step reads last step's: written in place). */
+         * Jacobi sweeps read them from the slots (no step reads last step's: written in place).
+         * Jacobi never skips a scan (scan_rule), so nbr holds the pairs. */
         for (int k = 0; jacobi && k < n; ++k) {
             int32_t j = nbr[k];
             int s = pair_base + pairs + k;
