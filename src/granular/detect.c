@@ -267,6 +267,34 @@ static void block_shapes(const loam_world* w, const loam_block_info* bi, block_s
     }
 }
 
+/* The block's shapes that particles [i, i + LOAM_SHAPE_CHUNK) (before end) can touch: those whose
+ * box meets the chunk's box of centres grown by the largest reach. A chunk of the Z-ordered block
+ * is a small lump, so most chunks of a bed keep no wall or floor, and their particles skip even the
+ * per-particle box test (same contacts: a shape dropped here fails that test for every particle). */
+enum { LOAM_SHAPE_CHUNK = 32 };
+
+static void chunk_shapes(const loam_world* w, const float* pos, int i, int end, const block_shape_lists* block,
+                         block_shape_lists* chunk) {
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    int last = i + LOAM_SHAPE_CHUNK < end ? i + LOAM_SHAPE_CHUNK : end;
+    for (int k = i; k < last; ++k)
+        for (int a = 0; a < 3; ++a) {
+            float c = pos[4 * k + a];
+            lo[a] = c < lo[a] ? c : lo[a];
+            hi[a] = c > hi[a] ? c : hi[a];
+        }
+    float reach = w->max_radius + w->body_margin;
+    chunk->n_all = chunk->n_moving = 0;
+    for (int q = 0; q < block->n_all; ++q) {
+        int s = block->all[q];
+        float slo[3] = {w->shape_lo[s].x, w->shape_lo[s].y, w->shape_lo[s].z};
+        float shi[3] = {w->shape_hi[s].x, w->shape_hi[s].y, w->shape_hi[s].z};
+        if (boxes_apart(lo, hi, slo, shi, reach, -1)) continue;
+        chunk->all[chunk->n_all++] = s;
+        if (shape_moves(w, s)) chunk->moving[chunk->n_moving++] = s;
+    }
+}
+
 /* Particle i's velocity as (vx, vy, vz, 0) in vel: a pair's closing speed is then one more line. */
 static inline void pack_velocity(const loam_world* w, float* vel, int i) {
     vel[4 * i] = w->vx[i];
@@ -505,7 +533,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
     int pairs = 0, bodies = 0;
     int end = loam_block_end(w, b);
     float wake2 = w->params.sleep_speed * w->params.sleep_speed;
-    block_shape_lists shapes;
+    block_shape_lists shapes, chunk;
     block_shapes(w, &w->block_info[b], &shapes);
     float moved = block_moved(w, &w->block_info[b]);
     int needed = rule->may_skip ? code_needed(rule, moved) : 256;
@@ -545,8 +573,9 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
         int nbody = 0;
         loam_vec3 p = v3(w->x[i], w->y[i], w->z[i]);
         float reach = w->radius[i] + w->body_margin;
-        const int32_t* list = i_asleep ? shapes.moving : shapes.all;
-        int nlist = shapes.every ? w->shape_count : (i_asleep ? shapes.n_moving : shapes.n_all);
+        if (!shapes.every && (i - b * LOAM_BLOCK) % LOAM_SHAPE_CHUNK == 0) chunk_shapes(w, pos, i, end, &shapes, &chunk);
+        const int32_t* list = i_asleep ? chunk.moving : chunk.all;
+        int nlist = shapes.every ? w->shape_count : (i_asleep ? chunk.n_moving : chunk.n_all);
         for (int q = 0; q < nlist; ++q) {
             int s = shapes.every ? q : list[q];
             /* Distance outside the shape's box along the worst axis; one branch, not six (most
