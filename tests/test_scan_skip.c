@@ -123,9 +123,10 @@ static void test_rest_skips_and_edits(void) {
      * partner by writing the arrays between steps, as a user's numpy view would. */
     float margin = w->params.margin * w->max_radius;
     int pi = -1, pj = -1;
-    for (int i = 0; i < w->count && pi < 0; ++i) {
+    for (int i = 0, start = 0; i < w->count && pi < 0; start += nl->count[i++]) {
+        if (i % LOAM_BLOCK == 0) start = (i / LOAM_BLOCK) * nl->block_capacity; /* lists per block */
         if (!SKIPS(i)) continue;
-        for (int k = nl->start[i]; k < nl->start[i] + nl->count[i]; ++k) {
+        for (int k = start; k < start + nl->count[i]; ++k) {
             int j = nl->j[k];
             float g = pair_gap(w, i, j);
             if (g > 1.1f * margin && g < 1.5f * margin && !is_contact(w, i, j)) {

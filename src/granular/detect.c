@@ -119,11 +119,9 @@ static inline int within(const loam_world* w, const float* pos, int i, int j, fl
  * global margin from the fastest particle would make every neighbour a contact. from[k] gets the slot
  * contact k held last step (-1: a new contact), for the warm start. *far_gap is lowered to the gap of
  * every listed pair found to be no contact (-inf if a pair of sleepers went untested). */
-static int contacts_of(const loam_world* w, const float* pos, int i, float margin, int32_t* out, int32_t* from,
-                       int* same_partners, float* far_gap) {
-    const loam_neighbor_list* nl = &w->neighbors;
+static int contacts_of(const loam_world* w, const float* pos, int i, const int32_t* cand, int listed, float margin,
+                       int32_t* out, int32_t* from, int* same_partners, float* far_gap) {
     const loam_contacts* c = &w->contacts; /* i's block has not replaced them yet: last step's */
-    const int32_t* cand = &nl->j[nl->start[i]];
     int first = c->pair_start[i];
     const int32_t* before = &c->pair_j[first]; /* last step's partners of i, sorted */
     const float* vel = w->push_velocity; /* (vx, vy, vz, 0) packed by loam_granular_detect */
@@ -137,14 +135,14 @@ static int contacts_of(const loam_world* w, const float* pos, int i, float margi
         /* Most sleepers have only sleeping partners and no contact at all: find that out with a
          * branch-free pass before the loop below, whose branches such a mix would mispredict. */
         int awake = 0;
-        for (int k = 0; k < nl->count[i]; ++k) awake |= !asleep[cand[k]];
+        for (int k = 0; k < listed; ++k) awake |= !asleep[cand[k]];
         if (!awake) {
             *same_partners = nb == 0;
             *far_gap = -INFINITY; /* its pairs were not scanned */
             return 0;
         }
     }
-    for (int k = 0; k < nl->count[i]; ++k) {
+    for (int k = 0; k < listed; ++k) {
         int j = cand[k];
         int j_asleep = asleep[j];
         if (i_asleep && j_asleep) { /* neither moves: nothing to solve */
@@ -205,8 +203,7 @@ static void list_block(loam_world* w, const float* pos, int b, float reach, cand
     int end = loam_block_end(w, b);
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
         int n = find_neighbors(w, pos, i, reach, cand, nbr, dropped); /* each pair once, by its owner */
-        nl->start[i] = base + used;
-        nl->count[i] = n;
+        nl->count[i] = (uint16_t)n;
         for (int k = 0; k < n; ++k)
             if (used + k < cap) nl->j[base + used + k] = nbr[k];
         used += n;
@@ -537,13 +534,14 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
     block_shapes(w, &w->block_info[b], &shapes);
     float moved = block_moved(w, &w->block_info[b]);
     int needed = rule->may_skip ? code_needed(rule, moved) : 256;
-    for (int i = b * LOAM_BLOCK; i < end; ++i) {
+    const int32_t* listed = &w->neighbors.j[(size_t)b * (size_t)w->neighbors.block_capacity];
+    for (int i = b * LOAM_BLOCK; i < end; listed += w->neighbors.count[i++]) {
         int same_partners = 1, n, i_asleep = w->asleep[i], fresh = 0;
         if (w->neighbors.slack[i] >= needed) {
             n = previous_contacts(w, i, &x->pair_j[pairs], &x->pair_from[pairs], cap - pairs);
         } else {
             float far_gap = INFINITY;
-            n = contacts_of(w, pos, i, margin, nbr, from, &same_partners, &far_gap);
+            n = contacts_of(w, pos, i, listed, w->neighbors.count[i], margin, nbr, from, &same_partners, &far_gap);
             w->neighbors.slack[i] = slack_code(far_gap - 2.0f * moved, rule);
             for (int k = 0; k < n; ++k) fresh |= from[k] < 0; /* a new pair needs a colour */
             for (int k = 0; k < n && pairs + k < cap; ++k) {

@@ -12,15 +12,13 @@
 int loam_neighbors_alloc(loam_neighbor_list* nl, int n) {
     loam_neighbors_free(nl);
     size_t k = (size_t)(n > 0 ? n : 1);
-    nl->start = loam_calloc(k, sizeof(int32_t));
-    nl->count = loam_calloc(k, sizeof(int32_t));
+    nl->count = loam_calloc(k, sizeof(uint16_t));
     nl->ref = loam_calloc(3 * k, sizeof(float));
     nl->slack = loam_calloc(k, 1);
-    return nl->start && nl->count && nl->ref && nl->slack;
+    return nl->count && nl->ref && nl->slack;
 }
 
 void loam_neighbors_free(loam_neighbor_list* nl) {
-    loam_free(nl->start);
     loam_free(nl->count);
     loam_free(nl->ref);
     loam_free(nl->slack);

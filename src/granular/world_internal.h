@@ -117,9 +117,9 @@ typedef struct loam_coloring {
 
 typedef struct loam_neighbor_list {
     int block_capacity;       /* slots reserved per block in j */
-    int32_t* start;           /* n */
-    int32_t* count;           /* n */
-    int32_t* j;               /* partners j > i of each particle i, ascending */
+    uint16_t* count;          /* n: partners listed for each particle (at most LOAM_MAX_NEIGHBORS) */
+    int32_t* j;               /* partners j > i of each particle i, ascending; block b's particles'
+                                 lists follow one another from j[b * block_capacity] */
     float* ref;               /* 3 * n: positions at the last build or rebase (neighbors.c) */
     uint8_t* slack;           /* n: i's listed non-contacts' smallest gap at its last scan less
                                  twice moved_spread then, coded in a byte (detect.c, slack_code);
