@@ -55,7 +55,7 @@ static const double MU = 10.0, TAU = 2.0, RATIO_MIN = 1.0 / 16.0, RATIO_MAX = 16
 
 /* Persistent scratch (cp.h): buffers grow to the largest problem seen and are reused. */
 struct cp_admm_work {
-    size_t cap[32];
+    size_t cap[40];
     unsigned char* folded;                        /* m */
     int *soff, *sn, *gstart;                      /* S + 1: unknowns; first group */
     int* slot_start;                              /* m + 1 */
@@ -67,8 +67,12 @@ struct cp_admm_work {
     int nratio;                                   /* subsystems ratio was kept for */
     double* M;                                    /* per subsystem: band factor, or explicit inverse if small */
     size_t *moff, *joff;                          /* S + 1 */
-    double* Jp;                                   /* small subsystems: their active slots' J rows, dense */
-    double *x, *z, *y, *zprev, *ib;               /* per slot; ib = 1 / beta of the slot's subsystem */
+    double *Jp, *Jt;                              /* small subsystems: their active slots' J rows, dense,
+                                                     by rows (Jp) and by columns (Jt) */
+    double *z, *y, *zprev, *ib, *bsl;             /* per slot; ib, bsl = 1 / beta and beta of the slot's subsystem */
+    int* spos;                                    /* per slot: its index in sub_slot (-1: folded) */
+    double *xs, *cs;                              /* per active slot, in sub_slot order: x = J v, and the
+                                                     coefficient beta z - u of its row in (15) */
     double *u, *W, *rc;                           /* m (u = z + nslot: the state (z, u) is one vector for
                                                      acceleration); per block; m: each row's compliance */
     cp_accel acc;
@@ -79,7 +83,7 @@ void cp_admm_work_free(cp_admm_work* w) {
     if (!w) return;
     void* ptrs[] = {w->folded, w->soff, w->sn, w->gstart, w->slot_start, w->slot_sub, w->slot_sb, w->slot_se, w->slot_row, w->sub_slot,
                     w->sub_slot_start, w->sub_fold, w->sub_fold_start, w->bw, w->pos, w->beta, w->beta0, w->ratio, w->M, w->moff,
-                    w->joff, w->Jp, w->x, w->z, w->y, w->zprev, w->ib, w->W, w->rc, w->b, w->rhs};
+                    w->joff, w->Jp, w->Jt, w->z, w->y, w->zprev, w->ib, w->bsl, w->spos, w->xs, w->cs, w->W, w->rc, w->b, w->rhs};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
     cp_accel_free(&w->acc);
     loam_free(w);
@@ -130,7 +134,7 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
         !GROW(slot_sub, nslot, 5) || !GROW(slot_sb, nslot, 6) || !GROW(slot_se, nslot, 7) || !GROW(slot_row, nslot, 8) ||
         !GROW(sub_slot, nslot, 9) || !GROW(sub_slot_start, S, 10) || !GROW(sub_fold, nslot, 11) || !GROW(sub_fold_start, S, 12) ||
         !GROW(bw, S, 13) || !GROW(pos, S, 14) || !GROW(beta, S, 15) || !GROW(beta0, S, 16) || !GROW(moff, S, 17) || !GROW(joff, S, 18) ||
-        !GROW(x, nslot, 19) || !GROW(z, nslot + m, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) ||
+        !GROW(xs, nslot, 19) || !GROW(cs, nslot, 23) || !GROW(spos, nslot, 32) || !GROW(bsl, nslot, 33) || !GROW(z, nslot + m, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) ||
         !GROW(W, p->nblock, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(rc, m, 30))
         return 0;
     a->u = a->z + nslot;
@@ -181,13 +185,15 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
         for (int k = 0; k < sl; ++k)
             if (a->folded[a->slot_row[k]] == pass) list[a->pos[a->slot_sub[k]]++] = k;
     }
+    for (int k = 0; k < sl; ++k) a->spos[k] = -1;
+    for (int q = 0; q < a->sub_slot_start[S]; ++q) a->spos[a->sub_slot[q]] = q;
     a->moff[0] = a->joff[0] = 0;
     for (int s = 0; s < S; ++s) {
         a->moff[s + 1] = a->moff[s] + (size_t)a->sn[s] * (size_t)a->sn[s];
         size_t packed = a->sn[s] <= SMALL ? (size_t)(a->sub_slot_start[s + 1] - a->sub_slot_start[s]) * (size_t)a->sn[s] : 0;
         a->joff[s + 1] = a->joff[s] + packed;
     }
-    if (!GROW(M, a->moff[S], 28) || !GROW(Jp, a->joff[S], 29)) return 0;
+    if (!GROW(M, a->moff[S], 28) || !GROW(Jp, a->joff[S], 29) || !GROW(Jt, a->joff[S], 34)) return 0;
     /* small subsystems: their active slots' rows, dense over the subsystem's unknowns */
     for (int s = 0; s < S; ++s) {
         int ns = a->sn[s], so = a->soff[s];
@@ -203,6 +209,10 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
                 for (int i = 0; i < g->n; ++i) row[g->off - so + i] += j[i];
             }
         }
+        int nq = a->sub_slot_start[s + 1] - a->sub_slot_start[s];
+        double* Jt = a->Jt + a->joff[s];
+        for (int q = 0; q < nq; ++q)
+            for (int i = 0; i < ns; ++i) Jt[(size_t)i * (size_t)nq + (size_t)q] = Jp[(size_t)q * (size_t)ns + (size_t)i];
     }
     return 1;
 }
@@ -286,14 +296,14 @@ static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_s
     for (int c = 0; c < ns; ++c) {
         for (int i = 0; i < ns; ++i) col[i] = i == c;
         dense_cholesky_solve(L, ns, col);
-        for (int i = 0; i < ns; ++i) M[(size_t)i * (size_t)ns + (size_t)c] = col[i];
+        memcpy(M + (size_t)c * (size_t)ns, col, sizeof(double) * (size_t)ns); /* column-major (small_solve) */
     }
     return 1;
 }
 
 /* W_c = sum over the block's slots of 1 / beta_s, and 1 / beta per slot. */
 static void block_weights(const cp_problem* p, cp_admm_work* a) {
-    for (int sl = 0; sl < a->slot_start[p->m]; ++sl) a->ib[sl] = 1.0 / a->beta[a->slot_sub[sl]];
+    for (int sl = 0; sl < a->slot_start[p->m]; ++sl) a->bsl[sl] = a->beta[a->slot_sub[sl]], a->ib[sl] = 1.0 / a->bsl[sl];
     for (int c = 0; c < p->nblock; ++c) {
         int r0 = p->block[c].row;
         double W = 0.0;
@@ -327,29 +337,74 @@ static void project(const cp_block* k, const double* r, double W, double* l) {
     }
 }
 
-/* (15) for a small subsystem of ns unknowns (inlined with ns = 6, a free rigid body, so that the
- * compiler unrolls it): rhs = b + Jp^T coef, v = M^-1 rhs, x = Jp v. */
-static inline __attribute__((always_inline)) void small_solve(cp_admm_work* a, int s, int ns, double* v) {
+/* (15) for a small subsystem of ns unknowns: rhs = b + Jp^T coef, v = M^-1 rhs, x = Jp v, with
+ * M^-1 stored by columns. */
+static void small_solve(cp_admm_work* a, int s, int ns, double* v) {
     int q0 = a->sub_slot_start[s], nq = a->sub_slot_start[s + 1] - q0;
     const double *Jp = a->Jp + a->joff[s], *Mi = a->M + a->moff[s], *b = a->b + a->soff[s];
-    double rhs[SMALL], beta = a->beta[s];
+    const double* cs = a->cs + q0;
+    double* xs = a->xs + q0;
+    double rhs[SMALL];
     for (int i = 0; i < ns; ++i) rhs[i] = b[i];
-    for (int q = 0; q < nq; ++q) {
-        int sl = a->sub_slot[q0 + q];
-        double coef = beta * a->z[sl] - a->u[a->slot_row[sl]];
-        const double* row = Jp + (size_t)q * (size_t)ns;
-        for (int i = 0; i < ns; ++i) rhs[i] += row[i] * coef;
-    }
+    for (int q = 0; q < nq; ++q)
+        for (int i = 0; i < ns; ++i) rhs[i] += Jp[(size_t)q * (size_t)ns + (size_t)i] * cs[q];
     for (int i = 0; i < ns; ++i) {
         double t = 0.0;
-        for (int j = 0; j < ns; ++j) t += Mi[i * ns + j] * rhs[j];
+        for (int j = 0; j < ns; ++j) t += Mi[j * ns + i] * rhs[j];
         v[i] = t;
     }
     for (int q = 0; q < nq; ++q) {
-        const double* row = Jp + (size_t)q * (size_t)ns;
         double t = 0.0;
-        for (int i = 0; i < ns; ++i) t += row[i] * v[i];
-        a->x[a->sub_slot[q0 + q]] = t;
+        for (int i = 0; i < ns; ++i) t += Jp[(size_t)q * (size_t)ns + (size_t)i] * v[i];
+        xs[q] = t;
+    }
+}
+
+/* Two doubles, one SSE2 register (GCC and clang vector extensions; lanes are computed as the
+ * scalar code would, so the results are the same bits). */
+typedef double v2d __attribute__((vector_size(16)));
+static inline v2d ld2(const double* p) {
+    v2d r;
+    memcpy(&r, p, sizeof r);
+    return r;
+}
+static inline void st2(double* p, v2d x) { memcpy(p, &x, sizeof x); }
+
+/* small_solve for 6 unknowns (a free rigid body: every sphere of the sphere scenes), the same sums
+ * in the same order two lanes at a time: rhs over (i, i + 1), v over (i, i + 1) from M^-1's columns,
+ * x over pairs of slots from Jp's columns (Jt). By rows the last two were chains of dependent
+ * scalar additions, half of a sphere-bed iteration's instructions. */
+static void small_solve6(cp_admm_work* a, int s, double* v) {
+    int q0 = a->sub_slot_start[s], nq = a->sub_slot_start[s + 1] - q0;
+    const double *Jp = a->Jp + a->joff[s], *Jt = a->Jt + a->joff[s], *Mi = a->M + a->moff[s], *b = a->b + a->soff[s];
+    const double* cs = a->cs + q0;
+    double* xs = a->xs + q0;
+    v2d r0 = ld2(b), r1 = ld2(b + 2), r2 = ld2(b + 4);
+    for (int q = 0; q < nq; ++q) {
+        const double* row = Jp + (size_t)q * 6;
+        v2d c = {cs[q], cs[q]};
+        r0 += ld2(row) * c, r1 += ld2(row + 2) * c, r2 += ld2(row + 4) * c;
+    }
+    double rhs[6];
+    st2(rhs, r0), st2(rhs + 2, r1), st2(rhs + 4, r2);
+    v2d v0 = {0.0, 0.0}, v1 = v0, v2 = v0;
+    for (int j = 0; j < 6; ++j) {
+        v2d c = {rhs[j], rhs[j]};
+        v0 += ld2(Mi + 6 * j) * c, v1 += ld2(Mi + 6 * j + 2) * c, v2 += ld2(Mi + 6 * j + 4) * c;
+    }
+    st2(v, v0), st2(v + 2, v1), st2(v + 4, v2);
+    v2d vs[6];
+    for (int i = 0; i < 6; ++i) vs[i] = (v2d){v[i], v[i]};
+    int q = 0;
+    for (; q + 1 < nq; q += 2) {
+        v2d t = {0.0, 0.0};
+        for (int i = 0; i < 6; ++i) t += ld2(Jt + (size_t)i * (size_t)nq + (size_t)q) * vs[i];
+        st2(xs + q, t);
+    }
+    if (q < nq) {
+        double t = 0.0;
+        for (int i = 0; i < 6; ++i) t += Jt[(size_t)i * (size_t)nq + (size_t)q] * v[i];
+        xs[q] = t;
     }
 }
 
@@ -358,8 +413,8 @@ static void large_solve(const cp_problem* p, cp_admm_work* a, int s) {
     double* rhs = a->rhs + so; /* disjoint per subsystem */
     memcpy(rhs, a->b + so, sizeof(double) * (size_t)ns);
     for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
-        int sl = a->sub_slot[q], r = a->slot_row[sl];
-        double coef = a->beta[s] * a->z[sl] - a->u[r];
+        int sl = a->sub_slot[q];
+        double coef = a->cs[q];
         for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
             const cp_group* g = &p->group[p->seg[k].group];
             const double* j = p->J + p->seg[k].val;
@@ -368,7 +423,85 @@ static void large_solve(const cp_problem* p, cp_admm_work* a, int s) {
     }
     dense_cholesky_band_solve(a->M + a->moff[s], ns, a->bw[s], rhs);
     memcpy(p->v + so, rhs, sizeof(double) * (size_t)ns);
-    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) a->x[a->sub_slot[q]] = slot_dot(p, a, a->sub_slot[q], p->v);
+    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) a->xs[q] = slot_dot(p, a, a->sub_slot[q], p->v);
+}
+
+/* Each active slot's coefficient beta_s z - u in its subsystem's right-hand side (15), from the
+ * state (z, u): at the start, and after anything but a projection changed the state or a penalty. */
+static void refresh_coef(const cp_problem* p, cp_admm_work* a) {
+    for (int r = 0; r < p->m; ++r)
+        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl)
+            if (a->spos[sl] >= 0) a->cs[a->spos[sl]] = a->bsl[sl] * a->z[sl] - a->u[r];
+}
+
+/* (16)-(21) for block c (any kind, relaxation alpha): y, the projection, z and u, and the slots'
+ * coefficients for the next (15). Returns the largest |y - y_previous| if `track`. */
+static double any_block(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, double alpha, int track) {
+    int r0 = k->row, nr = k->kind == CP_CONTACT ? 3 : 1;
+    double W = a->W[c], rv[3], l[3] = {0, 0, 0}, change = 0.0;
+    for (int q = 0; q < nr; ++q) {
+        int r = r0 + q;
+        double wt = p->e[r];
+        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) {
+            double y = alpha * a->xs[a->spos[sl]] + (1.0 - alpha) * a->z[sl] + a->u[r] * a->ib[sl];
+            if (track) { /* (not fmax: a libm call in the hottest loop) */
+                double dy = fabs(y - a->y[sl]);
+                change = dy > change ? dy : change;
+            }
+            a->y[sl] = y;
+            wt += y;
+        }
+        rv[q] = -wt / W;
+    }
+    project(k, rv, W, l);
+    for (int q = 0; q < nr; ++q) {
+        int r = r0 + q;
+        a->u[r] = -l[q];
+        p->lambda[r] = l[q];
+        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) {
+            a->z[sl] = a->y[sl] + l[q] * a->ib[sl];
+            a->cs[a->spos[sl]] = a->bsl[sl] * a->z[sl] - a->u[r];
+        }
+    }
+    return change;
+}
+
+/* any_block for a contact whose three rows have ns slots each (1: against the world, 2: between two
+ * subsystems) and no relaxation, with ns a constant so that the loops unroll: the same operations
+ * in the same order (alpha x + (1 - alpha) z is x exactly for alpha = 1). */
+static inline __attribute__((always_inline)) double contact_block(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, int ns,
+                                                                  int track) {
+    int r0 = k->row, s0 = a->slot_start[r0];
+    double W = a->W[c], rv[3], l[3], y[6], change = 0.0;
+    for (int q = 0; q < 3; ++q) {
+        double wt = p->e[r0 + q], u = a->u[r0 + q];
+        for (int j = 0; j < ns; ++j) {
+            int sl = s0 + q * ns + j;
+            double yj = a->xs[a->spos[sl]] + u * a->ib[sl];
+            if (track) {
+                double dy = fabs(yj - a->y[sl]);
+                change = dy > change ? dy : change;
+            }
+            a->y[sl] = y[q * ns + j] = yj;
+            wt += yj;
+        }
+        rv[q] = -wt / W;
+    }
+    l[0] = rv[0] > 0.0 ? rv[0] : 0.0;
+    double t = sqrt(rv[1] * rv[1] + rv[2] * rv[2]), cap = k->mu * l[0];
+    double sc = t > cap ? cap / t : 1.0;
+    l[1] = rv[1] * sc, l[2] = rv[2] * sc;
+    for (int q = 0; q < 3; ++q) {
+        a->u[r0 + q] = -l[q];
+        p->lambda[r0 + q] = l[q];
+        for (int j = 0; j < ns; ++j) {
+            int sl = s0 + q * ns + j;
+            double z = y[q * ns + j] + l[q] * a->ib[sl];
+            a->z[sl] = z;
+            a->cs[a->spos[sl]] = a->bsl[sl] * z + l[q]; /* beta z - u, u = -l */
+        }
+    }
+    return change;
 }
 
 /* Residual balancing (see the top of the file); returns how many subsystems changed beta. */
@@ -378,7 +511,7 @@ static int adapt(const cp_problem* p, cp_admm_work* a) {
         double rp = 0.0, rd = 0.0;
         for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
             int sl = a->sub_slot[q];
-            double d1 = a->x[sl] - a->z[sl], d2 = a->z[sl] - a->zprev[sl];
+            double d1 = a->xs[q] - a->z[sl], d2 = a->z[sl] - a->zprev[sl];
             rp += d1 * d1, rd += d2 * d2;
         }
         if (rp == 0.0 && rd == 0.0) continue;
@@ -442,8 +575,12 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
      * start is already a fixed point of (15) */
     for (int r = 0; r < p->m; ++r) {
         a->u[r] = -p->lambda[r];
-        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) a->z[sl] = a->x[sl] = slot_dot(p, a, sl, p->v);
+        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) {
+            a->z[sl] = slot_dot(p, a, sl, p->v);
+            if (a->spos[sl] >= 0) a->xs[a->spos[sl]] = a->z[sl];
+        }
     }
+    refresh_coef(p, a);
     int S = nsub;
     double alpha_c = set->relaxation;
     for (int it = 0; it < iterations; ++it) {
@@ -454,7 +591,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
         for (int s = 0; s < S; ++s) {
             if (a->sub_slot_start[s + 1] == a->sub_slot_start[s]) continue; /* untouched: keeps v_free */
             int ns = a->sn[s];
-            if (ns == 6) small_solve(a, s, 6, p->v + a->soff[s]);
+            if (ns == 6) small_solve6(a, s, p->v + a->soff[s]);
             else if (ns <= SMALL) small_solve(a, s, ns, p->v + a->soff[s]);
             else large_solve(p, a, s);
         }
@@ -462,38 +599,25 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
         if (check) memcpy(a->zprev, a->z, sizeof(double) * (size_t)a->slot_start[p->m]);
         /* (16)-(21): closed-form projection per block, in parallel (each writes its own rows) */
         double change = 0.0;
+        int track = it > 0;
 #pragma omp parallel for schedule(static) reduction(max : change) if (p->nblock > 64)
         for (int c = 0; c < p->nblock; ++c) {
             const cp_block* k = &p->block[c];
-            int r0 = k->row, nr = k->kind == CP_CONTACT ? 3 : 1;
-            if (a->slot_start[r0 + 1] == a->slot_start[r0] || a->folded[r0]) continue;
-            double W = a->W[c], rv[3], l[3] = {0, 0, 0}, alpha = k->kind == CP_EQUALITY ? 1.0 : alpha_c;
-            for (int q = 0; q < nr; ++q) {
-                int r = r0 + q;
-                double wt = p->e[r];
-                for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) {
-                    double y = alpha * a->x[sl] + (1.0 - alpha) * a->z[sl] + a->u[r] * a->ib[sl];
-                    if (it > 0) { /* (not fmax: a libm call in the hottest loop) */
-                        double dy = fabs(y - a->y[sl]);
-                        change = dy > change ? dy : change;
-                    }
-                    a->y[sl] = y;
-                    wt += y;
-                }
-                rv[q] = -wt / W;
+            int r0 = k->row, s0 = a->slot_start[r0], ns = a->slot_start[r0 + 1] - s0;
+            if (ns == 0 || a->folded[r0]) continue;
+            /* the common contacts (one or two bodies, no relaxation) with their loops unrolled */
+            if (k->kind == CP_CONTACT && alpha_c == 1.0 && a->slot_start[r0 + 3] - s0 == 3 * ns && ns <= 2) {
+                double d = ns == 1 ? contact_block(p, a, k, c, 1, track) : contact_block(p, a, k, c, 2, track);
+                change = d > change ? d : change;
+                continue;
             }
-            project(k, rv, W, l);
-            for (int q = 0; q < nr; ++q) {
-                int r = r0 + q;
-                for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) a->z[sl] = a->y[sl] + l[q] * a->ib[sl];
-                a->u[r] = -l[q];
-                p->lambda[r] = l[q];
-            }
+            double d = any_block(p, a, k, c, k->kind == CP_EQUALITY ? 1.0 : alpha_c, track);
+            change = d > change ? d : change;
         }
         res.iterations = it + 1;
         if (it > 0 && change <= tolerance) break;
-        if (check) adapt(p, a); /* on the plain iterate: its residuals are the ones balanced */
-        if (a->acc.kind != CP_ACCEL_NONE) cp_accel_after(&a->acc, a->z);
+        if (check && adapt(p, a)) refresh_coef(p, a); /* on the plain iterate: its residuals are the ones balanced */
+        if (a->acc.kind != CP_ACCEL_NONE) cp_accel_after(&a->acc, a->z), refresh_coef(p, a);
     }
     /* the small subsystems' velocities were written in place; the folded rows' impulses come from
      * the final velocities */
