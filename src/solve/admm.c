@@ -504,6 +504,44 @@ static inline __attribute__((always_inline)) double contact_block(cp_problem* p,
     return change;
 }
 
+/* contact_block for ns = 2 (a contact between two subsystems: most of a pile's) with each row's
+ * two slots in the two lanes of a register: y, z and the coefficients lane by lane, the row sum
+ * (e + y_1) + y_2 and the largest |y - y_previous| as the scalar code forms them (same bits). */
+typedef long long v2l __attribute__((vector_size(16)));
+static inline __attribute__((always_inline)) double contact_pair(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, int track) {
+    int r0 = k->row, s0 = a->slot_start[r0];
+    const int* pos = a->spos + s0;
+    const double *ib = a->ib + s0, *bsl = a->bsl + s0, *xs = a->xs;
+    double *yp = a->y + s0, *zp = a->z + s0, *cs = a->cs;
+    double W = a->W[c], rv[3], l[3];
+    v2d y[3], most = {0.0, 0.0};
+    const v2l absmask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
+    for (int q = 0; q < 3; ++q) {
+        double u = a->u[r0 + q];
+        v2d x = {xs[pos[2 * q]], xs[pos[2 * q + 1]]}, uu = {u, u};
+        y[q] = x + uu * ld2(ib + 2 * q);
+        if (track) {
+            v2d dy = (v2d)((v2l)(y[q] - ld2(yp + 2 * q)) & absmask);
+            v2l gt = dy > most;
+            most = (v2d)((gt & (v2l)dy) | (~gt & (v2l)most));
+        }
+        st2(yp + 2 * q, y[q]);
+        rv[q] = -((p->e[r0 + q] + y[q][0]) + y[q][1]) / W;
+    }
+    l[0] = rv[0] > 0.0 ? rv[0] : 0.0;
+    double t = sqrt(rv[1] * rv[1] + rv[2] * rv[2]), cap = k->mu * l[0];
+    double sc = t > cap ? cap / t : 1.0;
+    l[1] = rv[1] * sc, l[2] = rv[2] * sc;
+    for (int q = 0; q < 3; ++q) {
+        a->u[r0 + q] = -l[q];
+        p->lambda[r0 + q] = l[q];
+        v2d ll = {l[q], l[q]}, z = y[q] + ll * ld2(ib + 2 * q), cf = ld2(bsl + 2 * q) * z + ll; /* beta z - u, u = -l */
+        st2(zp + 2 * q, z);
+        cs[pos[2 * q]] = cf[0], cs[pos[2 * q + 1]] = cf[1];
+    }
+    return most[0] > most[1] ? most[0] : most[1];
+}
+
 /* Residual balancing (see the top of the file); returns how many subsystems changed beta. */
 static int adapt(const cp_problem* p, cp_admm_work* a) {
     int changed = 0;
@@ -607,7 +645,8 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
             if (ns == 0 || a->folded[r0]) continue;
             /* the common contacts (one or two bodies, no relaxation) with their loops unrolled */
             if (k->kind == CP_CONTACT && alpha_c == 1.0 && a->slot_start[r0 + 3] - s0 == 3 * ns && ns <= 2) {
-                double d = ns == 1 ? contact_block(p, a, k, c, 1, track) : contact_block(p, a, k, c, 2, track);
+                double d = ns == 2 ? (track ? contact_pair(p, a, k, c, 1) : contact_pair(p, a, k, c, 0))
+                                   : (track ? contact_block(p, a, k, c, 1, 1) : contact_block(p, a, k, c, 1, 0));
                 change = d > change ? d : change;
                 continue;
             }
