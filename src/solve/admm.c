@@ -284,7 +284,18 @@ static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_s
         a->beta0[s] = beta_scale * balance(p, a, s, M);
         a->beta[s] = a->beta0[s] * a->ratio[s];
     }
-    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) add_outer(p, a, a->sub_slot[q], so, ns, a->beta[s], M);
+    if (ns <= SMALL) { /* from the packed rows, lower triangle only (all the factorization reads) */
+        const double* Jp = a->Jp + a->joff[s];
+        for (int q = 0; q < a->sub_slot_start[s + 1] - a->sub_slot_start[s]; ++q) {
+            const double* j = Jp + (size_t)q * (size_t)ns;
+            for (int r = 0; r < ns; ++r) {
+                if (j[r] == 0.0) continue;
+                double bj = a->beta[s] * j[r];
+                for (int c = 0; c <= r; ++c) M[r * ns + c] += bj * j[c];
+            }
+        }
+    } else
+        for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) add_outer(p, a, a->sub_slot[q], so, ns, a->beta[s], M);
     if (ns > SMALL) {
         a->bw[s] = dense_bandwidth(M, ns);
         return dense_cholesky_band(M, ns, a->bw[s]) < 0;
@@ -301,13 +312,18 @@ static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_s
     return 1;
 }
 
-/* W_c = sum over the block's slots of 1 / beta_s, and 1 / beta per slot. */
+/* beta and 1 / beta on subsystem s's slots (active and folded). */
+static void slot_weights(cp_admm_work* a, int s) {
+    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) a->bsl[a->sub_slot[q]] = a->beta[s], a->ib[a->sub_slot[q]] = 1.0 / a->beta[s];
+    for (int q = a->sub_fold_start[s]; q < a->sub_fold_start[s + 1]; ++q) a->bsl[a->sub_fold[q]] = a->beta[s], a->ib[a->sub_fold[q]] = 1.0 / a->beta[s];
+}
+
+/* W_c = sum over the block's slots of 1 / beta_s (from slot_weights). */
 static void block_weights(const cp_problem* p, cp_admm_work* a) {
-    for (int sl = 0; sl < a->slot_start[p->m]; ++sl) a->bsl[sl] = a->beta[a->slot_sub[sl]], a->ib[sl] = 1.0 / a->bsl[sl];
     for (int c = 0; c < p->nblock; ++c) {
         int r0 = p->block[c].row;
         double W = 0.0;
-        for (int sl = a->slot_start[r0]; sl < a->slot_start[r0 + 1]; ++sl) W += 1.0 / a->beta[a->slot_sub[sl]];
+        for (int sl = a->slot_start[r0]; sl < a->slot_start[r0 + 1]; ++sl) W += a->ib[sl];
         a->W[c] = W;
     }
     if (a->acc.kind == CP_ACCEL_NONE) return;
@@ -434,6 +450,14 @@ static void refresh_coef(const cp_problem* p, cp_admm_work* a) {
             if (a->spos[sl] >= 0) a->cs[a->spos[sl]] = a->bsl[sl] * a->z[sl] - a->u[r];
 }
 
+/* refresh_coef for subsystem s alone (its penalty changed; the others' coefficients still hold). */
+static void refresh_sub(cp_admm_work* a, int s) {
+    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
+        int sl = a->sub_slot[q];
+        a->cs[q] = a->bsl[sl] * a->z[sl] - a->u[a->slot_row[sl]];
+    }
+}
+
 /* (16)-(21) for block c (any kind, relaxation alpha): y, the projection, z and u, and the slots'
  * coefficients for the next (15). Returns the largest |y - y_previous| if `track`. */
 static double any_block(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, double alpha, int track) {
@@ -466,45 +490,39 @@ static double any_block(cp_problem* p, cp_admm_work* a, const cp_block* k, int c
     return change;
 }
 
-/* any_block for a contact whose three rows have ns slots each (1: against the world, 2: between two
- * subsystems) and no relaxation, with ns a constant so that the loops unroll: the same operations
- * in the same order (alpha x + (1 - alpha) z is x exactly for alpha = 1). */
-static inline __attribute__((always_inline)) double contact_block(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, int ns,
-                                                                  int track) {
+/* any_block for a contact whose three rows have one slot each (against the world) and no
+ * relaxation: the same operations in the same order (alpha x + (1 - alpha) z is x exactly for
+ * alpha = 1), unrolled, with `track` a constant. */
+static inline __attribute__((always_inline)) double contact_one(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, int track) {
     int r0 = k->row, s0 = a->slot_start[r0];
-    double W = a->W[c], rv[3], l[3], y[6], change = 0.0;
+    const int* pos = a->spos + s0;
+    const double *ib = a->ib + s0, *bsl = a->bsl + s0, *xs = a->xs, *e = p->e + r0;
+    double *yp = a->y + s0, *zp = a->z + s0, *cs = a->cs, *u = a->u + r0;
+    double W = a->W[c], rv[3], l[3], y[3], change = 0.0;
     for (int q = 0; q < 3; ++q) {
-        double wt = p->e[r0 + q], u = a->u[r0 + q];
-        for (int j = 0; j < ns; ++j) {
-            int sl = s0 + q * ns + j;
-            double yj = a->xs[a->spos[sl]] + u * a->ib[sl];
-            if (track) {
-                double dy = fabs(yj - a->y[sl]);
-                change = dy > change ? dy : change;
-            }
-            a->y[sl] = y[q * ns + j] = yj;
-            wt += yj;
+        y[q] = xs[pos[q]] + u[q] * ib[q];
+        if (track) {
+            double dy = fabs(y[q] - yp[q]);
+            change = dy > change ? dy : change;
         }
-        rv[q] = -wt / W;
+        yp[q] = y[q];
+        rv[q] = -(e[q] + y[q]) / W;
     }
     l[0] = rv[0] > 0.0 ? rv[0] : 0.0;
     double t = sqrt(rv[1] * rv[1] + rv[2] * rv[2]), cap = k->mu * l[0];
     double sc = t > cap ? cap / t : 1.0;
     l[1] = rv[1] * sc, l[2] = rv[2] * sc;
     for (int q = 0; q < 3; ++q) {
-        a->u[r0 + q] = -l[q];
+        u[q] = -l[q];
         p->lambda[r0 + q] = l[q];
-        for (int j = 0; j < ns; ++j) {
-            int sl = s0 + q * ns + j;
-            double z = y[q * ns + j] + l[q] * a->ib[sl];
-            a->z[sl] = z;
-            a->cs[a->spos[sl]] = a->bsl[sl] * z + l[q]; /* beta z - u, u = -l */
-        }
+        double z = y[q] + l[q] * ib[q];
+        zp[q] = z;
+        cs[pos[q]] = bsl[q] * z + l[q]; /* beta z - u, u = -l */
     }
     return change;
 }
 
-/* contact_block for ns = 2 (a contact between two subsystems: most of a pile's) with each row's
+/* contact_one for two slots per row (a contact between two subsystems: most of a pile's) with each row's
  * two slots in the two lanes of a register: y, z and the coefficients lane by lane, the row sum
  * (e + y_1) + y_2 and the largest |y - y_previous| as the scalar code forms them (same bits). */
 typedef long long v2l __attribute__((vector_size(16)));
@@ -542,7 +560,8 @@ static inline __attribute__((always_inline)) double contact_pair(cp_problem* p, 
     return most[0] > most[1] ? most[0] : most[1];
 }
 
-/* Residual balancing (see the top of the file); returns how many subsystems changed beta. */
+/* Residual balancing (see the top of the file); returns how many subsystems changed beta, listed in
+ * a->pos. */
 static int adapt(const cp_problem* p, cp_admm_work* a) {
     int changed = 0;
     for (int s = 0; s < a->nratio; ++s) {
@@ -564,7 +583,8 @@ static int adapt(const cp_problem* p, cp_admm_work* a) {
             factor_one(p, a, s, 1.0, 0);
             continue;
         }
-        ++changed;
+        slot_weights(a, s);
+        a->pos[changed++] = s;
     }
     if (changed) block_weights(p, a), cp_accel_reset(&a->acc); /* a new map */
     return changed;
@@ -588,6 +608,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
         res.iterations = -1;
         return res;
     }
+    for (int s = 0; s < nsub; ++s) slot_weights(a, s);
     block_weights(p, a);
     /* b = A v_free. On entry v already carries the warm start, v = v_free + A^-1 J^T lambda, so
      * b = A v - J^T lambda: counting the warm impulses once, through u below. */
@@ -646,7 +667,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
             /* the common contacts (one or two bodies, no relaxation) with their loops unrolled */
             if (k->kind == CP_CONTACT && alpha_c == 1.0 && a->slot_start[r0 + 3] - s0 == 3 * ns && ns <= 2) {
                 double d = ns == 2 ? (track ? contact_pair(p, a, k, c, 1) : contact_pair(p, a, k, c, 0))
-                                   : (track ? contact_block(p, a, k, c, 1, 1) : contact_block(p, a, k, c, 1, 0));
+                                   : (track ? contact_one(p, a, k, c, 1) : contact_one(p, a, k, c, 0));
                 change = d > change ? d : change;
                 continue;
             }
@@ -655,7 +676,8 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
         }
         res.iterations = it + 1;
         if (it > 0 && change <= tolerance) break;
-        if (check && adapt(p, a)) refresh_coef(p, a); /* on the plain iterate: its residuals are the ones balanced */
+        if (check) /* on the plain iterate: its residuals are the ones balanced */
+            for (int n = adapt(p, a), i = 0; i < n; ++i) refresh_sub(a, a->pos[i]);
         if (a->acc.kind != CP_ACCEL_NONE) cp_accel_after(&a->acc, a->z), refresh_coef(p, a);
     }
     /* the small subsystems' velocities were written in place; the folded rows' impulses come from
