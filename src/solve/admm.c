@@ -71,6 +71,7 @@ struct cp_admm_work {
                                                      by rows (Jp) and by columns (Jt) */
     double *z, *y, *zprev, *ib, *bsl;             /* per slot; ib, bsl = 1 / beta and beta of the slot's subsystem */
     int* spos;                                    /* per slot: its index in sub_slot (-1: folded) */
+    int *blist, nblist[3];                        /* blocks sorted by projection kind (sort_blocks) */
     double *xs, *cs;                              /* per active slot, in sub_slot order: x = J v, and the
                                                      coefficient beta z - u of its row in (15) */
     double *u, *W, *rc;                           /* m (u = z + nslot: the state (z, u) is one vector for
@@ -83,7 +84,7 @@ void cp_admm_work_free(cp_admm_work* w) {
     if (!w) return;
     void* ptrs[] = {w->folded, w->soff, w->sn, w->gstart, w->slot_start, w->slot_sub, w->slot_sb, w->slot_se, w->slot_row, w->sub_slot,
                     w->sub_slot_start, w->sub_fold, w->sub_fold_start, w->bw, w->pos, w->beta, w->beta0, w->ratio, w->M, w->moff,
-                    w->joff, w->Jp, w->Jt, w->z, w->y, w->zprev, w->ib, w->bsl, w->spos, w->xs, w->cs, w->W, w->rc, w->b, w->rhs};
+                    w->joff, w->Jp, w->Jt, w->z, w->y, w->zprev, w->ib, w->bsl, w->spos, w->blist, w->xs, w->cs, w->W, w->rc, w->b, w->rhs};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
     cp_accel_free(&w->acc);
     loam_free(w);
@@ -134,7 +135,7 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
         !GROW(slot_sub, nslot, 5) || !GROW(slot_sb, nslot, 6) || !GROW(slot_se, nslot, 7) || !GROW(slot_row, nslot, 8) ||
         !GROW(sub_slot, nslot, 9) || !GROW(sub_slot_start, S, 10) || !GROW(sub_fold, nslot, 11) || !GROW(sub_fold_start, S, 12) ||
         !GROW(bw, S, 13) || !GROW(pos, S, 14) || !GROW(beta, S, 15) || !GROW(beta0, S, 16) || !GROW(moff, S, 17) || !GROW(joff, S, 18) ||
-        !GROW(xs, nslot, 19) || !GROW(cs, nslot, 23) || !GROW(spos, nslot, 32) || !GROW(bsl, nslot, 33) || !GROW(z, nslot + m, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) ||
+        !GROW(xs, nslot, 19) || !GROW(cs, nslot, 23) || !GROW(spos, nslot, 32) || !GROW(blist, p->nblock, 35) || !GROW(bsl, nslot, 33) || !GROW(z, nslot + m, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) ||
         !GROW(W, p->nblock, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(rc, m, 30))
         return 0;
     a->u = a->z + nslot;
@@ -560,6 +561,56 @@ static inline __attribute__((always_inline)) double contact_pair(cp_problem* p, 
     return most[0] > most[1] ? most[0] : most[1];
 }
 
+/* Sort the blocks by the projection they take (blocks are independent, so the order changes
+ * nothing): contacts with two slots per row, with one, then the rest; skipped: rows without slots
+ * and folded rows. Branching per block in the loop cost as much as a sphere contact's projection
+ * arithmetic. */
+static int block_kind(const cp_problem* p, const cp_admm_work* a, int c, double alpha_c) {
+    const cp_block* k = &p->block[c];
+    int r0 = k->row, s0 = a->slot_start[r0], ns = a->slot_start[r0 + 1] - s0;
+    if (ns == 0 || a->folded[r0]) return -1;
+    if (k->kind == CP_CONTACT && alpha_c == 1.0 && a->slot_start[r0 + 3] - s0 == 3 * ns && ns <= 2) return 2 - ns;
+    return 2;
+}
+
+static void sort_blocks(const cp_problem* p, cp_admm_work* a, double alpha_c) {
+    int n[3] = {0, 0, 0}, at[3];
+    for (int c = 0; c < p->nblock; ++c) {
+        int kind = block_kind(p, a, c, alpha_c);
+        if (kind >= 0) ++n[kind];
+    }
+    at[0] = 0, at[1] = n[0], at[2] = n[0] + n[1];
+    a->nblist[0] = at[1], a->nblist[1] = at[2], a->nblist[2] = at[2] + n[2]; /* where each kind ends */
+    for (int c = 0; c < p->nblock; ++c) {
+        int kind = block_kind(p, a, c, alpha_c);
+        if (kind >= 0) a->blist[at[kind]++] = c;
+    }
+}
+
+/* All blocks' projections; returns the largest |y - y_previous| if `track`. */
+static inline __attribute__((always_inline)) double project_all(cp_problem* p, cp_admm_work* a, double alpha_c, int track) {
+    double change = 0.0;
+    const int *list = a->blist, *end = a->nblist;
+    int n0 = end[0], n1 = end[1], n2 = end[2];
+#pragma omp parallel for schedule(static) reduction(max : change) if (n0 > 64)
+    for (int i = 0; i < n0; ++i) {
+        double d = contact_pair(p, a, &p->block[list[i]], list[i], track);
+        change = d > change ? d : change;
+    }
+#pragma omp parallel for schedule(static) reduction(max : change) if (n1 - n0 > 64)
+    for (int i = n0; i < n1; ++i) {
+        double d = contact_one(p, a, &p->block[list[i]], list[i], track);
+        change = d > change ? d : change;
+    }
+#pragma omp parallel for schedule(static) reduction(max : change) if (n2 - n1 > 64)
+    for (int i = n1; i < n2; ++i) {
+        const cp_block* k = &p->block[list[i]];
+        double d = any_block(p, a, k, list[i], k->kind == CP_EQUALITY ? 1.0 : alpha_c, track);
+        change = d > change ? d : change;
+    }
+    return change;
+}
+
 /* Residual balancing (see the top of the file); returns how many subsystems changed beta, listed in
  * a->pos. */
 static int adapt(const cp_problem* p, cp_admm_work* a) {
@@ -642,6 +693,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     refresh_coef(p, a);
     int S = nsub;
     double alpha_c = set->relaxation;
+    sort_blocks(p, a, alpha_c);
     for (int it = 0; it < iterations; ++it) {
         if (a->acc.kind != CP_ACCEL_NONE) cp_accel_before(&a->acc, a->z);
         /* (15): one reduced solve per subsystem, in parallel (each writes only its own unknowns and
@@ -657,23 +709,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
         int check = set->adapt && (it + 1) % ADAPT_EVERY == 0 && it + 1 < iterations && it < ADAPT_UNTIL;
         if (check) memcpy(a->zprev, a->z, sizeof(double) * (size_t)a->slot_start[p->m]);
         /* (16)-(21): closed-form projection per block, in parallel (each writes its own rows) */
-        double change = 0.0;
-        int track = it > 0;
-#pragma omp parallel for schedule(static) reduction(max : change) if (p->nblock > 64)
-        for (int c = 0; c < p->nblock; ++c) {
-            const cp_block* k = &p->block[c];
-            int r0 = k->row, s0 = a->slot_start[r0], ns = a->slot_start[r0 + 1] - s0;
-            if (ns == 0 || a->folded[r0]) continue;
-            /* the common contacts (one or two bodies, no relaxation) with their loops unrolled */
-            if (k->kind == CP_CONTACT && alpha_c == 1.0 && a->slot_start[r0 + 3] - s0 == 3 * ns && ns <= 2) {
-                double d = ns == 2 ? (track ? contact_pair(p, a, k, c, 1) : contact_pair(p, a, k, c, 0))
-                                   : (track ? contact_one(p, a, k, c, 1) : contact_one(p, a, k, c, 0));
-                change = d > change ? d : change;
-                continue;
-            }
-            double d = any_block(p, a, k, c, k->kind == CP_EQUALITY ? 1.0 : alpha_c, track);
-            change = d > change ? d : change;
-        }
+        double change = it > 0 ? project_all(p, a, alpha_c, 1) : project_all(p, a, alpha_c, 0);
         res.iterations = it + 1;
         if (it > 0 && change <= tolerance) break;
         if (check) /* on the plain iterate: its residuals are the ones balanced */
