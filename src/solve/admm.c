@@ -69,6 +69,7 @@ struct cp_admm_work {
     size_t *moff, *joff;                          /* S + 1 */
     double *Jp, *Jt;                              /* small subsystems: their active slots' J rows, dense,
                                                      by rows (Jp) and by columns (Jt) */
+    double *Q, *v0;                               /* 6-unknown subsystems: M^-1 Jp^T by slots, and M^-1 b */
     double *z, *y, *zprev, *ib, *bsl;             /* per slot; ib, bsl = 1 / beta and beta of the slot's subsystem */
     int* spos;                                    /* per slot: its index in sub_slot (-1: folded) */
     int *blist, nblist[3];                        /* blocks sorted by projection kind (sort_blocks) */
@@ -84,7 +85,7 @@ void cp_admm_work_free(cp_admm_work* w) {
     if (!w) return;
     void* ptrs[] = {w->folded, w->soff, w->sn, w->gstart, w->slot_start, w->slot_sub, w->slot_sb, w->slot_se, w->slot_row, w->sub_slot,
                     w->sub_slot_start, w->sub_fold, w->sub_fold_start, w->bw, w->pos, w->beta, w->beta0, w->ratio, w->M, w->moff,
-                    w->joff, w->Jp, w->Jt, w->z, w->y, w->zprev, w->ib, w->bsl, w->spos, w->blist, w->xs, w->cs, w->W, w->rc, w->b, w->rhs};
+                    w->joff, w->Jp, w->Jt, w->Q, w->v0, w->z, w->y, w->zprev, w->ib, w->bsl, w->spos, w->blist, w->xs, w->cs, w->W, w->rc, w->b, w->rhs};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
     cp_accel_free(&w->acc);
     loam_free(w);
@@ -136,7 +137,7 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
         !GROW(sub_slot, nslot, 9) || !GROW(sub_slot_start, S, 10) || !GROW(sub_fold, nslot, 11) || !GROW(sub_fold_start, S, 12) ||
         !GROW(bw, S, 13) || !GROW(pos, S, 14) || !GROW(beta, S, 15) || !GROW(beta0, S, 16) || !GROW(moff, S, 17) || !GROW(joff, S, 18) ||
         !GROW(xs, nslot, 19) || !GROW(cs, nslot, 23) || !GROW(spos, nslot, 32) || !GROW(blist, p->nblock, 35) || !GROW(bsl, nslot, 33) || !GROW(z, nslot + m, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) ||
-        !GROW(W, p->nblock, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(rc, m, 30))
+        !GROW(W, p->nblock, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(v0, n, 37) || !GROW(rc, m, 30))
         return 0;
     a->u = a->z + nslot;
     if (!grow((void**)&a->ratio, &a->cap[27], (size_t)S + 1, sizeof(double), 1)) return 0;
@@ -194,7 +195,7 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
         size_t packed = a->sn[s] <= SMALL ? (size_t)(a->sub_slot_start[s + 1] - a->sub_slot_start[s]) * (size_t)a->sn[s] : 0;
         a->joff[s + 1] = a->joff[s] + packed;
     }
-    if (!GROW(M, a->moff[S], 28) || !GROW(Jp, a->joff[S], 29) || !GROW(Jt, a->joff[S], 34)) return 0;
+    if (!GROW(M, a->moff[S], 28) || !GROW(Jp, a->joff[S], 29) || !GROW(Jt, a->joff[S], 34) || !GROW(Q, a->joff[S], 36)) return 0;
     /* small subsystems: their active slots' rows, dense over the subsystem's unknowns */
     for (int s = 0; s < S; ++s) {
         int ns = a->sn[s], so = a->soff[s];
@@ -265,6 +266,26 @@ static double balance(const cp_problem* p, const cp_admm_work* a, int s, const d
     return (double)rank / jaj + (trA - trG) / jj; /* (trA - trG): the folded rows' trace */
 }
 
+/* A 6-unknown subsystem's (15) as v = M^-1 b + sum over its slots of (M^-1 Jp^T)_q coef_q: both
+ * products are constant within a step (until residual balancing changes beta), so they are made
+ * here, once, and small_solve6 skips the 6 x 6 product per iteration. */
+static void premultiply6(cp_admm_work* a, int s) {
+    const double *Mi = a->M + a->moff[s], *b = a->b + a->soff[s], *Jp = a->Jp + a->joff[s];
+    double *v0 = a->v0 + a->soff[s], *Q = a->Q + a->joff[s];
+    int nq = a->sub_slot_start[s + 1] - a->sub_slot_start[s];
+    for (int i = 0; i < 6; ++i) {
+        double t = 0.0;
+        for (int j = 0; j < 6; ++j) t += Mi[j * 6 + i] * b[j];
+        v0[i] = t;
+    }
+    for (int q = 0; q < nq; ++q)
+        for (int i = 0; i < 6; ++i) {
+            double t = 0.0;
+            for (int j = 0; j < 6; ++j) t += Mi[j * 6 + i] * Jp[q * 6 + j];
+            Q[q * 6 + i] = t;
+        }
+}
+
 /* Subsystem s's matrix A_s (+ folded rows) + beta_s J_s^T J_s, factorized (band) or inverted (small).
  * With set_beta, beta0 and beta come from the balance first. Returns 0 if it is not SPD. */
 static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_scale, int set_beta) {
@@ -310,6 +331,7 @@ static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_s
         dense_cholesky_solve(L, ns, col);
         memcpy(M + (size_t)c * (size_t)ns, col, sizeof(double) * (size_t)ns); /* column-major (small_solve) */
     }
+    if (ns == 6) premultiply6(a, s);
     return 1;
 }
 
@@ -387,29 +409,22 @@ static inline v2d ld2(const double* p) {
 }
 static inline void st2(double* p, v2d x) { memcpy(p, &x, sizeof x); }
 
-/* small_solve for 6 unknowns (a free rigid body: every sphere of the sphere scenes), the same sums
- * in the same order two lanes at a time: rhs over (i, i + 1), v over (i, i + 1) from M^-1's columns,
- * x over pairs of slots from Jp's columns (Jt). By rows the last two were chains of dependent
- * scalar additions, half of a sphere-bed iteration's instructions. */
+/* small_solve for 6 unknowns (a free rigid body: every sphere of the sphere scenes) from
+ * premultiply6's products: v = v0 + sum Q_q coef_q two lanes at a time, then x over pairs of slots
+ * from Jp's columns (Jt). By rows the last product was a chain of dependent scalar additions per
+ * slot, a quarter of a sphere-bed iteration's instructions. */
 static void small_solve6(cp_admm_work* a, int s, double* v) {
     int q0 = a->sub_slot_start[s], nq = a->sub_slot_start[s + 1] - q0;
-    const double *Jp = a->Jp + a->joff[s], *Jt = a->Jt + a->joff[s], *Mi = a->M + a->moff[s], *b = a->b + a->soff[s];
+    const double *Q = a->Q + a->joff[s], *Jt = a->Jt + a->joff[s], *v0 = a->v0 + a->soff[s];
     const double* cs = a->cs + q0;
     double* xs = a->xs + q0;
-    v2d r0 = ld2(b), r1 = ld2(b + 2), r2 = ld2(b + 4);
+    v2d r0 = ld2(v0), r1 = ld2(v0 + 2), r2 = ld2(v0 + 4);
     for (int q = 0; q < nq; ++q) {
-        const double* row = Jp + (size_t)q * 6;
+        const double* row = Q + (size_t)q * 6;
         v2d c = {cs[q], cs[q]};
         r0 += ld2(row) * c, r1 += ld2(row + 2) * c, r2 += ld2(row + 4) * c;
     }
-    double rhs[6];
-    st2(rhs, r0), st2(rhs + 2, r1), st2(rhs + 4, r2);
-    v2d v0 = {0.0, 0.0}, v1 = v0, v2 = v0;
-    for (int j = 0; j < 6; ++j) {
-        v2d c = {rhs[j], rhs[j]};
-        v0 += ld2(Mi + 6 * j) * c, v1 += ld2(Mi + 6 * j + 2) * c, v2 += ld2(Mi + 6 * j + 4) * c;
-    }
-    st2(v, v0), st2(v + 2, v1), st2(v + 4, v2);
+    st2(v, r0), st2(v + 2, r1), st2(v + 4, r2);
     v2d vs[6];
     for (int i = 0; i < 6; ++i) vs[i] = (v2d){v[i], v[i]};
     int q = 0;
@@ -641,26 +656,7 @@ static int adapt(const cp_problem* p, cp_admm_work* a) {
     return changed;
 }
 
-cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,
-                        cp_admm_work** work) {
-    cp_result res = {0, 0.0};
-    cp_admm_work* a = work ? *work : NULL;
-    if (!a) {
-        a = loam_calloc(1, sizeof *a);
-        if (work) *work = a;
-    }
-    int ok = a != NULL && setup(p, a, sub_of_group, nsub, set->fold_soft);
-    if (ok && !set->adapt)
-        for (int s = 0; s < nsub; ++s) a->ratio[s] = 1.0;
-    ok = ok && cp_accel_begin(&a->acc, set->accel, a->slot_start[p->m] + p->m);
-    for (int s = 0; s < nsub && ok; ++s) ok = factor_one(p, a, s, set->beta_scale, 1);
-    if (!ok) {
-        if (!work) cp_admm_work_free(a);
-        res.iterations = -1;
-        return res;
-    }
-    for (int s = 0; s < nsub; ++s) slot_weights(a, s);
-    block_weights(p, a);
+static void rhs_base(const cp_problem* p, cp_admm_work* a) {
     /* b = A v_free. On entry v already carries the warm start, v = v_free + A^-1 J^T lambda, so
      * b = A v - J^T lambda: counting the warm impulses once, through u below. */
     for (int g = 0; g < p->ngroup; ++g) dense_matvec(p->group[g].A, p->group[g].n, p->group[g].n, p->v + p->group[g].off, a->b + p->group[g].off);
@@ -681,6 +677,29 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
             for (int i = 0; i < g->n; ++i) a->b[g->off + i] -= j[i] * p->e[r] / p->block[c].compliance;
         }
     }
+}
+
+cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,
+                        cp_admm_work** work) {
+    cp_result res = {0, 0.0};
+    cp_admm_work* a = work ? *work : NULL;
+    if (!a) {
+        a = loam_calloc(1, sizeof *a);
+        if (work) *work = a;
+    }
+    int ok = a != NULL && setup(p, a, sub_of_group, nsub, set->fold_soft);
+    if (ok && !set->adapt)
+        for (int s = 0; s < nsub; ++s) a->ratio[s] = 1.0;
+    ok = ok && cp_accel_begin(&a->acc, set->accel, a->slot_start[p->m] + p->m);
+    if (ok) rhs_base(p, a); /* before the factors: a 6-unknown subsystem's takes M^-1 b along */
+    for (int s = 0; s < nsub && ok; ++s) ok = factor_one(p, a, s, set->beta_scale, 1);
+    if (!ok) {
+        if (!work) cp_admm_work_free(a);
+        res.iterations = -1;
+        return res;
+    }
+    for (int s = 0; s < nsub; ++s) slot_weights(a, s);
+    block_weights(p, a);
     /* start: u = -lambda and z = x = J v with v the warm-started velocity, so that a correct warm
      * start is already a fixed point of (15) */
     for (int r = 0; r < p->m; ++r) {
