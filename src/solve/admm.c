@@ -13,8 +13,11 @@
  *
  * Cost per iteration, which is what decides the race against Gauss-Seidel: a small subsystem (a
  * sphere, a short arm: at most SMALL unknowns) keeps the explicit inverse of its matrix and its slots'
- * J rows packed densely, so (15) is two short dense products and a matrix-vector product instead of
- * segment walks and two triangular solves; a large one (a cable) keeps the banded factor.
+ * J rows packed densely, so (15) is short dense products instead of segment walks and two
+ * triangular solves (a free rigid body's, 6 unknowns, from M^-1 b and M^-1 J^T made once per
+ * factorization); a large one (a cable) keeps the banded factor. The kernels are in admm_solve.c
+ * and admm_project.c (layout: admm_work.h); a sphere bed's iteration cost 1.4-2x a Gauss-Seidel
+ * sweep before they were restructured, about one sweep after (BENCHMARKS.md).
  *
  * The penalty: beta_s = scale tr(A_s) / |J_s|_F^2 (the paper's balance, a reconstruction; its form
  * for subsystems holding an FEM piece is at balance() below), times a
@@ -47,39 +50,10 @@
 
 #include "core/dense.h"
 #include "loam/core.h"
-#include "solve/admm_accel.h"
-#include "solve/cp.h"
+#include "solve/admm_work.h"
 
-enum { SMALL = 12, ADAPT_EVERY = 5, ADAPT_UNTIL = 200 };
+enum { SMALL = CP_ADMM_SMALL, ADAPT_EVERY = 5, ADAPT_UNTIL = 200 };
 static const double MU = 10.0, TAU = 2.0, RATIO_MIN = 1.0 / 16.0, RATIO_MAX = 16.0;
-
-/* Persistent scratch (cp.h): buffers grow to the largest problem seen and are reused. */
-struct cp_admm_work {
-    size_t cap[40];
-    unsigned char* folded;                        /* m */
-    int *soff, *sn, *gstart;                      /* S + 1: unknowns; first group */
-    int* slot_start;                              /* m + 1 */
-    int *slot_sub, *slot_sb, *slot_se, *slot_row; /* per slot */
-    int *sub_slot, *sub_slot_start;               /* active slots by subsystem (S + 1 starts) */
-    int *sub_fold, *sub_fold_start;               /* folded slots by subsystem */
-    int *bw, *pos;                                /* S + 1 */
-    double *beta, *beta0, *ratio;                 /* S; ratio persists between calls */
-    int nratio;                                   /* subsystems ratio was kept for */
-    double* M;                                    /* per subsystem: band factor, or explicit inverse if small */
-    size_t *moff, *joff;                          /* S + 1 */
-    double *Jp, *Jt;                              /* small subsystems: their active slots' J rows, dense,
-                                                     by rows (Jp) and by columns (Jt) */
-    double *Q, *v0;                               /* 6-unknown subsystems: M^-1 Jp^T by slots, and M^-1 b */
-    double *z, *y, *zprev, *ib, *bsl;             /* per slot; ib, bsl = 1 / beta and beta of the slot's subsystem */
-    int* spos;                                    /* per slot: its index in sub_slot (-1: folded) */
-    int *blist, nblist[3];                        /* blocks sorted by projection kind (sort_blocks) */
-    double *xs, *cs;                              /* per active slot, in sub_slot order: x = J v, and the
-                                                     coefficient beta z - u of its row in (15) */
-    double *u, *W, *rc;                           /* m (u = z + nslot: the state (z, u) is one vector for
-                                                     acceleration); per block; m: each row's compliance */
-    cp_accel acc;
-    double *b, *rhs;                              /* n */
-};
 
 void cp_admm_work_free(cp_admm_work* w) {
     if (!w) return;
@@ -118,17 +92,6 @@ static int grow(void** buf, size_t* cap, size_t n, size_t elem, int keep) {
 }
 
 #define GROW(field, n, slot) grow((void**)&a->field, &a->cap[slot], (size_t)(n) + 1, sizeof *a->field, 0)
-
-/* J_slot . v, over the slot's segments */
-static double slot_dot(const cp_problem* p, const cp_admm_work* a, int sl, const double* v) {
-    double s = 0.0;
-    for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
-        const cp_group* g = &p->group[p->seg[k].group];
-        const double* j = p->J + p->seg[k].val;
-        for (int i = 0; i < g->n; ++i) s += j[i] * v[g->off + i];
-    }
-    return s;
-}
 
 static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, int S, int fold) {
     int m = p->m, nslot = p->row_seg[m], n = p->n;
@@ -362,270 +325,6 @@ static void block_weights(const cp_problem* p, cp_admm_work* a) {
     }
 }
 
-/* r = -w~ / W; a soft equality (compliance c) takes lambda = -w~ / (W + c). */
-static void project(const cp_block* k, const double* r, double W, double* l) {
-    if (k->kind == CP_EQUALITY) {
-        l[0] = r[0] * W / (W + k->compliance);
-    } else if (k->kind == CP_UNILATERAL) {
-        l[0] = r[0] > 0.0 ? r[0] : 0.0;
-    } else {
-        l[0] = r[0] > 0.0 ? r[0] : 0.0;
-        double t = sqrt(r[1] * r[1] + r[2] * r[2]), cap = k->mu * l[0];
-        double s = t > cap ? cap / t : 1.0;
-        l[1] = r[1] * s, l[2] = r[2] * s;
-    }
-}
-
-/* (15) for a small subsystem of ns unknowns: rhs = b + Jp^T coef, v = M^-1 rhs, x = Jp v, with
- * M^-1 stored by columns. */
-static void small_solve(cp_admm_work* a, int s, int ns, double* v) {
-    int q0 = a->sub_slot_start[s], nq = a->sub_slot_start[s + 1] - q0;
-    const double *Jp = a->Jp + a->joff[s], *Mi = a->M + a->moff[s], *b = a->b + a->soff[s];
-    const double* cs = a->cs + q0;
-    double* xs = a->xs + q0;
-    double rhs[SMALL];
-    for (int i = 0; i < ns; ++i) rhs[i] = b[i];
-    for (int q = 0; q < nq; ++q)
-        for (int i = 0; i < ns; ++i) rhs[i] += Jp[(size_t)q * (size_t)ns + (size_t)i] * cs[q];
-    for (int i = 0; i < ns; ++i) {
-        double t = 0.0;
-        for (int j = 0; j < ns; ++j) t += Mi[j * ns + i] * rhs[j];
-        v[i] = t;
-    }
-    for (int q = 0; q < nq; ++q) {
-        double t = 0.0;
-        for (int i = 0; i < ns; ++i) t += Jp[(size_t)q * (size_t)ns + (size_t)i] * v[i];
-        xs[q] = t;
-    }
-}
-
-/* Two doubles, one SSE2 register (GCC and clang vector extensions; lanes are computed as the
- * scalar code would, so the results are the same bits). */
-typedef double v2d __attribute__((vector_size(16)));
-static inline v2d ld2(const double* p) {
-    v2d r;
-    memcpy(&r, p, sizeof r);
-    return r;
-}
-static inline void st2(double* p, v2d x) { memcpy(p, &x, sizeof x); }
-
-/* small_solve for 6 unknowns (a free rigid body: every sphere of the sphere scenes) from
- * premultiply6's products: v = v0 + sum Q_q coef_q two lanes at a time, then x over pairs of slots
- * from Jp's columns (Jt). By rows the last product was a chain of dependent scalar additions per
- * slot, a quarter of a sphere-bed iteration's instructions. */
-static void small_solve6(cp_admm_work* a, int s, double* v) {
-    int q0 = a->sub_slot_start[s], nq = a->sub_slot_start[s + 1] - q0;
-    const double *Q = a->Q + a->joff[s], *Jt = a->Jt + a->joff[s], *v0 = a->v0 + a->soff[s];
-    const double* cs = a->cs + q0;
-    double* xs = a->xs + q0;
-    v2d r0 = ld2(v0), r1 = ld2(v0 + 2), r2 = ld2(v0 + 4);
-    for (int q = 0; q < nq; ++q) {
-        const double* row = Q + (size_t)q * 6;
-        v2d c = {cs[q], cs[q]};
-        r0 += ld2(row) * c, r1 += ld2(row + 2) * c, r2 += ld2(row + 4) * c;
-    }
-    st2(v, r0), st2(v + 2, r1), st2(v + 4, r2);
-    v2d vs[6];
-    for (int i = 0; i < 6; ++i) vs[i] = (v2d){v[i], v[i]};
-    int q = 0;
-    for (; q + 1 < nq; q += 2) {
-        v2d t = {0.0, 0.0};
-        for (int i = 0; i < 6; ++i) t += ld2(Jt + (size_t)i * (size_t)nq + (size_t)q) * vs[i];
-        st2(xs + q, t);
-    }
-    if (q < nq) {
-        double t = 0.0;
-        for (int i = 0; i < 6; ++i) t += Jt[(size_t)i * (size_t)nq + (size_t)q] * v[i];
-        xs[q] = t;
-    }
-}
-
-static void large_solve(const cp_problem* p, cp_admm_work* a, int s) {
-    int ns = a->sn[s], so = a->soff[s];
-    double* rhs = a->rhs + so; /* disjoint per subsystem */
-    memcpy(rhs, a->b + so, sizeof(double) * (size_t)ns);
-    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
-        int sl = a->sub_slot[q];
-        double coef = a->cs[q];
-        for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
-            const cp_group* g = &p->group[p->seg[k].group];
-            const double* j = p->J + p->seg[k].val;
-            for (int i = 0; i < g->n; ++i) rhs[g->off - so + i] += j[i] * coef;
-        }
-    }
-    dense_cholesky_band_solve(a->M + a->moff[s], ns, a->bw[s], rhs);
-    memcpy(p->v + so, rhs, sizeof(double) * (size_t)ns);
-    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) a->xs[q] = slot_dot(p, a, a->sub_slot[q], p->v);
-}
-
-/* Each active slot's coefficient beta_s z - u in its subsystem's right-hand side (15), from the
- * state (z, u): at the start, and after anything but a projection changed the state or a penalty. */
-static void refresh_coef(const cp_problem* p, cp_admm_work* a) {
-    for (int r = 0; r < p->m; ++r)
-        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl)
-            if (a->spos[sl] >= 0) a->cs[a->spos[sl]] = a->bsl[sl] * a->z[sl] - a->u[r];
-}
-
-/* refresh_coef for subsystem s alone (its penalty changed; the others' coefficients still hold). */
-static void refresh_sub(cp_admm_work* a, int s) {
-    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
-        int sl = a->sub_slot[q];
-        a->cs[q] = a->bsl[sl] * a->z[sl] - a->u[a->slot_row[sl]];
-    }
-}
-
-/* (16)-(21) for block c (any kind, relaxation alpha): y, the projection, z and u, and the slots'
- * coefficients for the next (15). Returns the largest |y - y_previous| if `track`. */
-static double any_block(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, double alpha, int track) {
-    int r0 = k->row, nr = k->kind == CP_CONTACT ? 3 : 1;
-    double W = a->W[c], rv[3], l[3] = {0, 0, 0}, change = 0.0;
-    for (int q = 0; q < nr; ++q) {
-        int r = r0 + q;
-        double wt = p->e[r];
-        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) {
-            double y = alpha * a->xs[a->spos[sl]] + (1.0 - alpha) * a->z[sl] + a->u[r] * a->ib[sl];
-            if (track) { /* (not fmax: a libm call in the hottest loop) */
-                double dy = fabs(y - a->y[sl]);
-                change = dy > change ? dy : change;
-            }
-            a->y[sl] = y;
-            wt += y;
-        }
-        rv[q] = -wt / W;
-    }
-    project(k, rv, W, l);
-    for (int q = 0; q < nr; ++q) {
-        int r = r0 + q;
-        a->u[r] = -l[q];
-        p->lambda[r] = l[q];
-        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) {
-            a->z[sl] = a->y[sl] + l[q] * a->ib[sl];
-            a->cs[a->spos[sl]] = a->bsl[sl] * a->z[sl] - a->u[r];
-        }
-    }
-    return change;
-}
-
-/* any_block for a contact whose three rows have one slot each (against the world) and no
- * relaxation: the same operations in the same order (alpha x + (1 - alpha) z is x exactly for
- * alpha = 1), unrolled, with `track` a constant. */
-static inline __attribute__((always_inline)) double contact_one(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, int track) {
-    int r0 = k->row, s0 = a->slot_start[r0];
-    const int* pos = a->spos + s0;
-    const double *ib = a->ib + s0, *bsl = a->bsl + s0, *xs = a->xs, *e = p->e + r0;
-    double *yp = a->y + s0, *zp = a->z + s0, *cs = a->cs, *u = a->u + r0;
-    double W = a->W[c], rv[3], l[3], y[3], change = 0.0;
-    for (int q = 0; q < 3; ++q) {
-        y[q] = xs[pos[q]] + u[q] * ib[q];
-        if (track) {
-            double dy = fabs(y[q] - yp[q]);
-            change = dy > change ? dy : change;
-        }
-        yp[q] = y[q];
-        rv[q] = -(e[q] + y[q]) / W;
-    }
-    l[0] = rv[0] > 0.0 ? rv[0] : 0.0;
-    double t = sqrt(rv[1] * rv[1] + rv[2] * rv[2]), cap = k->mu * l[0];
-    double sc = t > cap ? cap / t : 1.0;
-    l[1] = rv[1] * sc, l[2] = rv[2] * sc;
-    for (int q = 0; q < 3; ++q) {
-        u[q] = -l[q];
-        p->lambda[r0 + q] = l[q];
-        double z = y[q] + l[q] * ib[q];
-        zp[q] = z;
-        cs[pos[q]] = bsl[q] * z + l[q]; /* beta z - u, u = -l */
-    }
-    return change;
-}
-
-/* contact_one for two slots per row (a contact between two subsystems: most of a pile's) with each row's
- * two slots in the two lanes of a register: y, z and the coefficients lane by lane, the row sum
- * (e + y_1) + y_2 and the largest |y - y_previous| as the scalar code forms them (same bits). */
-typedef long long v2l __attribute__((vector_size(16)));
-static inline __attribute__((always_inline)) double contact_pair(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, int track) {
-    int r0 = k->row, s0 = a->slot_start[r0];
-    const int* pos = a->spos + s0;
-    const double *ib = a->ib + s0, *bsl = a->bsl + s0, *xs = a->xs;
-    double *yp = a->y + s0, *zp = a->z + s0, *cs = a->cs;
-    double W = a->W[c], rv[3], l[3];
-    v2d y[3], most = {0.0, 0.0};
-    const v2l absmask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
-    for (int q = 0; q < 3; ++q) {
-        double u = a->u[r0 + q];
-        v2d x = {xs[pos[2 * q]], xs[pos[2 * q + 1]]}, uu = {u, u};
-        y[q] = x + uu * ld2(ib + 2 * q);
-        if (track) {
-            v2d dy = (v2d)((v2l)(y[q] - ld2(yp + 2 * q)) & absmask);
-            v2l gt = dy > most;
-            most = (v2d)((gt & (v2l)dy) | (~gt & (v2l)most));
-        }
-        st2(yp + 2 * q, y[q]);
-        rv[q] = -((p->e[r0 + q] + y[q][0]) + y[q][1]) / W;
-    }
-    l[0] = rv[0] > 0.0 ? rv[0] : 0.0;
-    double t = sqrt(rv[1] * rv[1] + rv[2] * rv[2]), cap = k->mu * l[0];
-    double sc = t > cap ? cap / t : 1.0;
-    l[1] = rv[1] * sc, l[2] = rv[2] * sc;
-    for (int q = 0; q < 3; ++q) {
-        a->u[r0 + q] = -l[q];
-        p->lambda[r0 + q] = l[q];
-        v2d ll = {l[q], l[q]}, z = y[q] + ll * ld2(ib + 2 * q), cf = ld2(bsl + 2 * q) * z + ll; /* beta z - u, u = -l */
-        st2(zp + 2 * q, z);
-        cs[pos[2 * q]] = cf[0], cs[pos[2 * q + 1]] = cf[1];
-    }
-    return most[0] > most[1] ? most[0] : most[1];
-}
-
-/* Sort the blocks by the projection they take (blocks are independent, so the order changes
- * nothing): contacts with two slots per row, with one, then the rest; skipped: rows without slots
- * and folded rows. Branching per block in the loop cost as much as a sphere contact's projection
- * arithmetic. */
-static int block_kind(const cp_problem* p, const cp_admm_work* a, int c, double alpha_c) {
-    const cp_block* k = &p->block[c];
-    int r0 = k->row, s0 = a->slot_start[r0], ns = a->slot_start[r0 + 1] - s0;
-    if (ns == 0 || a->folded[r0]) return -1;
-    if (k->kind == CP_CONTACT && alpha_c == 1.0 && a->slot_start[r0 + 3] - s0 == 3 * ns && ns <= 2) return 2 - ns;
-    return 2;
-}
-
-static void sort_blocks(const cp_problem* p, cp_admm_work* a, double alpha_c) {
-    int n[3] = {0, 0, 0}, at[3];
-    for (int c = 0; c < p->nblock; ++c) {
-        int kind = block_kind(p, a, c, alpha_c);
-        if (kind >= 0) ++n[kind];
-    }
-    at[0] = 0, at[1] = n[0], at[2] = n[0] + n[1];
-    a->nblist[0] = at[1], a->nblist[1] = at[2], a->nblist[2] = at[2] + n[2]; /* where each kind ends */
-    for (int c = 0; c < p->nblock; ++c) {
-        int kind = block_kind(p, a, c, alpha_c);
-        if (kind >= 0) a->blist[at[kind]++] = c;
-    }
-}
-
-/* All blocks' projections; returns the largest |y - y_previous| if `track`. */
-static inline __attribute__((always_inline)) double project_all(cp_problem* p, cp_admm_work* a, double alpha_c, int track) {
-    double change = 0.0;
-    const int *list = a->blist, *end = a->nblist;
-    int n0 = end[0], n1 = end[1], n2 = end[2];
-#pragma omp parallel for schedule(static) reduction(max : change) if (n0 > 64)
-    for (int i = 0; i < n0; ++i) {
-        double d = contact_pair(p, a, &p->block[list[i]], list[i], track);
-        change = d > change ? d : change;
-    }
-#pragma omp parallel for schedule(static) reduction(max : change) if (n1 - n0 > 64)
-    for (int i = n0; i < n1; ++i) {
-        double d = contact_one(p, a, &p->block[list[i]], list[i], track);
-        change = d > change ? d : change;
-    }
-#pragma omp parallel for schedule(static) reduction(max : change) if (n2 - n1 > 64)
-    for (int i = n1; i < n2; ++i) {
-        const cp_block* k = &p->block[list[i]];
-        double d = any_block(p, a, k, list[i], k->kind == CP_EQUALITY ? 1.0 : alpha_c, track);
-        change = d > change ? d : change;
-    }
-    return change;
-}
-
 /* Residual balancing (see the top of the file); returns how many subsystems changed beta, listed in
  * a->pos. */
 static int adapt(const cp_problem* p, cp_admm_work* a) {
@@ -705,35 +404,26 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     for (int r = 0; r < p->m; ++r) {
         a->u[r] = -p->lambda[r];
         for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) {
-            a->z[sl] = slot_dot(p, a, sl, p->v);
+            a->z[sl] = cp_admm_slot_dot(p, a, sl, p->v);
             if (a->spos[sl] >= 0) a->xs[a->spos[sl]] = a->z[sl];
         }
     }
-    refresh_coef(p, a);
+    cp_admm_refresh_coef(p, a);
     int S = nsub;
     double alpha_c = set->relaxation;
-    sort_blocks(p, a, alpha_c);
+    cp_admm_sort_blocks(p, a, alpha_c);
     for (int it = 0; it < iterations; ++it) {
         if (a->acc.kind != CP_ACCEL_NONE) cp_accel_before(&a->acc, a->z);
-        /* (15): one reduced solve per subsystem, in parallel (each writes only its own unknowns and
-         * slots, so the result does not depend on the thread count) */
-#pragma omp parallel for schedule(static) if (S > 64)
-        for (int s = 0; s < S; ++s) {
-            if (a->sub_slot_start[s + 1] == a->sub_slot_start[s]) continue; /* untouched: keeps v_free */
-            int ns = a->sn[s];
-            if (ns == 6) small_solve6(a, s, p->v + a->soff[s]);
-            else if (ns <= SMALL) small_solve(a, s, ns, p->v + a->soff[s]);
-            else large_solve(p, a, s);
-        }
+        cp_admm_solve_all(p, a, S); /* (15), one reduced solve per subsystem, in parallel */
         int check = set->adapt && (it + 1) % ADAPT_EVERY == 0 && it + 1 < iterations && it < ADAPT_UNTIL;
         if (check) memcpy(a->zprev, a->z, sizeof(double) * (size_t)a->slot_start[p->m]);
         /* (16)-(21): closed-form projection per block, in parallel (each writes its own rows) */
-        double change = it > 0 ? project_all(p, a, alpha_c, 1) : project_all(p, a, alpha_c, 0);
+        double change = cp_admm_project_all(p, a, alpha_c, it > 0);
         res.iterations = it + 1;
         if (it > 0 && change <= tolerance) break;
         if (check) /* on the plain iterate: its residuals are the ones balanced */
-            for (int n = adapt(p, a), i = 0; i < n; ++i) refresh_sub(a, a->pos[i]);
-        if (a->acc.kind != CP_ACCEL_NONE) cp_accel_after(&a->acc, a->z), refresh_coef(p, a);
+            for (int n = adapt(p, a), i = 0; i < n; ++i) cp_admm_refresh_sub(a, a->pos[i]);
+        if (a->acc.kind != CP_ACCEL_NONE) cp_accel_after(&a->acc, a->z), cp_admm_refresh_coef(p, a);
     }
     /* the small subsystems' velocities were written in place; the folded rows' impulses come from
      * the final velocities */
