@@ -59,7 +59,7 @@ void cp_admm_work_free(cp_admm_work* w) {
     if (!w) return;
     void* ptrs[] = {w->folded, w->soff, w->sn, w->gstart, w->slot_start, w->slot_sub, w->slot_sb, w->slot_se, w->slot_row, w->sub_slot,
                     w->sub_slot_start, w->sub_fold, w->sub_fold_start, w->bw, w->pos, w->beta, w->beta0, w->ratio, w->M, w->moff,
-                    w->joff, w->Jp, w->Jt, w->Q, w->v0, w->z, w->y, w->zprev, w->ib, w->bsl, w->spos, w->blist, w->xs, w->cs, w->W, w->rc, w->b, w->rhs};
+                    w->joff, w->Jp, w->Jt, w->Q, w->v0, w->z, w->y, w->zprev, w->ib, w->bsl, w->spos, w->blist, w->xs, w->cs, w->W, w->rc, w->b, w->rhs, w->segd};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
     cp_accel_free(&w->acc);
     loam_free(w);
@@ -100,7 +100,7 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
         !GROW(sub_slot, nslot, 9) || !GROW(sub_slot_start, S, 10) || !GROW(sub_fold, nslot, 11) || !GROW(sub_fold_start, S, 12) ||
         !GROW(bw, S, 13) || !GROW(pos, S, 14) || !GROW(beta, S, 15) || !GROW(beta0, S, 16) || !GROW(moff, S, 17) || !GROW(joff, S, 18) ||
         !GROW(xs, nslot, 19) || !GROW(cs, nslot, 23) || !GROW(spos, nslot, 32) || !GROW(blist, p->nblock, 35) || !GROW(bsl, nslot, 33) || !GROW(z, nslot + m, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) ||
-        !GROW(W, p->nblock, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(v0, n, 37) || !GROW(rc, m, 30))
+        !GROW(W, p->nblock, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(v0, n, 37) || !GROW(rc, m, 30) || !GROW(segd, p->row_seg[m], 39))
         return 0;
     a->u = a->z + nslot;
     if (!grow((void**)&a->ratio, &a->cap[27], (size_t)S + 1, sizeof(double), 1)) return 0;
@@ -203,7 +203,7 @@ static void add_outer(const cp_problem* p, const cp_admm_work* a, int sl, int so
  * h^2 tr K, hundreds of times its mass, while a glue row moves the whole piece and sees about its
  * mass; the trace rule gave a penalty ~100x too high and SubADMM diverged on the insertion scene. For
  * a subsystem holding such a group the groups' share is therefore rank / tr(D_s), with the exact
- * diagonal of D_s from cp_prepare (AJ, the groups' own factors) and rank = min(n_s, rows_s) (a piece
+ * diagonal of D_s from cp_prepare_diag (the groups' own factors) and rank = min(n_s, rows_s) (a piece
  * of 135 unknowns is held by 27-54 glue rows). Rigid trees keep the paper's trace rule: the Delassus
  * form was measured on them too and needed up to 1.4x more iterations (BENCHMARKS.md). Folded soft
  * rows (a cable's springs) are not in the groups' matrices: they keep their trace share
@@ -219,8 +219,9 @@ static double balance(const cp_problem* p, const cp_admm_work* a, int s, const d
     for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
         int sl = a->sub_slot[q];
         for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
-            const double *j = p->J + p->seg[k].val, *aj = p->AJ + p->seg[k].val;
-            for (int i = 0; i < p->group[p->seg[k].group].n; ++i) jj += j[i] * j[i], jaj += j[i] * aj[i];
+            const double* j = p->J + p->seg[k].val;
+            for (int i = 0; i < p->group[p->seg[k].group].n; ++i) jj += j[i] * j[i];
+            jaj += a->segd[k];
         }
     }
     if (jj <= 0.0) return 1.0;
@@ -390,6 +391,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     if (ok && !set->adapt)
         for (int s = 0; s < nsub; ++s) a->ratio[s] = 1.0;
     ok = ok && cp_accel_begin(&a->acc, set->accel, a->slot_start[p->m] + p->m);
+    if (ok) cp_prepare_diag(p, a->segd, a->rhs); /* diag for the error, the warm start */
     if (ok) rhs_base(p, a); /* before the factors: a 6-unknown subsystem's takes M^-1 b along */
     for (int s = 0; s < nsub && ok; ++s) ok = factor_one(p, a, s, set->beta_scale, 1);
     if (!ok) {

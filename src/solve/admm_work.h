@@ -42,6 +42,7 @@ struct cp_admm_work {
                                                      acceleration); per block; m: each row's compliance */
     cp_accel acc;
     double *b, *rhs;                              /* n */
+    double* segd;                                 /* per segment: J A^-1 J^T's share (cp_prepare_diag) */
 };
 
 /* J_slot . v, over the slot's segments */
