@@ -359,7 +359,16 @@ static int adapt(const cp_problem* p, cp_admm_work* a) {
 static void rhs_base(const cp_problem* p, cp_admm_work* a) {
     /* b = A v_free. On entry v already carries the warm start, v = v_free + A^-1 J^T lambda, so
      * b = A v - J^T lambda: counting the warm impulses once, through u below. */
-    for (int g = 0; g < p->ngroup; ++g) dense_matvec(p->group[g].A, p->group[g].n, p->group[g].n, p->v + p->group[g].off, a->b + p->group[g].off);
+    for (int gi = 0; gi < p->ngroup; ++gi) { /* dense_matvec, over the band only for an FEM piece */
+        const cp_group* g = &p->group[gi];
+        int n = g->n, bw = g->bw > 0 ? g->bw : n;
+        for (int i = 0; i < n; ++i) {
+            const double* Ai = g->A + (size_t)i * (size_t)n;
+            double s = 0.0;
+            for (int j = i - bw > 0 ? i - bw : 0; j <= (i + bw < n - 1 ? i + bw : n - 1); ++j) s += Ai[j] * p->v[g->off + j];
+            a->b[g->off + i] = s;
+        }
+    }
     for (int r = 0; r < p->m; ++r)
         if (p->lambda[r] != 0.0)
             for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k) {
