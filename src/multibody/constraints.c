@@ -402,7 +402,8 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
     }
     cp_problem p = {nall, ngroup, groups, v, rows, w->row_seg, w->segs, w->J, w->AJ, w->e, w->lambda, nb, w->blocks, w->diag};
     double t0 = loam_clock_seconds();
-    cp_prepare(&p);
+    int admm = m->opt.solver == LOAM_SOLVER_SUBADMM || m->opt.solver == LOAM_SOLVER_FADMM;
+    if (!admm) cp_prepare(&p); /* SubADMM makes what it needs of it itself (cp.h) */
     cp_result res;
     cp_admm_settings set = {m->opt.admm_beta_scale, m->opt.admm_group_soft, m->opt.admm_adapt, m->opt.admm_relaxation,
                             m->opt.admm_accel};

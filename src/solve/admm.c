@@ -13,8 +13,11 @@
  *
  * Cost per iteration, which is what decides the race against Gauss-Seidel: a small subsystem (a
  * sphere, a short arm: at most SMALL unknowns) keeps the explicit inverse of its matrix and its slots'
- * J rows packed densely, so (15) is two short dense products and a matrix-vector product instead of
- * segment walks and two triangular solves; a large one (a cable) keeps the banded factor.
+ * J rows packed densely, so (15) is short dense products instead of segment walks and two
+ * triangular solves (a free rigid body's, 6 unknowns, from M^-1 b and M^-1 J^T made once per
+ * factorization); a large one (a cable) keeps the banded factor. The kernels are in admm_solve.c
+ * and admm_project.c (layout: admm_work.h); a sphere bed's iteration cost 1.4-2x a Gauss-Seidel
+ * sweep before they were restructured, about one sweep after (BENCHMARKS.md).
  *
  * The penalty: beta_s = scale tr(A_s) / |J_s|_F^2 (the paper's balance, a reconstruction; its form
  * for subsystems holding an FEM piece is at balance() below), times a
@@ -47,39 +50,16 @@
 
 #include "core/dense.h"
 #include "loam/core.h"
-#include "solve/admm_accel.h"
-#include "solve/cp.h"
+#include "solve/admm_work.h"
 
-enum { SMALL = 12, ADAPT_EVERY = 5, ADAPT_UNTIL = 200 };
+enum { SMALL = CP_ADMM_SMALL, ADAPT_EVERY = 5, ADAPT_UNTIL = 200 };
 static const double MU = 10.0, TAU = 2.0, RATIO_MIN = 1.0 / 16.0, RATIO_MAX = 16.0;
-
-/* Persistent scratch (cp.h): buffers grow to the largest problem seen and are reused. */
-struct cp_admm_work {
-    size_t cap[32];
-    unsigned char* folded;                        /* m */
-    int *soff, *sn, *gstart;                      /* S + 1: unknowns; first group */
-    int* slot_start;                              /* m + 1 */
-    int *slot_sub, *slot_sb, *slot_se, *slot_row; /* per slot */
-    int *sub_slot, *sub_slot_start;               /* active slots by subsystem (S + 1 starts) */
-    int *sub_fold, *sub_fold_start;               /* folded slots by subsystem */
-    int *bw, *pos;                                /* S + 1 */
-    double *beta, *beta0, *ratio;                 /* S; ratio persists between calls */
-    int nratio;                                   /* subsystems ratio was kept for */
-    double* M;                                    /* per subsystem: band factor, or explicit inverse if small */
-    size_t *moff, *joff;                          /* S + 1 */
-    double* Jp;                                   /* small subsystems: their active slots' J rows, dense */
-    double *x, *z, *y, *zprev, *ib;               /* per slot; ib = 1 / beta of the slot's subsystem */
-    double *u, *W, *rc;                           /* m (u = z + nslot: the state (z, u) is one vector for
-                                                     acceleration); per block; m: each row's compliance */
-    cp_accel acc;
-    double *b, *rhs;                              /* n */
-};
 
 void cp_admm_work_free(cp_admm_work* w) {
     if (!w) return;
     void* ptrs[] = {w->folded, w->soff, w->sn, w->gstart, w->slot_start, w->slot_sub, w->slot_sb, w->slot_se, w->slot_row, w->sub_slot,
                     w->sub_slot_start, w->sub_fold, w->sub_fold_start, w->bw, w->pos, w->beta, w->beta0, w->ratio, w->M, w->moff,
-                    w->joff, w->Jp, w->x, w->z, w->y, w->zprev, w->ib, w->W, w->rc, w->b, w->rhs};
+                    w->joff, w->Jp, w->Jt, w->Q, w->v0, w->z, w->y, w->zprev, w->ib, w->bsl, w->spos, w->blist, w->xs, w->cs, w->W, w->rc, w->b, w->rhs, w->segd};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
     cp_accel_free(&w->acc);
     loam_free(w);
@@ -113,25 +93,14 @@ static int grow(void** buf, size_t* cap, size_t n, size_t elem, int keep) {
 
 #define GROW(field, n, slot) grow((void**)&a->field, &a->cap[slot], (size_t)(n) + 1, sizeof *a->field, 0)
 
-/* J_slot . v, over the slot's segments */
-static double slot_dot(const cp_problem* p, const cp_admm_work* a, int sl, const double* v) {
-    double s = 0.0;
-    for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
-        const cp_group* g = &p->group[p->seg[k].group];
-        const double* j = p->J + p->seg[k].val;
-        for (int i = 0; i < g->n; ++i) s += j[i] * v[g->off + i];
-    }
-    return s;
-}
-
 static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, int S, int fold) {
     int m = p->m, nslot = p->row_seg[m], n = p->n;
     if (!GROW(folded, m, 0) || !GROW(soff, S, 1) || !GROW(sn, S, 2) || !GROW(gstart, S, 3) || !GROW(slot_start, m, 4) ||
         !GROW(slot_sub, nslot, 5) || !GROW(slot_sb, nslot, 6) || !GROW(slot_se, nslot, 7) || !GROW(slot_row, nslot, 8) ||
         !GROW(sub_slot, nslot, 9) || !GROW(sub_slot_start, S, 10) || !GROW(sub_fold, nslot, 11) || !GROW(sub_fold_start, S, 12) ||
         !GROW(bw, S, 13) || !GROW(pos, S, 14) || !GROW(beta, S, 15) || !GROW(beta0, S, 16) || !GROW(moff, S, 17) || !GROW(joff, S, 18) ||
-        !GROW(x, nslot, 19) || !GROW(z, nslot + m, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) ||
-        !GROW(W, p->nblock, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(rc, m, 30))
+        !GROW(xs, nslot, 19) || !GROW(cs, nslot, 23) || !GROW(spos, nslot, 32) || !GROW(blist, p->nblock, 35) || !GROW(bsl, nslot, 33) || !GROW(z, nslot + m, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) ||
+        !GROW(W, p->nblock, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(v0, n, 37) || !GROW(rc, m, 30) || !GROW(segd, p->row_seg[m], 39))
         return 0;
     a->u = a->z + nslot;
     if (!grow((void**)&a->ratio, &a->cap[27], (size_t)S + 1, sizeof(double), 1)) return 0;
@@ -181,13 +150,15 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
         for (int k = 0; k < sl; ++k)
             if (a->folded[a->slot_row[k]] == pass) list[a->pos[a->slot_sub[k]]++] = k;
     }
+    for (int k = 0; k < sl; ++k) a->spos[k] = -1;
+    for (int q = 0; q < a->sub_slot_start[S]; ++q) a->spos[a->sub_slot[q]] = q;
     a->moff[0] = a->joff[0] = 0;
     for (int s = 0; s < S; ++s) {
         a->moff[s + 1] = a->moff[s] + (size_t)a->sn[s] * (size_t)a->sn[s];
         size_t packed = a->sn[s] <= SMALL ? (size_t)(a->sub_slot_start[s + 1] - a->sub_slot_start[s]) * (size_t)a->sn[s] : 0;
         a->joff[s + 1] = a->joff[s] + packed;
     }
-    if (!GROW(M, a->moff[S], 28) || !GROW(Jp, a->joff[S], 29)) return 0;
+    if (!GROW(M, a->moff[S], 28) || !GROW(Jp, a->joff[S], 29) || !GROW(Jt, a->joff[S], 34) || !GROW(Q, a->joff[S], 36)) return 0;
     /* small subsystems: their active slots' rows, dense over the subsystem's unknowns */
     for (int s = 0; s < S; ++s) {
         int ns = a->sn[s], so = a->soff[s];
@@ -203,22 +174,59 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
                 for (int i = 0; i < g->n; ++i) row[g->off - so + i] += j[i];
             }
         }
+        int nq = a->sub_slot_start[s + 1] - a->sub_slot_start[s];
+        double* Jt = a->Jt + a->joff[s];
+        for (int q = 0; q < nq; ++q)
+            for (int i = 0; i < ns; ++i) Jt[(size_t)i * (size_t)nq + (size_t)q] = Jp[(size_t)q * (size_t)ns + (size_t)i];
     }
     return 1;
 }
 
-/* M += scale J_slot^T J_slot over the subsystem's unknowns (offset so, size ns). */
-static void add_outer(const cp_problem* p, const cp_admm_work* a, int sl, int so, int ns, double scale, double* M) {
+/* M += scale J_slot^T J_slot over the subsystem's unknowns (offset so, size ns); with `lower`, on
+ * and below the diagonal only (a large subsystem: all its banded factorization reads). */
+static void add_outer(const cp_problem* p, const cp_admm_work* a, int sl, int so, int ns, double scale, double* M, int lower) {
     for (int k1 = a->slot_sb[sl]; k1 < a->slot_se[sl]; ++k1)
         for (int k2 = a->slot_sb[sl]; k2 < a->slot_se[sl]; ++k2) {
             const cp_group *g1 = &p->group[p->seg[k1].group], *g2 = &p->group[p->seg[k2].group];
             const double *j1 = p->J + p->seg[k1].val, *j2 = p->J + p->seg[k2].val;
+            if (lower && g2->off > g1->off) continue;
             for (int r = 0; r < g1->n; ++r) {
                 if (j1[r] == 0.0) continue;
                 double* Mr = M + (size_t)(g1->off - so + r) * (size_t)ns + (size_t)(g2->off - so);
-                for (int c = 0; c < g2->n; ++c) Mr[c] += scale * j1[r] * j2[c];
+                int c1 = lower && g2->off == g1->off ? r + 1 : g2->n;
+                for (int c = 0; c < c1; ++c) Mr[c] += scale * j1[r] * j2[c];
             }
         }
+}
+
+/* The half bandwidth of a large subsystem's matrix, from its parts: each group's band (a dense
+ * group: all of it) and each slot's extent, first to last nonzero over the subsystem's unknowns
+ * (its J^T J fills that square). What dense_bandwidth finds on the assembled matrix, without
+ * assembling and scanning all n^2 entries (with the memset and copy, 15% of SubADMM's time on
+ * the 2-piece insertion scene). */
+static int sub_bandwidth(const cp_problem* p, const cp_admm_work* a, int s) {
+    int ns = a->sn[s], so = a->soff[s], bw = 0;
+    for (int g = a->gstart[s]; g < p->ngroup && p->group[g].off < so + ns; ++g) {
+        int b = p->group[g].bw > 0 ? p->group[g].bw : p->group[g].n - 1;
+        bw = b > bw ? b : bw;
+    }
+    for (int pass = 0; pass < 2; ++pass) {
+        const int *start = pass ? a->sub_fold_start : a->sub_slot_start, *list = pass ? a->sub_fold : a->sub_slot;
+        for (int q = start[s]; q < start[s + 1]; ++q) {
+            int sl = list[q], lo = ns, hi = -1;
+            for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
+                const cp_group* g = &p->group[p->seg[k].group];
+                const double* j = p->J + p->seg[k].val;
+                for (int i = 0; i < g->n; ++i)
+                    if (j[i] != 0.0) {
+                        int c = g->off - so + i;
+                        lo = c < lo ? c : lo, hi = c > hi ? c : hi;
+                    }
+            }
+            bw = hi - lo > bw ? hi - lo : bw;
+        }
+    }
+    return bw;
 }
 
 /* The paper's balance tr(A_s) / |J_s|_F^2, and its form for subsystems with elastic stiffness. For
@@ -228,7 +236,7 @@ static void add_outer(const cp_problem* p, const cp_admm_work* a, int sl, int so
  * h^2 tr K, hundreds of times its mass, while a glue row moves the whole piece and sees about its
  * mass; the trace rule gave a penalty ~100x too high and SubADMM diverged on the insertion scene. For
  * a subsystem holding such a group the groups' share is therefore rank / tr(D_s), with the exact
- * diagonal of D_s from cp_prepare (AJ, the groups' own factors) and rank = min(n_s, rows_s) (a piece
+ * diagonal of D_s from cp_prepare_diag (the groups' own factors) and rank = min(n_s, rows_s) (a piece
  * of 135 unknowns is held by 27-54 glue rows). Rigid trees keep the paper's trace rule: the Delassus
  * form was measured on them too and needed up to 1.4x more iterations (BENCHMARKS.md). Folded soft
  * rows (a cable's springs) are not in the groups' matrices: they keep their trace share
@@ -244,8 +252,9 @@ static double balance(const cp_problem* p, const cp_admm_work* a, int s, const d
     for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
         int sl = a->sub_slot[q];
         for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
-            const double *j = p->J + p->seg[k].val, *aj = p->AJ + p->seg[k].val;
-            for (int i = 0; i < p->group[p->seg[k].group].n; ++i) jj += j[i] * j[i], jaj += j[i] * aj[i];
+            const double* j = p->J + p->seg[k].val;
+            for (int i = 0; i < p->group[p->seg[k].group].n; ++i) jj += j[i] * j[i];
+            jaj += a->segd[k];
         }
     }
     if (jj <= 0.0) return 1.0;
@@ -254,29 +263,66 @@ static double balance(const cp_problem* p, const cp_admm_work* a, int s, const d
     return (double)rank / jaj + (trA - trG) / jj; /* (trA - trG): the folded rows' trace */
 }
 
+/* A 6-unknown subsystem's (15) as v = M^-1 b + sum over its slots of (M^-1 Jp^T)_q coef_q: both
+ * products are constant within a step (until residual balancing changes beta), so they are made
+ * here, once, and small_solve6 skips the 6 x 6 product per iteration. */
+static void premultiply6(cp_admm_work* a, int s) {
+    const double *Mi = a->M + a->moff[s], *b = a->b + a->soff[s], *Jp = a->Jp + a->joff[s];
+    double *v0 = a->v0 + a->soff[s], *Q = a->Q + a->joff[s];
+    int nq = a->sub_slot_start[s + 1] - a->sub_slot_start[s];
+    for (int i = 0; i < 6; ++i) {
+        double t = 0.0;
+        for (int j = 0; j < 6; ++j) t += Mi[j * 6 + i] * b[j];
+        v0[i] = t;
+    }
+    for (int q = 0; q < nq; ++q)
+        for (int i = 0; i < 6; ++i) {
+            double t = 0.0;
+            for (int j = 0; j < 6; ++j) t += Mi[j * 6 + i] * Jp[q * 6 + j];
+            Q[q * 6 + i] = t;
+        }
+}
+
 /* Subsystem s's matrix A_s (+ folded rows) + beta_s J_s^T J_s, factorized (band) or inverted (small).
  * With set_beta, beta0 and beta come from the balance first. Returns 0 if it is not SPD. */
 static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_scale, int set_beta) {
-    int ns = a->sn[s], so = a->soff[s];
+    int ns = a->sn[s], so = a->soff[s], large = ns > SMALL, bw = large ? sub_bandwidth(p, a, s) : ns - 1;
     double* M = a->M + a->moff[s];
-    memset(M, 0, sizeof(double) * (size_t)ns * (size_t)ns);
+    /* a large subsystem: only the lower band is assembled (all the banded factorization reads) */
+    for (int r = 0; r < ns; ++r) {
+        int c0 = large ? (r - bw > 0 ? r - bw : 0) : 0, c1 = large ? r + 1 : ns;
+        memset(M + (size_t)r * (size_t)ns + (size_t)c0, 0, sizeof(double) * (size_t)(c1 - c0));
+    }
     for (int g = a->gstart[s]; g < p->ngroup && p->group[g].off < so + ns; ++g) { /* its run of groups */
         const cp_group* G = &p->group[g];
         if (G->n == 0) continue;
+        int gb = G->bw > 0 ? G->bw : G->n;
         for (int r = 0; r < G->n; ++r)
-            for (int c = 0; c < G->n; ++c) M[(size_t)(G->off - so + r) * (size_t)ns + (size_t)(G->off - so + c)] = G->A[r * G->n + c];
+            for (int c = large ? (r - gb > 0 ? r - gb : 0) : 0; c < (large ? r + 1 : G->n); ++c)
+                M[(size_t)(G->off - so + r) * (size_t)ns + (size_t)(G->off - so + c)] = G->A[r * G->n + c];
     }
     for (int q = a->sub_fold_start[s]; q < a->sub_fold_start[s + 1]; ++q) { /* folded soft rows: A_s += J^T J / c */
         int sl = a->sub_fold[q];
-        add_outer(p, a, sl, so, ns, 1.0 / a->rc[a->slot_row[sl]], M);
+        add_outer(p, a, sl, so, ns, 1.0 / a->rc[a->slot_row[sl]], M, large);
     }
     if (set_beta) {
         a->beta0[s] = beta_scale * balance(p, a, s, M);
         a->beta[s] = a->beta0[s] * a->ratio[s];
     }
-    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) add_outer(p, a, a->sub_slot[q], so, ns, a->beta[s], M);
-    if (ns > SMALL) {
-        a->bw[s] = dense_bandwidth(M, ns);
+    if (ns <= SMALL) { /* from the packed rows, lower triangle only (all the factorization reads) */
+        const double* Jp = a->Jp + a->joff[s];
+        for (int q = 0; q < a->sub_slot_start[s + 1] - a->sub_slot_start[s]; ++q) {
+            const double* j = Jp + (size_t)q * (size_t)ns;
+            for (int r = 0; r < ns; ++r) {
+                if (j[r] == 0.0) continue;
+                double bj = a->beta[s] * j[r];
+                for (int c = 0; c <= r; ++c) M[r * ns + c] += bj * j[c];
+            }
+        }
+    } else
+        for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) add_outer(p, a, a->sub_slot[q], so, ns, a->beta[s], M, 1);
+    if (large) {
+        a->bw[s] = bw;
         return dense_cholesky_band(M, ns, a->bw[s]) < 0;
     }
     /* small: the explicit inverse (columns of the identity through the factor) */
@@ -286,18 +332,24 @@ static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_s
     for (int c = 0; c < ns; ++c) {
         for (int i = 0; i < ns; ++i) col[i] = i == c;
         dense_cholesky_solve(L, ns, col);
-        for (int i = 0; i < ns; ++i) M[(size_t)i * (size_t)ns + (size_t)c] = col[i];
+        memcpy(M + (size_t)c * (size_t)ns, col, sizeof(double) * (size_t)ns); /* column-major (small_solve) */
     }
+    if (ns == 6) premultiply6(a, s);
     return 1;
 }
 
-/* W_c = sum over the block's slots of 1 / beta_s, and 1 / beta per slot. */
+/* beta and 1 / beta on subsystem s's slots (active and folded). */
+static void slot_weights(cp_admm_work* a, int s) {
+    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) a->bsl[a->sub_slot[q]] = a->beta[s], a->ib[a->sub_slot[q]] = 1.0 / a->beta[s];
+    for (int q = a->sub_fold_start[s]; q < a->sub_fold_start[s + 1]; ++q) a->bsl[a->sub_fold[q]] = a->beta[s], a->ib[a->sub_fold[q]] = 1.0 / a->beta[s];
+}
+
+/* W_c = sum over the block's slots of 1 / beta_s (from slot_weights). */
 static void block_weights(const cp_problem* p, cp_admm_work* a) {
-    for (int sl = 0; sl < a->slot_start[p->m]; ++sl) a->ib[sl] = 1.0 / a->beta[a->slot_sub[sl]];
     for (int c = 0; c < p->nblock; ++c) {
         int r0 = p->block[c].row;
         double W = 0.0;
-        for (int sl = a->slot_start[r0]; sl < a->slot_start[r0 + 1]; ++sl) W += 1.0 / a->beta[a->slot_sub[sl]];
+        for (int sl = a->slot_start[r0]; sl < a->slot_start[r0 + 1]; ++sl) W += a->ib[sl];
         a->W[c] = W;
     }
     if (a->acc.kind == CP_ACCEL_NONE) return;
@@ -313,72 +365,15 @@ static void block_weights(const cp_problem* p, cp_admm_work* a) {
     }
 }
 
-/* r = -w~ / W; a soft equality (compliance c) takes lambda = -w~ / (W + c). */
-static void project(const cp_block* k, const double* r, double W, double* l) {
-    if (k->kind == CP_EQUALITY) {
-        l[0] = r[0] * W / (W + k->compliance);
-    } else if (k->kind == CP_UNILATERAL) {
-        l[0] = r[0] > 0.0 ? r[0] : 0.0;
-    } else {
-        l[0] = r[0] > 0.0 ? r[0] : 0.0;
-        double t = sqrt(r[1] * r[1] + r[2] * r[2]), cap = k->mu * l[0];
-        double s = t > cap ? cap / t : 1.0;
-        l[1] = r[1] * s, l[2] = r[2] * s;
-    }
-}
-
-/* (15) for a small subsystem of ns unknowns (inlined with ns = 6, a free rigid body, so that the
- * compiler unrolls it): rhs = b + Jp^T coef, v = M^-1 rhs, x = Jp v. */
-static inline __attribute__((always_inline)) void small_solve(cp_admm_work* a, int s, int ns, double* v) {
-    int q0 = a->sub_slot_start[s], nq = a->sub_slot_start[s + 1] - q0;
-    const double *Jp = a->Jp + a->joff[s], *Mi = a->M + a->moff[s], *b = a->b + a->soff[s];
-    double rhs[SMALL], beta = a->beta[s];
-    for (int i = 0; i < ns; ++i) rhs[i] = b[i];
-    for (int q = 0; q < nq; ++q) {
-        int sl = a->sub_slot[q0 + q];
-        double coef = beta * a->z[sl] - a->u[a->slot_row[sl]];
-        const double* row = Jp + (size_t)q * (size_t)ns;
-        for (int i = 0; i < ns; ++i) rhs[i] += row[i] * coef;
-    }
-    for (int i = 0; i < ns; ++i) {
-        double t = 0.0;
-        for (int j = 0; j < ns; ++j) t += Mi[i * ns + j] * rhs[j];
-        v[i] = t;
-    }
-    for (int q = 0; q < nq; ++q) {
-        const double* row = Jp + (size_t)q * (size_t)ns;
-        double t = 0.0;
-        for (int i = 0; i < ns; ++i) t += row[i] * v[i];
-        a->x[a->sub_slot[q0 + q]] = t;
-    }
-}
-
-static void large_solve(const cp_problem* p, cp_admm_work* a, int s) {
-    int ns = a->sn[s], so = a->soff[s];
-    double* rhs = a->rhs + so; /* disjoint per subsystem */
-    memcpy(rhs, a->b + so, sizeof(double) * (size_t)ns);
-    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
-        int sl = a->sub_slot[q], r = a->slot_row[sl];
-        double coef = a->beta[s] * a->z[sl] - a->u[r];
-        for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
-            const cp_group* g = &p->group[p->seg[k].group];
-            const double* j = p->J + p->seg[k].val;
-            for (int i = 0; i < g->n; ++i) rhs[g->off - so + i] += j[i] * coef;
-        }
-    }
-    dense_cholesky_band_solve(a->M + a->moff[s], ns, a->bw[s], rhs);
-    memcpy(p->v + so, rhs, sizeof(double) * (size_t)ns);
-    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) a->x[a->sub_slot[q]] = slot_dot(p, a, a->sub_slot[q], p->v);
-}
-
-/* Residual balancing (see the top of the file); returns how many subsystems changed beta. */
+/* Residual balancing (see the top of the file); returns how many subsystems changed beta, listed in
+ * a->pos. */
 static int adapt(const cp_problem* p, cp_admm_work* a) {
     int changed = 0;
     for (int s = 0; s < a->nratio; ++s) {
         double rp = 0.0, rd = 0.0;
         for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
             int sl = a->sub_slot[q];
-            double d1 = a->x[sl] - a->z[sl], d2 = a->z[sl] - a->zprev[sl];
+            double d1 = a->xs[q] - a->z[sl], d2 = a->z[sl] - a->zprev[sl];
             rp += d1 * d1, rd += d2 * d2;
         }
         if (rp == 0.0 && rd == 0.0) continue;
@@ -393,34 +388,26 @@ static int adapt(const cp_problem* p, cp_admm_work* a) {
             factor_one(p, a, s, 1.0, 0);
             continue;
         }
-        ++changed;
+        slot_weights(a, s);
+        a->pos[changed++] = s;
     }
     if (changed) block_weights(p, a), cp_accel_reset(&a->acc); /* a new map */
     return changed;
 }
 
-cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,
-                        cp_admm_work** work) {
-    cp_result res = {0, 0.0};
-    cp_admm_work* a = work ? *work : NULL;
-    if (!a) {
-        a = loam_calloc(1, sizeof *a);
-        if (work) *work = a;
-    }
-    int ok = a != NULL && setup(p, a, sub_of_group, nsub, set->fold_soft);
-    if (ok && !set->adapt)
-        for (int s = 0; s < nsub; ++s) a->ratio[s] = 1.0;
-    ok = ok && cp_accel_begin(&a->acc, set->accel, a->slot_start[p->m] + p->m);
-    for (int s = 0; s < nsub && ok; ++s) ok = factor_one(p, a, s, set->beta_scale, 1);
-    if (!ok) {
-        if (!work) cp_admm_work_free(a);
-        res.iterations = -1;
-        return res;
-    }
-    block_weights(p, a);
+static void rhs_base(const cp_problem* p, cp_admm_work* a) {
     /* b = A v_free. On entry v already carries the warm start, v = v_free + A^-1 J^T lambda, so
      * b = A v - J^T lambda: counting the warm impulses once, through u below. */
-    for (int g = 0; g < p->ngroup; ++g) dense_matvec(p->group[g].A, p->group[g].n, p->group[g].n, p->v + p->group[g].off, a->b + p->group[g].off);
+    for (int gi = 0; gi < p->ngroup; ++gi) { /* dense_matvec, over the band only for an FEM piece */
+        const cp_group* g = &p->group[gi];
+        int n = g->n, bw = g->bw > 0 ? g->bw : n;
+        for (int i = 0; i < n; ++i) {
+            const double* Ai = g->A + (size_t)i * (size_t)n;
+            double s = 0.0;
+            for (int j = i - bw > 0 ? i - bw : 0; j <= (i + bw < n - 1 ? i + bw : n - 1); ++j) s += Ai[j] * p->v[g->off + j];
+            a->b[g->off + i] = s;
+        }
+    }
     for (int r = 0; r < p->m; ++r)
         if (p->lambda[r] != 0.0)
             for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k) {
@@ -438,62 +425,55 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
             for (int i = 0; i < g->n; ++i) a->b[g->off + i] -= j[i] * p->e[r] / p->block[c].compliance;
         }
     }
+}
+
+cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,
+                        cp_admm_work** work) {
+    cp_result res = {0, 0.0};
+    cp_admm_work* a = work ? *work : NULL;
+    if (!a) {
+        a = loam_calloc(1, sizeof *a);
+        if (work) *work = a;
+    }
+    int ok = a != NULL && setup(p, a, sub_of_group, nsub, set->fold_soft);
+    if (ok && !set->adapt)
+        for (int s = 0; s < nsub; ++s) a->ratio[s] = 1.0;
+    ok = ok && cp_accel_begin(&a->acc, set->accel, a->slot_start[p->m] + p->m);
+    if (ok) cp_prepare_diag(p, a->segd, a->rhs); /* diag for the error, the warm start */
+    if (ok) rhs_base(p, a); /* before the factors: a 6-unknown subsystem's takes M^-1 b along */
+    for (int s = 0; s < nsub && ok; ++s) ok = factor_one(p, a, s, set->beta_scale, 1);
+    if (!ok) {
+        if (!work) cp_admm_work_free(a);
+        res.iterations = -1;
+        return res;
+    }
+    for (int s = 0; s < nsub; ++s) slot_weights(a, s);
+    block_weights(p, a);
     /* start: u = -lambda and z = x = J v with v the warm-started velocity, so that a correct warm
      * start is already a fixed point of (15) */
     for (int r = 0; r < p->m; ++r) {
         a->u[r] = -p->lambda[r];
-        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) a->z[sl] = a->x[sl] = slot_dot(p, a, sl, p->v);
+        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) {
+            a->z[sl] = cp_admm_slot_dot(p, a, sl, p->v);
+            if (a->spos[sl] >= 0) a->xs[a->spos[sl]] = a->z[sl];
+        }
     }
+    cp_admm_refresh_coef(p, a);
     int S = nsub;
     double alpha_c = set->relaxation;
+    cp_admm_sort_blocks(p, a, alpha_c);
     for (int it = 0; it < iterations; ++it) {
         if (a->acc.kind != CP_ACCEL_NONE) cp_accel_before(&a->acc, a->z);
-        /* (15): one reduced solve per subsystem, in parallel (each writes only its own unknowns and
-         * slots, so the result does not depend on the thread count) */
-#pragma omp parallel for schedule(static) if (S > 64)
-        for (int s = 0; s < S; ++s) {
-            if (a->sub_slot_start[s + 1] == a->sub_slot_start[s]) continue; /* untouched: keeps v_free */
-            int ns = a->sn[s];
-            if (ns == 6) small_solve(a, s, 6, p->v + a->soff[s]);
-            else if (ns <= SMALL) small_solve(a, s, ns, p->v + a->soff[s]);
-            else large_solve(p, a, s);
-        }
+        cp_admm_solve_all(p, a, S); /* (15), one reduced solve per subsystem, in parallel */
         int check = set->adapt && (it + 1) % ADAPT_EVERY == 0 && it + 1 < iterations && it < ADAPT_UNTIL;
         if (check) memcpy(a->zprev, a->z, sizeof(double) * (size_t)a->slot_start[p->m]);
         /* (16)-(21): closed-form projection per block, in parallel (each writes its own rows) */
-        double change = 0.0;
-#pragma omp parallel for schedule(static) reduction(max : change) if (p->nblock > 64)
-        for (int c = 0; c < p->nblock; ++c) {
-            const cp_block* k = &p->block[c];
-            int r0 = k->row, nr = k->kind == CP_CONTACT ? 3 : 1;
-            if (a->slot_start[r0 + 1] == a->slot_start[r0] || a->folded[r0]) continue;
-            double W = a->W[c], rv[3], l[3] = {0, 0, 0}, alpha = k->kind == CP_EQUALITY ? 1.0 : alpha_c;
-            for (int q = 0; q < nr; ++q) {
-                int r = r0 + q;
-                double wt = p->e[r];
-                for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) {
-                    double y = alpha * a->x[sl] + (1.0 - alpha) * a->z[sl] + a->u[r] * a->ib[sl];
-                    if (it > 0) { /* (not fmax: a libm call in the hottest loop) */
-                        double dy = fabs(y - a->y[sl]);
-                        change = dy > change ? dy : change;
-                    }
-                    a->y[sl] = y;
-                    wt += y;
-                }
-                rv[q] = -wt / W;
-            }
-            project(k, rv, W, l);
-            for (int q = 0; q < nr; ++q) {
-                int r = r0 + q;
-                for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) a->z[sl] = a->y[sl] + l[q] * a->ib[sl];
-                a->u[r] = -l[q];
-                p->lambda[r] = l[q];
-            }
-        }
+        double change = cp_admm_project_all(p, a, alpha_c, it > 0);
         res.iterations = it + 1;
         if (it > 0 && change <= tolerance) break;
-        if (check) adapt(p, a); /* on the plain iterate: its residuals are the ones balanced */
-        if (a->acc.kind != CP_ACCEL_NONE) cp_accel_after(&a->acc, a->z);
+        if (check) /* on the plain iterate: its residuals are the ones balanced */
+            for (int n = adapt(p, a), i = 0; i < n; ++i) cp_admm_refresh_sub(a, a->pos[i]);
+        if (a->acc.kind != CP_ACCEL_NONE) cp_accel_after(&a->acc, a->z), cp_admm_refresh_coef(p, a);
     }
     /* the small subsystems' velocities were written in place; the folded rows' impulses come from
      * the final velocities */

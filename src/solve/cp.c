@@ -44,6 +44,92 @@ void cp_prepare(cp_problem* p) {
     }
 }
 
+/* |L^-1 j|^2 for nj segments j[] over one group g (j L^-T L^-1 j^T = j A^-1 j^T, each one's share
+ * of its row's diagonal) by forward substitution alone, from the first nonzero of any of them:
+ * L^-1 j vanishes above it (exact zeros, so each result is what it would be from its own first
+ * nonzero), and a contact or glue row touches a few nodes of an FEM piece, so this costs a
+ * fraction of the two full band substitutions of A^-1 j. The rows of a contact or a glue point
+ * share their groups and go together: each one's substitution is a chain of dependent
+ * subtractions, and three side by side keep the floating-point unit busy. y[q]: n scratch each. */
+static void half_norm2(const cp_group* g, int nj, const double* const* j, double* const* y, double* out) {
+    int n = g->n, bw = g->bw > 0 ? g->bw : n, i0 = n;
+    for (int q = 0; q < nj; ++q) {
+        int f = 0;
+        while (f < i0 && j[q][f] == 0.0) ++f;
+        i0 = f < i0 ? f : i0;
+    }
+    double s2[3] = {0.0, 0.0, 0.0};
+    for (int i = i0; i < n; ++i) {
+        const double* li = g->L + (size_t)i * (size_t)n;
+        int k0 = i - bw > i0 ? i - bw : i0;
+        if (nj == 3) {
+            double s0 = j[0][i], s1 = j[1][i], s2_ = j[2][i];
+            const double *y0 = y[0], *y1 = y[1], *y2 = y[2];
+            for (int k = k0; k < i; ++k) s0 -= li[k] * y0[k], s1 -= li[k] * y1[k], s2_ -= li[k] * y2[k];
+            y[0][i] = s0 / li[i], y[1][i] = s1 / li[i], y[2][i] = s2_ / li[i];
+        } else
+            for (int q = 0; q < nj; ++q) {
+                double s = j[q][i];
+                for (int k = k0; k < i; ++k) s -= li[k] * y[q][k];
+                y[q][i] = s / li[i];
+            }
+        for (int q = 0; q < nj; ++q) s2[q] += y[q][i] * y[q][i];
+    }
+    for (int q = 0; q < nj; ++q) out[q] = s2[q];
+}
+
+/* Rows r and r + 1 touch the same groups in the same order. */
+static int same_groups(const cp_problem* p, int r) {
+    int k0 = p->row_seg[r], k1 = p->row_seg[r + 1], ns = k1 - k0;
+    if (r + 1 >= p->m || p->row_seg[r + 2] - k1 != ns) return 0;
+    for (int q = 0; q < ns; ++q)
+        if (p->seg[k0 + q].group != p->seg[k1 + q].group) return 0;
+    return 1;
+}
+
+void cp_prepare_diag(cp_problem* p, double* segd, double* t) {
+    memset(t, 0, sizeof(double) * (size_t)p->n);
+    for (int r = 0; r < p->m;) {
+        int nr = 1;
+        while (nr < 3 && same_groups(p, r + nr - 1)) ++nr;
+        for (int q = 0; q < p->row_seg[r + 1] - p->row_seg[r]; ++q) {
+            const double* j[3];
+            double *y[3], d[3];
+            const cp_group* g = &p->group[p->seg[p->row_seg[r] + q].group];
+            for (int i = 0; i < nr; ++i) {
+                const cp_seg* sg = &p->seg[p->row_seg[r + i] + q];
+                j[i] = p->J + sg->val, y[i] = p->AJ + sg->val; /* AJ: scratch here */
+            }
+            half_norm2(g, nr, j, y, d);
+            for (int i = 0; i < nr; ++i) segd[p->row_seg[r + i] + q] = d[i];
+        }
+        for (int i = r; i < r + nr; ++i) {
+            double d = 0.0;
+            for (int k = p->row_seg[i]; k < p->row_seg[i + 1]; ++k) {
+                const cp_group* g = &p->group[p->seg[k].group];
+                const double* j = p->J + p->seg[k].val;
+                d += segd[k];
+                if (p->lambda[i] != 0.0)
+                    for (int c = 0; c < g->n; ++c) t[g->off + c] += j[c] * p->lambda[i];
+            }
+            p->diag[i] = d;
+        }
+        r += nr;
+    }
+    /* the warm start: one solve per group for all its rows' impulses */
+    for (int gi = 0; gi < p->ngroup; ++gi) {
+        const cp_group* g = &p->group[gi];
+        double* tg = t + g->off;
+        int any = 0;
+        for (int i = 0; i < g->n && !any; ++i) any = tg[i] != 0.0;
+        if (!any) continue;
+        if (g->bw > 0) dense_cholesky_band_solve(g->L, g->n, g->bw, tg);
+        else if (g->n == 6) solve6(g->L, tg);
+        else dense_cholesky_solve(g->L, g->n, tg);
+        for (int i = 0; i < g->n; ++i) p->v[g->off + i] += tg[i];
+    }
+}
+
 static double fb(double a, double b) { return a + b - sqrt(a * a + b * b); }
 
 double cp_error(const cp_problem* p) {

@@ -61,8 +61,13 @@ typedef struct cp_result {
     double error;   /* cp_error at the end */
 } cp_result;
 
-/* AJ and diag from J and the factors; then v += A^-1 J^T lambda for the warm start. */
+/* AJ and diag from J and the factors; then v += A^-1 J^T lambda for the warm start. Every solver
+ * but SubADMM needs it before its call. */
 void cp_prepare(cp_problem* p);
+/* What SubADMM needs of cp_prepare, without A^-1 J^T (it applies no single rows): diag, each
+ * segment's share of it in segd (row_seg[m] values), and the warm start; AJ is left as scratch.
+ * t: n doubles of scratch. cp_solve_admm calls it itself. */
+void cp_prepare_diag(cp_problem* p, double* segd, double* t);
 /* The row velocity J_r v + e_r. Inline, with the 6-unknown segment (a free rigid body: the spheres
  * of the stirring and sphere scenes) as its own case so the compiler unrolls it: these two were
  * half of a stirring step's instructions (callgrind). */
@@ -124,6 +129,7 @@ typedef struct cp_admm_settings {
     double relaxation; /* in (0, 2): over-relaxation of x in the contact and unilateral projections; 1 = none */
     int accel;         /* CP_ACCEL_* of admm_accel.h: 0 none, 1 Nesterov with restart, 2 Anderson */
 } cp_admm_settings;
+/* p comes unprepared (not through cp_prepare): SubADMM makes its own diag and warm start. */
 cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,
                         cp_admm_work** work);
 void cp_admm_work_free(cp_admm_work* work);

@@ -1,0 +1,192 @@
+/* SubADMM's projections (16)-(21) per constraint block (admm_work.h), and the coefficients they
+ * leave for the next reduced solves. */
+#include <math.h>
+#include <stddef.h>
+
+#include "solve/admm_work.h"
+
+/* r = -w~ / W; a soft equality (compliance c) takes lambda = -w~ / (W + c). */
+static void project(const cp_block* k, const double* r, double W, double* l) {
+    if (k->kind == CP_EQUALITY) {
+        l[0] = r[0] * W / (W + k->compliance);
+    } else if (k->kind == CP_UNILATERAL) {
+        l[0] = r[0] > 0.0 ? r[0] : 0.0;
+    } else {
+        l[0] = r[0] > 0.0 ? r[0] : 0.0;
+        double t = sqrt(r[1] * r[1] + r[2] * r[2]), cap = k->mu * l[0];
+        double s = t > cap ? cap / t : 1.0;
+        l[1] = r[1] * s, l[2] = r[2] * s;
+    }
+}
+
+/* Each active slot's coefficient beta_s z - u in its subsystem's right-hand side (15), from the
+ * state (z, u): at the start, and after anything but a projection changed the state or a penalty. */
+void cp_admm_refresh_coef(const cp_problem* p, cp_admm_work* a) {
+    for (int r = 0; r < p->m; ++r)
+        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl)
+            if (a->spos[sl] >= 0) a->cs[a->spos[sl]] = a->bsl[sl] * a->z[sl] - a->u[r];
+}
+
+/* refresh_coef for subsystem s alone (its penalty changed; the others' coefficients still hold). */
+void cp_admm_refresh_sub(cp_admm_work* a, int s) {
+    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
+        int sl = a->sub_slot[q];
+        a->cs[q] = a->bsl[sl] * a->z[sl] - a->u[a->slot_row[sl]];
+    }
+}
+
+/* (16)-(21) for block c (any kind, relaxation alpha): y, the projection, z and u, and the slots'
+ * coefficients for the next (15). Returns the largest |y - y_previous| if `track`. */
+static double any_block(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, double alpha, int track) {
+    int r0 = k->row, nr = k->kind == CP_CONTACT ? 3 : 1;
+    double W = a->W[c], rv[3], l[3] = {0, 0, 0}, change = 0.0;
+    for (int q = 0; q < nr; ++q) {
+        int r = r0 + q;
+        double wt = p->e[r];
+        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) {
+            double y = alpha * a->xs[a->spos[sl]] + (1.0 - alpha) * a->z[sl] + a->u[r] * a->ib[sl];
+            if (track) { /* (not fmax: a libm call in the hottest loop) */
+                double dy = fabs(y - a->y[sl]);
+                change = dy > change ? dy : change;
+            }
+            a->y[sl] = y;
+            wt += y;
+        }
+        rv[q] = -wt / W;
+    }
+    project(k, rv, W, l);
+    for (int q = 0; q < nr; ++q) {
+        int r = r0 + q;
+        a->u[r] = -l[q];
+        p->lambda[r] = l[q];
+        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) {
+            a->z[sl] = a->y[sl] + l[q] * a->ib[sl];
+            a->cs[a->spos[sl]] = a->bsl[sl] * a->z[sl] - a->u[r];
+        }
+    }
+    return change;
+}
+
+/* any_block for a contact whose three rows have one slot each (against the world) and no
+ * relaxation: the same operations in the same order (alpha x + (1 - alpha) z is x exactly for
+ * alpha = 1), unrolled, with `track` a constant. */
+static inline __attribute__((always_inline)) double contact_one(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, int track) {
+    int r0 = k->row, s0 = a->slot_start[r0];
+    const int* pos = a->spos + s0;
+    const double *ib = a->ib + s0, *bsl = a->bsl + s0, *xs = a->xs, *e = p->e + r0;
+    double *yp = a->y + s0, *zp = a->z + s0, *cs = a->cs, *u = a->u + r0;
+    double W = a->W[c], rv[3], l[3], y[3], change = 0.0;
+    for (int q = 0; q < 3; ++q) {
+        y[q] = xs[pos[q]] + u[q] * ib[q];
+        if (track) {
+            double dy = fabs(y[q] - yp[q]);
+            change = dy > change ? dy : change;
+        }
+        yp[q] = y[q];
+        rv[q] = -(e[q] + y[q]) / W;
+    }
+    l[0] = rv[0] > 0.0 ? rv[0] : 0.0;
+    double t = sqrt(rv[1] * rv[1] + rv[2] * rv[2]), cap = k->mu * l[0];
+    double sc = t > cap ? cap / t : 1.0;
+    l[1] = rv[1] * sc, l[2] = rv[2] * sc;
+    for (int q = 0; q < 3; ++q) {
+        u[q] = -l[q];
+        p->lambda[r0 + q] = l[q];
+        double z = y[q] + l[q] * ib[q];
+        zp[q] = z;
+        cs[pos[q]] = bsl[q] * z + l[q]; /* beta z - u, u = -l */
+    }
+    return change;
+}
+
+/* contact_one for two slots per row (a contact between two subsystems: most of a pile's) with each row's
+ * two slots in the two lanes of a register: y, z and the coefficients lane by lane, the row sum
+ * (e + y_1) + y_2 and the largest |y - y_previous| as the scalar code forms them (same bits). */
+typedef long long v2l __attribute__((vector_size(16)));
+static inline __attribute__((always_inline)) double contact_pair(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, int track) {
+    int r0 = k->row, s0 = a->slot_start[r0];
+    const int* pos = a->spos + s0;
+    const double *ib = a->ib + s0, *bsl = a->bsl + s0, *xs = a->xs;
+    double *yp = a->y + s0, *zp = a->z + s0, *cs = a->cs;
+    double W = a->W[c], rv[3], l[3];
+    v2d y[3], most = {0.0, 0.0};
+    const v2l absmask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
+    for (int q = 0; q < 3; ++q) {
+        double u = a->u[r0 + q];
+        v2d x = {xs[pos[2 * q]], xs[pos[2 * q + 1]]}, uu = {u, u};
+        y[q] = x + uu * ld2(ib + 2 * q);
+        if (track) {
+            v2d dy = (v2d)((v2l)(y[q] - ld2(yp + 2 * q)) & absmask);
+            v2l gt = dy > most;
+            most = (v2d)((gt & (v2l)dy) | (~gt & (v2l)most));
+        }
+        st2(yp + 2 * q, y[q]);
+        rv[q] = -((p->e[r0 + q] + y[q][0]) + y[q][1]) / W;
+    }
+    l[0] = rv[0] > 0.0 ? rv[0] : 0.0;
+    double t = sqrt(rv[1] * rv[1] + rv[2] * rv[2]), cap = k->mu * l[0];
+    double sc = t > cap ? cap / t : 1.0;
+    l[1] = rv[1] * sc, l[2] = rv[2] * sc;
+    for (int q = 0; q < 3; ++q) {
+        a->u[r0 + q] = -l[q];
+        p->lambda[r0 + q] = l[q];
+        v2d ll = {l[q], l[q]}, z = y[q] + ll * ld2(ib + 2 * q), cf = ld2(bsl + 2 * q) * z + ll; /* beta z - u, u = -l */
+        st2(zp + 2 * q, z);
+        cs[pos[2 * q]] = cf[0], cs[pos[2 * q + 1]] = cf[1];
+    }
+    return most[0] > most[1] ? most[0] : most[1];
+}
+
+/* Sort the blocks by the projection they take (blocks are independent, so the order changes
+ * nothing): contacts with two slots per row, with one, then the rest; skipped: rows without slots
+ * and folded rows. Branching per block in the loop cost as much as a sphere contact's projection
+ * arithmetic. */
+static int block_kind(const cp_problem* p, const cp_admm_work* a, int c, double alpha_c) {
+    const cp_block* k = &p->block[c];
+    int r0 = k->row, s0 = a->slot_start[r0], ns = a->slot_start[r0 + 1] - s0;
+    if (ns == 0 || a->folded[r0]) return -1;
+    if (k->kind == CP_CONTACT && alpha_c == 1.0 && a->slot_start[r0 + 3] - s0 == 3 * ns && ns <= 2) return 2 - ns;
+    return 2;
+}
+
+void cp_admm_sort_blocks(const cp_problem* p, cp_admm_work* a, double alpha_c) {
+    int n[3] = {0, 0, 0}, at[3];
+    for (int c = 0; c < p->nblock; ++c) {
+        int kind = block_kind(p, a, c, alpha_c);
+        if (kind >= 0) ++n[kind];
+    }
+    at[0] = 0, at[1] = n[0], at[2] = n[0] + n[1];
+    a->nblist[0] = at[1], a->nblist[1] = at[2], a->nblist[2] = at[2] + n[2]; /* where each kind ends */
+    for (int c = 0; c < p->nblock; ++c) {
+        int kind = block_kind(p, a, c, alpha_c);
+        if (kind >= 0) a->blist[at[kind]++] = c;
+    }
+}
+
+/* All blocks' projections; returns the largest |y - y_previous| if `track`. */
+static inline __attribute__((always_inline)) double project_all(cp_problem* p, cp_admm_work* a, double alpha_c, int track) {
+    double change = 0.0;
+    const int *list = a->blist, *end = a->nblist;
+    int n0 = end[0], n1 = end[1], n2 = end[2];
+#pragma omp parallel for schedule(static) reduction(max : change) if (n0 > 64)
+    for (int i = 0; i < n0; ++i) {
+        double d = contact_pair(p, a, &p->block[list[i]], list[i], track);
+        change = d > change ? d : change;
+    }
+#pragma omp parallel for schedule(static) reduction(max : change) if (n1 - n0 > 64)
+    for (int i = n0; i < n1; ++i) {
+        double d = contact_one(p, a, &p->block[list[i]], list[i], track);
+        change = d > change ? d : change;
+    }
+#pragma omp parallel for schedule(static) reduction(max : change) if (n2 - n1 > 64)
+    for (int i = n1; i < n2; ++i) {
+        const cp_block* k = &p->block[list[i]];
+        double d = any_block(p, a, k, list[i], k->kind == CP_EQUALITY ? 1.0 : alpha_c, track);
+        change = d > change ? d : change;
+    }
+    return change;
+}
+
+double cp_admm_project_all(cp_problem* p, cp_admm_work* a, double alpha_c, int track) {
+    return track ? project_all(p, a, alpha_c, 1) : project_all(p, a, alpha_c, 0);
+}

@@ -1,0 +1,81 @@
+/* The workspace of subsystem-based ADMM (admm.c) and its per-iteration kernels: the reduced solves
+ * (15) in admm_solve.c and the projections (16)-(21) in admm_project.c. Private to these files.
+ * Slots (admm.c's top comment): a row's share in one subsystem; each active slot also has a place
+ * in its subsystem's list (sub_slot order), where the solve reads the slot's coefficient in (15)
+ * and writes its x, so that the solve runs over contiguous memory and only the projection goes
+ * through the slot-to-place map (spos). */
+#ifndef LOAM_SOLVE_ADMM_WORK_H
+#define LOAM_SOLVE_ADMM_WORK_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include "solve/admm_accel.h"
+#include "solve/cp.h"
+
+/* Subsystems of at most SMALL unknowns keep an explicit inverse and packed J rows. */
+enum { CP_ADMM_SMALL = 12 };
+
+/* Persistent scratch (cp.h): buffers grow to the largest problem seen and are reused. */
+struct cp_admm_work {
+    size_t cap[40];
+    unsigned char* folded;                        /* m */
+    int *soff, *sn, *gstart;                      /* S + 1: unknowns; first group */
+    int* slot_start;                              /* m + 1 */
+    int *slot_sub, *slot_sb, *slot_se, *slot_row; /* per slot */
+    int *sub_slot, *sub_slot_start;               /* active slots by subsystem (S + 1 starts) */
+    int *sub_fold, *sub_fold_start;               /* folded slots by subsystem */
+    int *bw, *pos;                                /* S + 1 */
+    double *beta, *beta0, *ratio;                 /* S; ratio persists between calls */
+    int nratio;                                   /* subsystems ratio was kept for */
+    double* M;                                    /* per subsystem: band factor, or explicit inverse if small */
+    size_t *moff, *joff;                          /* S + 1 */
+    double *Jp, *Jt;                              /* small subsystems: their active slots' J rows, dense,
+                                                     by rows (Jp) and by columns (Jt) */
+    double *Q, *v0;                               /* 6-unknown subsystems: M^-1 Jp^T by slots, and M^-1 b */
+    double *z, *y, *zprev, *ib, *bsl;             /* per slot; ib, bsl = 1 / beta and beta of the slot's subsystem */
+    int* spos;                                    /* per slot: its index in sub_slot (-1: folded) */
+    int *blist, nblist[3];                        /* blocks sorted by projection kind (sort_blocks) */
+    double *xs, *cs;                              /* per active slot, in sub_slot order: x = J v, and the
+                                                     coefficient beta z - u of its row in (15) */
+    double *u, *W, *rc;                           /* m (u = z + nslot: the state (z, u) is one vector for
+                                                     acceleration); per block; m: each row's compliance */
+    cp_accel acc;
+    double *b, *rhs;                              /* n */
+    double* segd;                                 /* per segment: J A^-1 J^T's share (cp_prepare_diag) */
+};
+
+/* J_slot . v, over the slot's segments */
+static inline double cp_admm_slot_dot(const cp_problem* p, const cp_admm_work* a, int sl, const double* v) {
+    double s = 0.0;
+    for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
+        const cp_group* g = &p->group[p->seg[k].group];
+        const double* j = p->J + p->seg[k].val;
+        for (int i = 0; i < g->n; ++i) s += j[i] * v[g->off + i];
+    }
+    return s;
+}
+
+/* Two doubles, one SSE2 register (GCC and clang vector extensions; lanes are computed as the
+ * scalar code would, so the results are the same bits). */
+typedef double v2d __attribute__((vector_size(16)));
+static inline v2d ld2(const double* p) {
+    v2d r;
+    memcpy(&r, p, sizeof r);
+    return r;
+}
+static inline void st2(double* p, v2d x) { memcpy(p, &x, sizeof x); }
+
+/* (15) for every subsystem with active slots: v (small ones in place in p->v) and x. */
+void cp_admm_solve_all(cp_problem* p, cp_admm_work* a, int nsub);
+/* (16)-(21) for every block of the sorted lists (cp_admm_sort_blocks); returns the largest change
+ * of a y over the iteration if `track` (the stopping rule), else 0. */
+double cp_admm_project_all(cp_problem* p, cp_admm_work* a, double alpha_c, int track);
+/* Sort the blocks by the projection they take, for relaxation alpha_c. */
+void cp_admm_sort_blocks(const cp_problem* p, cp_admm_work* a, double alpha_c);
+/* Every active slot's coefficient beta z - u from the state (z, u); cp_admm_refresh_sub for one
+ * subsystem's slots. */
+void cp_admm_refresh_coef(const cp_problem* p, cp_admm_work* a);
+void cp_admm_refresh_sub(cp_admm_work* a, int s);
+
+#endif

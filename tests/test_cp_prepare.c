@@ -1,0 +1,76 @@
+/* cp_prepare_diag (SubADMM's preparation) against cp_prepare (the other solvers'): the same Delassus
+ * diagonal J A^-1 J^T, each segment's share of it, and the same warm-started velocity, on a problem
+ * with the three kinds of group a step makes (a banded FEM-like piece, a free body's 6 x 6, a dense
+ * tree) and rows that start at the top, the middle and the end of the band. */
+#include <math.h>
+#include <string.h>
+
+#include "core/dense.h"
+#include "solve/cp.h"
+#include "test_util.h"
+
+enum { NB = 14, BW = 3, N6 = 6, N7 = 7, N = NB + N6 + N7, NROW = 6, NSEG = 10 };
+
+/* An SPD matrix of size n, zero beyond half bandwidth bw (bw = n - 1: dense): diagonally dominant
+ * with entries that depend on the position, so that no symmetry hides an indexing mistake. */
+static void spd(double* a, int n, int bw, double seed) {
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            int d = i > j ? i - j : j - i;
+            a[i * n + j] = d > bw ? 0.0 : d == 0 ? 4.0 * bw + 2.0 + 0.1 * i : -1.0 / (1.0 + d + seed * (i + j));
+        }
+}
+
+int main(void) {
+    static double A0[NB * NB], L0[NB * NB], A1[N6 * N6], L1[N6 * N6], A2[N7 * N7], L2[N7 * N7];
+    spd(A0, NB, BW, 0.01), spd(A1, N6, N6 - 1, 0.2), spd(A2, N7, N7 - 1, 0.05);
+    memcpy(L0, A0, sizeof A0), memcpy(L1, A1, sizeof A1), memcpy(L2, A2, sizeof A2);
+    CHECK(dense_cholesky_band(L0, NB, BW) < 0, "band factor");
+    CHECK(dense_cholesky(L1, N6) < 0, "6 x 6 factor");
+    CHECK(dense_cholesky(L2, N7) < 0, "7 x 7 factor");
+    cp_group groups[3] = {{0, NB, A0, L0, BW}, {NB, N6, A1, L1, 0}, {NB + N6, N7, A2, L2, 0}};
+
+    /* rows 0-2: a contact between the piece (nodes in its middle) and the free body; row 3: the
+     * piece's first unknowns and the tree; row 4: the piece's last unknowns; row 5: the tree alone */
+    int row_seg[NROW + 1] = {0, 2, 4, 6, 8, 9, 10}, group_of[NSEG] = {0, 1, 0, 1, 0, 1, 0, 2, 0, 2};
+    cp_seg seg[NSEG];
+    static double J[NSEG * NB], e[NROW], lambda0[NROW] = {0.3, -0.1, 0.05, 0.0, 1.2, -0.7};
+    size_t val = 0;
+    for (int k = 0; k < NSEG; ++k) {
+        seg[k] = (cp_seg){group_of[k], val};
+        int n = groups[group_of[k]].n, r = 0;
+        while (row_seg[r + 1] <= k) ++r;
+        for (int i = 0; i < n; ++i) {
+            int on = group_of[k] != 0 ? 1 : r < 3 ? (i >= 6 && i < 9) : r == 3 ? i < 3 : i >= NB - 3;
+            J[val + i] = on ? sin(1.0 + 0.7 * k + 1.3 * i) : 0.0;
+        }
+        val += (size_t)n;
+    }
+    cp_block blocks[4] = {{0, CP_CONTACT, 0.5, 0.0}, {3, CP_EQUALITY, 0.0, 0.0}, {4, CP_UNILATERAL, 0.0, 0.0}, {5, CP_EQUALITY, 0.0, 1e-3}};
+
+    double vA[N], vB[N], lamA[NROW], lamB[NROW], diagA[NROW], diagB[NROW], segd[NSEG], t[N];
+    static double AJA[NSEG * NB], AJB[NSEG * NB];
+    for (int i = 0; i < N; ++i) vA[i] = vB[i] = cos(0.3 * i);
+    memcpy(lamA, lambda0, sizeof lamA), memcpy(lamB, lambda0, sizeof lamB);
+    cp_problem pa = {N, 3, groups, vA, NROW, row_seg, seg, J, AJA, e, lamA, 4, blocks, diagA};
+    cp_problem pb = {N, 3, groups, vB, NROW, row_seg, seg, J, AJB, e, lamB, 4, blocks, diagB};
+    cp_prepare(&pa);
+    cp_prepare_diag(&pb, segd, t);
+
+    for (int r = 0; r < NROW; ++r) {
+        CHECK(diagA[r] > 0.0 && fabs(diagB[r] - diagA[r]) <= 1e-12 * diagA[r], "row %d: diag %.17g, cp_prepare's %.17g", r, diagB[r],
+              diagA[r]);
+        double sum = 0.0;
+        for (int k = row_seg[r]; k < row_seg[r + 1]; ++k) {
+            /* each segment's share: j . A^-1 j over its own group, from cp_prepare's A^-1 J^T */
+            double share = 0.0;
+            for (int i = 0; i < groups[seg[k].group].n; ++i) share += J[seg[k].val + i] * AJA[seg[k].val + i];
+            CHECK(fabs(segd[k] - share) <= 1e-12 * share, "segment %d: %.17g, expected %.17g", k, segd[k], share);
+            sum += segd[k];
+        }
+        CHECK(sum == diagB[r], "row %d: the segments' shares do not add up to its diagonal", r);
+    }
+    for (int i = 0; i < N; ++i) CHECK(fabs(vB[i] - vA[i]) <= 1e-12 * (1.0 + fabs(vA[i])), "v[%d] = %.17g, cp_prepare's %.17g", i, vB[i], vA[i]);
+    CHECK(memcmp(lamA, lamB, sizeof lamA) == 0, "the impulses were changed");
+    TEST_MAIN_END();
+}
