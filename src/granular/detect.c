@@ -342,7 +342,7 @@ static void pack_block(loam_world* w, float* pos, float* vel, int b) {
  * build skipped (then the list must be built again). */
 static int classify_blocks(loam_world* w, int blocks) {
     float r = w->max_radius;
-    float reach = fmaxf(w->neighbors.reach, w->pair_margin + LOAM_MAX_MARGIN * r);
+    float reach = fmaxf(w->neighbors.built_reach, w->pair_margin + LOAM_MAX_MARGIN * r); /* not a rebase's less */
     float pair_cut = 2.0f * r + reach;
     int axis = w->params.periodic_axis, quiet = 0, stale = 0;
     for (int b = 0; b < blocks; ++b) {
