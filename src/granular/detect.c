@@ -94,14 +94,14 @@ static int find_neighbors(const loam_world* w, const float* pos, int i, float ma
 }
 
 /* Pair distance test computed as (lower index) - (higher index), bitwise the same from both ends;
- * when the pair is farther, *gap gets its gap (m). */
+ * when the pair is farther and gap is not NULL, *gap gets its gap (m). */
 static inline int within(const loam_world* w, const float* pos, int i, int j, float margin, float* gap) {
     float d[3];
     loam_pair_offset(w, pos, i < j ? i : j, i < j ? j : i, d);
     float cut = pos[4 * i + 3] + pos[4 * j + 3] + margin;
     float d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     if (d2 < cut * cut) return 1;
-    *gap = sqrtf(d2) - pos[4 * i + 3] - pos[4 * j + 3];
+    if (gap) *gap = sqrtf(d2) - pos[4 * i + 3] - pos[4 * j + 3];
     return 0;
 }
 
@@ -117,8 +117,9 @@ static inline int within(const loam_world* w, const float* pos, int i, int j, fl
  * the base margin, at most this step's global margin (which sized the hash and the list). A bed
  * falling as a whole then keeps small margins and few contacts (and little memory), where one
  * global margin from the fastest particle would make every neighbour a contact. from[k] gets the slot
- * contact k held last step (-1: a new contact), for the warm start. *far_gap is lowered to the gap of
- * every listed pair found to be no contact (-inf if a pair of sleepers went untested). */
+ * contact k held last step (-1: a new contact), for the warm start. Unless far_gap is NULL (no scan
+ * will be skipped: the gaps are not worth their roots), *far_gap is lowered to the gap of every
+ * listed pair found to be no contact (-inf if a pair of sleepers went untested). */
 static int contacts_of(const loam_world* w, const float* pos, int i, const int32_t* cand, int listed, float margin,
                        int32_t* out, int32_t* from, int* same_partners, float* far_gap) {
     const loam_contacts* c = &w->contacts; /* i's block has not replaced them yet: last step's */
@@ -138,7 +139,7 @@ static int contacts_of(const loam_world* w, const float* pos, int i, const int32
         for (int k = 0; k < listed; ++k) awake |= !asleep[cand[k]];
         if (!awake) {
             *same_partners = nb == 0;
-            *far_gap = -INFINITY; /* its pairs were not scanned */
+            if (far_gap) *far_gap = -INFINITY; /* its pairs were not scanned */
             return 0;
         }
     }
@@ -146,7 +147,7 @@ static int contacts_of(const loam_world* w, const float* pos, int i, const int32
         int j = cand[k];
         int j_asleep = asleep[j];
         if (i_asleep && j_asleep) { /* neither moves: nothing to solve */
-            *far_gap = -INFINITY;
+            if (far_gap) *far_gap = -INFINITY;
             continue;
         }
         while (m < nb && before[m] < j) ++m;
@@ -162,8 +163,8 @@ static int contacts_of(const loam_world* w, const float* pos, int i, const int32
                 mj = closing > base ? (closing < margin ? closing : margin) : base;
             }
             float gap;
-            if (!within(w, pos, i, j, mj, &gap)) {
-                *far_gap = gap < *far_gap ? gap : *far_gap;
+            if (!within(w, pos, i, j, mj, far_gap ? &gap : NULL)) {
+                if (far_gap && gap < *far_gap) *far_gap = gap;
                 continue;
             }
         }
@@ -519,6 +520,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
     if (w->block_info[b].quiet) {
         quiet_block(w, b);
         *need_pairs = *need_body = 0;
+        w->block_info[b].scanned = 0;
         return;
     }
     float worst = 0.0f;
@@ -527,7 +529,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
     int32_t nbr[LOAM_MAX_NEIGHBORS], from[LOAM_MAX_NEIGHBORS];
     int pair_base = c->pair_region[b], body_base = c->body_region[b];
     int cap = c->pair_region[b + 1] - pair_base, bcap = c->body_region[b + 1] - body_base;
-    int pairs = 0, bodies = 0;
+    int pairs = 0, bodies = 0, scanned = 0;
     int end = loam_block_end(w, b);
     float wake2 = w->params.sleep_speed * w->params.sleep_speed;
     block_shape_lists shapes, chunk;
@@ -541,8 +543,10 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
             n = previous_contacts(w, i, &x->pair_j[pairs], &x->pair_from[pairs], cap - pairs);
         } else {
             float far_gap = INFINITY;
-            n = contacts_of(w, pos, i, listed, w->neighbors.count[i], margin, nbr, from, &same_partners, &far_gap);
-            w->neighbors.slack[i] = slack_code(far_gap - 2.0f * moved, rule);
+            n = contacts_of(w, pos, i, listed, w->neighbors.count[i], margin, nbr, from, &same_partners,
+                            rule->may_skip ? &far_gap : NULL);
+            w->neighbors.slack[i] = rule->may_skip ? slack_code(far_gap - 2.0f * moved, rule) : 0;
+            scanned++;
             for (int k = 0; k < n; ++k) fresh |= from[k] < 0; /* a new pair needs a colour */
             for (int k = 0; k < n && pairs + k < cap; ++k) {
                 x->pair_j[pairs + k] = nbr[k];
@@ -627,6 +631,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
             all_same = same_partners && unchanged(w, x, i, pair_at, body_at, body_base);
     }
     *need_pairs = pairs;
+    w->block_info[b].scanned = scanned;
     *need_body = bodies;
     *worst_overlap = worst;
     loam_block_info* bi = &w->block_info[b];

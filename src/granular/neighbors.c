@@ -73,8 +73,7 @@ void loam_neighbors_mark_built(loam_world* w, float reach) {
  * quarter of the life the build gave. */
 enum { LOAM_REBASE_CALM_STEPS = 8 };
 
-static int should_rebase(loam_neighbor_list* nl, float pair_margin, float spread, float last) {
-    nl->calm_steps = fabsf(spread - last) <= spread / 64.0f ? nl->calm_steps + 1 : 0;
+static int should_rebase(const loam_neighbor_list* nl, float pair_margin, float spread) {
     float life = nl->reach - pair_margin;
     return nl->calm_steps >= LOAM_REBASE_CALM_STEPS && 4.0f * spread > 0.02f * nl->built_life &&
            life - 2.0f * spread >= 0.25f * nl->built_life;
@@ -109,10 +108,10 @@ int loam_neighbors_valid(loam_world* w) {
     /* Two particles approach by at most twice the displacements' spread (loam_spread): a bed that
      * moves as a whole keeps its list. */
     float spread = loam_spread(moved2, (const float[3]){lx, ly, lz}, (const float[3]){hx, hy, hz});
-    float last = nl->moved_spread;
+    nl->calm_steps = fabsf(spread - nl->moved_spread) <= spread / 64.0f ? nl->calm_steps + 1 : 0;
     nl->moved_spread = spread;
     if (!(w->pair_margin + 2.0f * spread <= nl->reach)) return 0;
-    if (should_rebase(nl, w->pair_margin, spread, last)) {
+    if (should_rebase(nl, w->pair_margin, spread)) {
         nl->reach -= 2.0f * spread;
         set_reference(w);
     }

@@ -80,7 +80,8 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
  * cover how far a pair can close in one step. Two particles close at most at |v_i - v_j| <= |v_i - c|
  * + |v_j - c| for any velocity c; with c the centre of the box that holds every particle's free
  * velocity, |v - c| is at most that box's half-diagonal; with c = 0, the fastest particle's speed.
- * So a pair closes at most 2 s dt in a step, s the smaller of the two (loam_spread): the pair margin, never less than params.margin. A bed that falls or slides as a whole (all
+ * So a pair closes at most 2 s dt in a step, s the smaller of the two (loam_spread): the pair
+ * margin, never less than params.margin. A bed that falls or slides as a whole (all
  * velocities alike) then keeps small margins and a short neighbour list, where bounding each speed
  * on its own (c = 0) made every falling neighbour a candidate (measured: 45 list entries a particle,
  * 180 bytes, at the peak of the 100k cylinder's pour, against 5 at rest). Body contacts use the

@@ -122,8 +122,8 @@ typedef struct loam_neighbor_list {
                                  lists follow one another from j[b * block_capacity] */
     float* ref;               /* 3 * n: positions at the last build or rebase (neighbors.c) */
     uint8_t* slack;           /* n: i's listed non-contacts' smallest gap at its last scan less
-                                 twice moved_spread then, coded in a byte (detect.c, slack_code);
-                                 0 = scan it */
+                                 twice the movement bound then, coded in a byte (detect.c,
+                                 scan_rule); 0 = scan it */
     float* bucket_pos;        /* 4 * n: (x, y, z, r) in the hash's compact bucket order (a build's
                                  candidates are then contiguous reads); only during a build, in the
                                  push buffer's memory (build_neighbor_list, detect.c) */
@@ -160,6 +160,7 @@ typedef struct loam_block_info {
                                        list's reference, m (neighbors.c) */
     float near_moved;               /* largest `moved` of the blocks that can hold a listed partner
                                        of its particles (itself included), m (detect.c) */
+    int scanned;                    /* particles whose list this step's detection scanned */
 } loam_block_info;
 
 typedef struct loam_shape_ref {

@@ -5,6 +5,15 @@
 
 #include "solve/admm_work.h"
 
+/* A contact's impulse: the normal clamped at zero, the tangential part scaled onto the cone of
+ * friction mu (shared by the three projection loops below, so they stay the same bits). */
+static inline void coulomb(double mu, const double* r, double* l) {
+    l[0] = r[0] > 0.0 ? r[0] : 0.0;
+    double t = sqrt(r[1] * r[1] + r[2] * r[2]), cap = mu * l[0];
+    double s = t > cap ? cap / t : 1.0;
+    l[1] = r[1] * s, l[2] = r[2] * s;
+}
+
 /* r = -w~ / W; a soft equality (compliance c) takes lambda = -w~ / (W + c). */
 static void project(const cp_block* k, const double* r, double W, double* l) {
     if (k->kind == CP_EQUALITY) {
@@ -12,10 +21,7 @@ static void project(const cp_block* k, const double* r, double W, double* l) {
     } else if (k->kind == CP_UNILATERAL) {
         l[0] = r[0] > 0.0 ? r[0] : 0.0;
     } else {
-        l[0] = r[0] > 0.0 ? r[0] : 0.0;
-        double t = sqrt(r[1] * r[1] + r[2] * r[2]), cap = k->mu * l[0];
-        double s = t > cap ? cap / t : 1.0;
-        l[1] = r[1] * s, l[2] = r[2] * s;
+        coulomb(k->mu, r, l);
     }
 }
 
@@ -85,10 +91,7 @@ static inline __attribute__((always_inline)) double contact_one(cp_problem* p, c
         yp[q] = y[q];
         rv[q] = -(e[q] + y[q]) / W;
     }
-    l[0] = rv[0] > 0.0 ? rv[0] : 0.0;
-    double t = sqrt(rv[1] * rv[1] + rv[2] * rv[2]), cap = k->mu * l[0];
-    double sc = t > cap ? cap / t : 1.0;
-    l[1] = rv[1] * sc, l[2] = rv[2] * sc;
+    coulomb(k->mu, rv, l);
     for (int q = 0; q < 3; ++q) {
         u[q] = -l[q];
         p->lambda[r0 + q] = l[q];
@@ -123,10 +126,7 @@ static inline __attribute__((always_inline)) double contact_pair(cp_problem* p, 
         st2(yp + 2 * q, y[q]);
         rv[q] = -((p->e[r0 + q] + y[q][0]) + y[q][1]) / W;
     }
-    l[0] = rv[0] > 0.0 ? rv[0] : 0.0;
-    double t = sqrt(rv[1] * rv[1] + rv[2] * rv[2]), cap = k->mu * l[0];
-    double sc = t > cap ? cap / t : 1.0;
-    l[1] = rv[1] * sc, l[2] = rv[2] * sc;
+    coulomb(k->mu, rv, l);
     for (int q = 0; q < 3; ++q) {
         a->u[r0 + q] = -l[q];
         p->lambda[r0 + q] = l[q];

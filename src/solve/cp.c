@@ -25,6 +25,13 @@ static inline void solve6(const double* l, double* b) {
     }
 }
 
+/* x = A_g^-1 x through group g's factor (banded for an FEM piece: O(n bw)). */
+static void group_solve(const cp_group* g, double* x) {
+    if (g->bw > 0) dense_cholesky_band_solve(g->L, g->n, g->bw, x);
+    else if (g->n == 6) solve6(g->L, x);
+    else dense_cholesky_solve(g->L, g->n, x);
+}
+
 void cp_prepare(cp_problem* p) {
     for (int r = 0; r < p->m; ++r) {
         double d = 0.0;
@@ -34,9 +41,7 @@ void cp_prepare(cp_problem* p) {
             double* a = p->AJ + sg->val;
             const double* j = p->J + sg->val;
             memcpy(a, j, sizeof(double) * (size_t)g->n);
-            if (g->bw > 0) dense_cholesky_band_solve(g->L, g->n, g->bw, a); /* an FEM piece: O(n bw) */
-            else if (g->n == 6) solve6(g->L, a);
-            else dense_cholesky_solve(g->L, g->n, a);
+            group_solve(g, a);
             for (int i = 0; i < g->n; ++i) d += j[i] * a[i];
         }
         p->diag[r] = d;
@@ -123,9 +128,7 @@ void cp_prepare_diag(cp_problem* p, double* segd, double* t) {
         int any = 0;
         for (int i = 0; i < g->n && !any; ++i) any = tg[i] != 0.0;
         if (!any) continue;
-        if (g->bw > 0) dense_cholesky_band_solve(g->L, g->n, g->bw, tg);
-        else if (g->n == 6) solve6(g->L, tg);
-        else dense_cholesky_solve(g->L, g->n, tg);
+        group_solve(g, tg);
         for (int i = 0; i < g->n; ++i) p->v[g->off + i] += tg[i];
     }
 }
