@@ -56,6 +56,7 @@ static void count_colors(loam_world* w, int32_t* pairs_of, int32_t* bodies_of, i
         int32_t* pc = &pairs_of[(size_t)b * SLOTS_OF_COLORS];
         int32_t* bc = &bodies_of[(size_t)b * SLOTS_OF_COLORS];
         int32_t* xc = &crossing_of[(size_t)b * SLOTS_OF_COLORS];
+        if (w->block_info[b].quiet) continue; /* no contacts (detect.c) */
         int end = loam_block_end(w, b);
         for (int i = b * LOAM_BLOCK; i < end; ++i) {
             for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
@@ -142,6 +143,7 @@ void loam_granular_color(loam_world* w, int keep) {
         int32_t* pfill = &pairs_of[(size_t)b * SLOTS_OF_COLORS];
         int32_t* bfill = &bodies_of[(size_t)b * SLOTS_OF_COLORS];
         int32_t* xfill = &crossing_of[(size_t)b * SLOTS_OF_COLORS];
+        if (w->block_info[b].quiet) continue;
         int end = loam_block_end(w, b);
         for (int i = b * LOAM_BLOCK; i < end; ++i) {
             for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {

@@ -9,6 +9,7 @@
 #endif
 
 #include "core/cpu.h"
+#include "core/lanes.h"
 #include "core/sort.h"
 #include "core/vec.h"
 #include "granular/reach.h"
@@ -301,37 +302,50 @@ static inline void pack_velocity(const loam_world* w, float* vel, int i) {
     vel[4 * i + 3] = 0.0f;
 }
 
+/* Bounds of a block's particles, and of its awake ones. */
+typedef struct block_bounds {
+    loam_f4 lo[3], hi[3], awake_lo[3], awake_hi[3];
+} block_bounds;
+
+/* pack_block over lanes [i, i + m); returns how many of them are awake. */
+LOAM_LANES_INLINE int pack_lanes(loam_world* w, float* pos, float* vel, int i, int m, block_bounds* k) {
+    const float* at[3] = {w->x, w->y, w->z};
+    const float* speed[3] = {w->vx, w->vy, w->vz};
+    loam_f4 p[3], v[3], none = f4_splat(INFINITY), below = f4_splat(-INFINITY);
+    for (int a = 0; a < 3; ++a) {
+        p[a] = f4_load_upto(&at[a][i], m);
+        v[a] = f4_load_upto(&speed[a][i], m);
+    }
+    f4_store_rows(&pos[4 * (size_t)i], m, p[0], p[1], p[2], f4_load_upto(&w->radius[i], m));
+    f4_store_rows(&vel[4 * (size_t)i], m, v[0], v[1], v[2], f4_splat(0.0f));
+    loam_f4 asleep = f4_int_eq_upto(&w->calm[i], m, LOAM_ASLEEP); /* loam_is_asleep */
+    int bits = f4_bits(asleep) & ((1 << m) - 1);
+    for (int q = 0; q < m; ++q) w->asleep[i + q] = (uint8_t)(bits >> q & 1);
+    for (int a = 0; a < 3; ++a) {
+        k->lo[a] = f4_min(p[a], k->lo[a]);
+        k->hi[a] = f4_max(p[a], k->hi[a]);
+        k->awake_lo[a] = f4_min(f4_select(asleep, p[a], none), k->awake_lo[a]);
+        k->awake_hi[a] = f4_max(f4_select(asleep, p[a], below), k->awake_hi[a]);
+    }
+    return m - __builtin_popcount((unsigned)bits);
+}
+
 /* Pack block b's positions and radii, and velocities (see loam_granular_detect), mark its
- * sleepers, and find its bounds and those of its awake particles. */
+ * sleepers, and find its bounds and those of its awake particles; four particles at a time
+ * (core/lanes.h). */
 static void pack_block(loam_world* w, float* pos, float* vel, int b) {
     loam_block_info* bi = &w->block_info[b];
     int end = loam_block_end(w, b), awake = 0;
-    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    float alo[3] = {INFINITY, INFINITY, INFINITY}, ahi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int i = b * LOAM_BLOCK; i < end; ++i) {
-        float p[3] = {w->x[i], w->y[i], w->z[i]};
-        pos[4 * i] = p[0];
-        pos[4 * i + 1] = p[1];
-        pos[4 * i + 2] = p[2];
-        pos[4 * i + 3] = w->radius[i];
-        pack_velocity(w, vel, i);
-        int asleep = loam_is_asleep(w, i);
-        w->asleep[i] = (uint8_t)asleep;
-        for (int a = 0; a < 3; ++a) { /* not fminf: a libm call per coordinate here */
-            lo[a] = p[a] < lo[a] ? p[a] : lo[a];
-            hi[a] = p[a] > hi[a] ? p[a] : hi[a];
-        }
-        if (asleep) continue;
-        awake++;
-        for (int a = 0; a < 3; ++a) {
-            alo[a] = p[a] < alo[a] ? p[a] : alo[a];
-            ahi[a] = p[a] > ahi[a] ? p[a] : ahi[a];
-        }
+    loam_f4 none = f4_splat(INFINITY), below = f4_splat(-INFINITY);
+    block_bounds k = {{none, none, none}, {below, below, below}, {none, none, none}, {below, below, below}};
+    for (int i = b * LOAM_BLOCK; i < end; i += 4)
+        awake += end - i >= 4 ? pack_lanes(w, pos, vel, i, 4, &k) : pack_lanes(w, pos, vel, i, end - i, &k);
+    for (int a = 0; a < 3; ++a) {
+        bi->lo[a] = f4_hmin(k.lo[a]);
+        bi->hi[a] = f4_hmax(k.hi[a]);
+        bi->awake_lo[a] = f4_hmin(k.awake_lo[a]);
+        bi->awake_hi[a] = f4_hmax(k.awake_hi[a]);
     }
-    memcpy(bi->lo, lo, sizeof lo);
-    memcpy(bi->hi, hi, sizeof hi);
-    memcpy(bi->awake_lo, alo, sizeof alo);
-    memcpy(bi->awake_hi, ahi, sizeof ahi);
     bi->awake = awake;
 }
 

@@ -7,20 +7,21 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/lanes.h"
 #include "granular/world_internal.h"
 
 int loam_neighbors_alloc(loam_neighbor_list* nl, int n) {
     loam_neighbors_free(nl);
     size_t k = (size_t)(n > 0 ? n : 1);
     nl->count = loam_calloc(k, sizeof(uint16_t));
-    nl->ref = loam_calloc(3 * k, sizeof(float));
+    for (int a = 0; a < 3; ++a) nl->ref[a] = loam_calloc(k, sizeof(float));
     nl->slack = loam_calloc(k, 1);
-    return nl->count && nl->ref && nl->slack;
+    return nl->count && nl->ref[0] && nl->ref[1] && nl->ref[2] && nl->slack;
 }
 
 void loam_neighbors_free(loam_neighbor_list* nl) {
     loam_free(nl->count);
-    loam_free(nl->ref);
+    for (int a = 0; a < 3; ++a) loam_free(nl->ref[a]);
     loam_free(nl->slack);
     loam_free(nl->caches);
     loam_free(nl->j);
@@ -39,12 +40,9 @@ int loam_neighbors_reserve(loam_neighbor_list* nl, int blocks, int cap) {
 
 static void set_reference(loam_world* w) {
     loam_neighbor_list* nl = &w->neighbors;
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < w->count; ++i) {
-        nl->ref[3 * i] = w->x[i];
-        nl->ref[3 * i + 1] = w->y[i];
-        nl->ref[3 * i + 2] = w->z[i];
-    }
+    memcpy(nl->ref[0], w->x, sizeof(float) * (size_t)w->count);
+    memcpy(nl->ref[1], w->y, sizeof(float) * (size_t)w->count);
+    memcpy(nl->ref[2], w->z, sizeof(float) * (size_t)w->count);
     memset(nl->slack, 0, (size_t)w->count); /* codes are relative to the reference: scan everyone */
     for (int b = 0; b < loam_block_count(w->count); ++b) w->block_info[b].moved = 0.0f;
     nl->moved_spread = 0.0f;
@@ -79,6 +77,20 @@ static int should_rebase(const loam_neighbor_list* nl, float pair_margin, float 
            life - 2.0f * spread >= 0.25f * nl->built_life;
 }
 
+/* Displacements since the reference over lanes [i, i + m): their box, and the largest |d|^2. */
+LOAM_LANES_INLINE void moved_lanes(const loam_world* w, int i, int m, int axis, loam_f4 period, loam_f4* most, loam_f4 lo[3],
+                                   loam_f4 hi[3]) {
+    const float* pos[3] = {w->x, w->y, w->z};
+    loam_f4 d[3];
+    for (int a = 0; a < 3; ++a) {
+        d[a] = f4_sub(f4_load_upto(&pos[a][i], m), f4_load_upto(&w->neighbors.ref[a][i], m));
+        if (a == axis) d[a] = f4_sub(d[a], f4_mul(period, f4_round(f4_div(d[a], period)))); /* wrapped: the short way */
+        lo[a] = f4_min(d[a], lo[a]);
+        hi[a] = f4_max(d[a], hi[a]);
+    }
+    *most = f4_max(f4_add(f4_add(f4_mul(d[0], d[0]), f4_mul(d[1], d[1])), f4_mul(d[2], d[2])), *most);
+}
+
 int loam_neighbors_valid(loam_world* w) {
     loam_neighbor_list* nl = &w->neighbors;
     if (!nl->valid) return 0;
@@ -86,24 +98,29 @@ int loam_neighbors_valid(loam_world* w) {
     float len = w->params.periodic_hi - w->params.periodic_lo;
     float moved2 = 0.0f, lx = INFINITY, ly = INFINITY, lz = INFINITY, hx = -INFINITY, hy = -INFINITY, hz = -INFINITY;
     int blocks = loam_block_count(w->count);
-#pragma omp parallel for schedule(static) reduction(max : moved2, hx, hy, hz) reduction(min : lx, ly, lz)
-    for (int b = 0; b < blocks; ++b) {
-        float block2 = 0.0f; /* per block too: detection bounds each block's pairs by its neighbourhood's */
-        int end = loam_block_end(w, b);
-        for (int i = b * LOAM_BLOCK; i < end; ++i) {
-            float d[3] = {w->x[i] - nl->ref[3 * i], w->y[i] - nl->ref[3 * i + 1], w->z[i] - nl->ref[3 * i + 2]};
-            if (axis >= 0) d[axis] -= len * rintf(d[axis] / len); /* wrapped: the short way */
-            float m2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-            block2 = m2 > block2 ? m2 : block2;
-            lx = d[0] < lx ? d[0] : lx;
-            ly = d[1] < ly ? d[1] : ly;
-            lz = d[2] < lz ? d[2] : lz;
-            hx = d[0] > hx ? d[0] : hx;
-            hy = d[1] > hy ? d[1] : hy;
-            hz = d[2] > hz ? d[2] : hz;
+#pragma omp parallel reduction(max : moved2, hx, hy, hz) reduction(min : lx, ly, lz)
+    {
+        loam_f4 lo[3] = {f4_splat(INFINITY), f4_splat(INFINITY), f4_splat(INFINITY)};
+        loam_f4 hi[3] = {f4_splat(-INFINITY), f4_splat(-INFINITY), f4_splat(-INFINITY)};
+        loam_f4 period = f4_splat(len), most = f4_splat(0.0f);
+#pragma omp for schedule(static)
+        for (int b = 0; b < blocks; ++b) {
+            loam_f4 block2 = f4_splat(0.0f); /* per block too: detection bounds each block's pairs by its neighbourhood's */
+            int end = loam_block_end(w, b);
+            for (int i = b * LOAM_BLOCK; i < end; i += 4) {
+                if (end - i >= 4) moved_lanes(w, i, 4, axis, period, &block2, lo, hi);
+                else moved_lanes(w, i, end - i, axis, period, &block2, lo, hi);
+            }
+            w->block_info[b].moved = sqrtf(f4_hmax(block2));
+            most = f4_max(block2, most);
         }
-        w->block_info[b].moved = sqrtf(block2);
-        moved2 = block2 > moved2 ? block2 : moved2;
+        moved2 = f4_hmax(most);
+        lx = f4_hmin(lo[0]);
+        ly = f4_hmin(lo[1]);
+        lz = f4_hmin(lo[2]);
+        hx = f4_hmax(hi[0]);
+        hy = f4_hmax(hi[1]);
+        hz = f4_hmax(hi[2]);
     }
     /* Two particles approach by at most twice the displacements' spread (loam_spread): a bed that
      * moves as a whole keeps its list. */

@@ -23,6 +23,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/lanes.h"
 #include "core/vec.h"
 #include "granular/solve_common.h"
 #include "granular/world_internal.h"
@@ -103,18 +104,24 @@ void loam_granular_initial_velocity(loam_world* w) {
     }
 }
 
+/* free_velocity_of and loam_solve_inv_mass into sv over lanes [i, i + m). */
+LOAM_LANES_INLINE void free_velocity_lanes(loam_world* w, int i, int m, const loam_f4 g[3], loam_f4 decay) {
+    const float* vel[3] = {w->vx, w->vy, w->vz};
+    loam_f4 zero = f4_splat(0.0f), asleep = f4_int_eq_upto(&w->calm[i], m, LOAM_ASLEEP), v[3];
+    for (int a = 0; a < 3; ++a) v[a] = f4_select(asleep, f4_mul(f4_add(f4_load_upto(&vel[a][i], m), g[a]), decay), zero);
+    f4_store_rows(&w->sv[4 * (size_t)i], m, v[0], v[1], v[2], f4_select(asleep, f4_load_upto(&w->inv_mass[i], m), zero));
+}
+
 void loam_granular_free_velocity_for(loam_world* w) {
     int n = w->count;
     float dt = (float)w->params.dt;
     loam_vec3 gdt = v3_scale(w->params.gravity, dt);
-    float decay = expf(-w->params.damping * dt);
+    loam_f4 g[3] = {f4_splat(gdt.x), f4_splat(gdt.y), f4_splat(gdt.z)};
+    loam_f4 decay = f4_splat(expf(-w->params.damping * dt));
 #pragma omp for schedule(static)
-    for (int i = 0; i < n; ++i) {
-        loam_vec3 v = free_velocity_of(w, i, gdt, decay);
-        w->sv[4 * i] = v.x;
-        w->sv[4 * i + 1] = v.y;
-        w->sv[4 * i + 2] = v.z;
-        w->sv[4 * i + 3] = loam_solve_inv_mass(w, i);
+    for (int i = 0; i < n; i += 4) {
+        if (n - i >= 4) free_velocity_lanes(w, i, 4, g, decay);
+        else free_velocity_lanes(w, i, n - i, g, decay);
     }
 }
 

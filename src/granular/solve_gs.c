@@ -19,6 +19,7 @@
  * the same order, so both give the same bits. */
 #include <math.h>
 
+#include "core/lanes.h"
 #include "granular/gs_rows.h"
 #include "granular/solve_common.h"
 #include "granular/world_internal.h"
@@ -228,6 +229,13 @@ static void pair_pushes(loam_gs_rows* r, int lo, int hi, float* u, float rate) {
     loam_gs_pair_pushes(r, lo, hi, u, rate);
 }
 
+/* Push velocities u = 0, u.w = loam_solve_inv_mass, over lanes [i, i + m). */
+LOAM_LANES_INLINE void clear_push_lanes(loam_world* w, int i, int m) {
+    loam_f4 zero = f4_splat(0.0f);
+    loam_f4 im = f4_select(f4_int_eq_upto(&w->calm[i], m, LOAM_ASLEEP), f4_load_upto(&w->inv_mass[i], m), zero);
+    f4_store_rows(&w->push_velocity[4 * (size_t)i], m, zero, zero, zero, im);
+}
+
 /* Overlap removal (push.c) over the rows, in the velocity sweeps' order. */
 void loam_granular_push_gs(loam_world* w) {
     loam_coloring* k = &w->coloring;
@@ -238,9 +246,9 @@ void loam_granular_push_gs(loam_world* w) {
 #pragma omp parallel
     {
 #pragma omp for schedule(static)
-        for (int i = 0; i < n; ++i) {
-            u[4 * i] = u[4 * i + 1] = u[4 * i + 2] = 0.0f;
-            u[4 * i + 3] = loam_solve_inv_mass(w, i);
+        for (int i = 0; i < n; i += 4) {
+            if (n - i >= 4) clear_push_lanes(w, i, 4);
+            else clear_push_lanes(w, i, n - i);
         }
         for (int s = 0; s < w->params.push_sweeps; ++s) {
 #pragma omp for schedule(dynamic, 1)

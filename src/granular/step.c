@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/lanes.h"
 #include "core/vec.h"
 #include "granular/solve_common.h"
 #include "granular/world_internal.h"
@@ -88,21 +89,42 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
  * fastest particle's own speed plus the fastest body surface's. Both are capped at LOAM_MAX_MARGIN
  * radii to bound the hash cell; a pair faster than that per step can tunnel, and such speeds are far
  * outside what dt suits anyway. */
+/* Largest |v|^2 and the box of lanes v + g over [i, i + m). */
+LOAM_LANES_INLINE void velocity_lanes(const float* const vel[3], const loam_f4 g[3], int i, int m, loam_f4* most,
+                                      loam_f4 lo[3], loam_f4 hi[3]) {
+    loam_f4 v[3];
+    for (int a = 0; a < 3; ++a) {
+        v[a] = f4_add(f4_load_upto(&vel[a][i], m), g[a]);
+        lo[a] = f4_min(v[a], lo[a]);
+        hi[a] = f4_max(v[a], hi[a]);
+    }
+    loam_f4 s2 = f4_add(f4_add(f4_mul(v[0], v[0]), f4_mul(v[1], v[1])), f4_mul(v[2], v[2])); /* v3_dot's order */
+    *most = f4_max(s2, *most);
+}
+
 static void choose_margins(loam_world* w) {
     float dt = (float)w->params.dt;
     loam_vec3 gdt = v3_scale(w->params.gravity, dt);
+    int n = w->count;
     float vmax2 = 0.0f, lx = INFINITY, ly = INFINITY, lz = INFINITY, hx = -INFINITY, hy = -INFINITY, hz = -INFINITY;
-#pragma omp parallel for schedule(static) reduction(max : vmax2, hx, hy, hz) reduction(min : lx, ly, lz)
-    for (int i = 0; i < w->count; ++i) {
-        loam_vec3 v = v3(w->vx[i] + gdt.x, w->vy[i] + gdt.y, w->vz[i] + gdt.z);
-        float s2 = v3_dot(v, v);
-        if (s2 > vmax2) vmax2 = s2;
-        lx = v.x < lx ? v.x : lx;
-        ly = v.y < ly ? v.y : ly;
-        lz = v.z < lz ? v.z : lz;
-        hx = v.x > hx ? v.x : hx;
-        hy = v.y > hy ? v.y : hy;
-        hz = v.z > hz ? v.z : hz;
+#pragma omp parallel reduction(max : vmax2, hx, hy, hz) reduction(min : lx, ly, lz)
+    {
+        loam_f4 g[3] = {f4_splat(gdt.x), f4_splat(gdt.y), f4_splat(gdt.z)}, most = f4_splat(0.0f);
+        loam_f4 lo[3] = {f4_splat(INFINITY), f4_splat(INFINITY), f4_splat(INFINITY)};
+        loam_f4 hi[3] = {f4_splat(-INFINITY), f4_splat(-INFINITY), f4_splat(-INFINITY)};
+        const float* const vel[3] = {w->vx, w->vy, w->vz};
+#pragma omp for schedule(static)
+        for (int i = 0; i < n; i += 4) {
+            if (n - i >= 4) velocity_lanes(vel, g, i, 4, &most, lo, hi);
+            else velocity_lanes(vel, g, i, n - i, &most, lo, hi);
+        }
+        vmax2 = f4_hmax(most);
+        lx = f4_hmin(lo[0]);
+        ly = f4_hmin(lo[1]);
+        lz = f4_hmin(lo[2]);
+        hx = f4_hmax(hi[0]);
+        hy = f4_hmax(hi[1]);
+        hz = f4_hmax(hi[2]);
     }
     float r = w->max_radius, vmax = sqrtf(vmax2);
     float spread = loam_spread(vmax2, (const float[3]){lx, ly, lz}, (const float[3]){hx, hy, hz});
@@ -147,46 +169,66 @@ static void place_shapes(loam_world* w) {
     }
 }
 
+/* Bits of the lanes of [i, i + m) whose new velocity or position (x + dt v) is non-finite or beyond
+ * the bound. */
+LOAM_LANES_INLINE int diverged_lanes(const loam_world* w, int i, int m, loam_f4 step, loam_f4 bound) {
+    const float* pos[3] = {w->x, w->y, w->z};
+    loam_f4 huge = f4_splat(3.40282347e38f), v[4], ok = f4_splat(0.0f);
+    f4_load_rows(&w->sv[4 * (size_t)i], m, v);
+    for (int a = 0; a < 3; ++a) {
+        loam_f4 x = f4_add(f4_load_upto(&pos[a][i], m), f4_mul(step, v[a]));
+        /* |v| <= FLT_MAX: finite (NaN compares false); |x| <= bound likewise */
+        loam_f4 lane = f4_and(f4_le(f4_abs(v[a]), huge), f4_le(f4_abs(x), bound));
+        ok = a == 0 ? lane : f4_and(ok, lane);
+    }
+    return ~f4_bits(ok) & ((1 << m) - 1);
+}
+
 /* First particle (lowest index) whose new velocity or position is non-finite or out of bounds. */
 static int find_diverged(const loam_world* w, float dt) {
-    int first = w->count;
-    float bound = w->params.bound;
+    int n = w->count, first = n;
+    loam_f4 bound = f4_splat(w->params.bound), step = f4_splat(dt);
 #pragma omp parallel for schedule(static) reduction(min : first)
-    for (int i = 0; i < w->count; ++i) {
-        const float* v = &w->sv[4 * i];
-        float x = w->x[i] + dt * v[0], y = w->y[i] + dt * v[1], z = w->z[i] + dt * v[2];
-        int ok = isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]) && fabsf(x) <= bound && fabsf(y) <= bound &&
-                 fabsf(z) <= bound;
-        if (!ok && i < first) first = i;
+    for (int i = 0; i < n; i += 4) {
+        int bad = n - i >= 4 ? diverged_lanes(w, i, 4, step, bound) : diverged_lanes(w, i, n - i, step, bound);
+        if (bad && i + __builtin_ctz((unsigned)bad) < first) first = i + __builtin_ctz((unsigned)bad);
     }
-    return first < w->count ? first : -1;
+    return first < n ? first : -1;
+}
+
+/* x += dt (v + u) and v stored, over lanes [i, i + m). */
+LOAM_LANES_INLINE void integrate_lanes(loam_world* w, int i, int m, loam_f4 step, int push) {
+    float* pos[3] = {w->x, w->y, w->z};
+    float* vel[3] = {w->vx, w->vy, w->vz};
+    loam_f4 v[4], u[4] = {f4_splat(0.0f), f4_splat(0.0f), f4_splat(0.0f), f4_splat(0.0f)};
+    f4_load_rows(&w->sv[4 * (size_t)i], m, v);
+    if (push) f4_load_rows(&w->push_velocity[4 * (size_t)i], m, u);
+    for (int a = 0; a < 3; ++a) {
+        f4_store_upto(&pos[a][i], f4_add(f4_load_upto(&pos[a][i], m), f4_mul(step, f4_add(v[a], u[a]))), m);
+        f4_store_upto(&vel[a][i], v[a], m);
+    }
 }
 
 /* x += dt (v + push velocity), wrapped into the periodic interval, and the new velocities stored:
  * one pass (one parallel region) over the particles. */
 static void integrate_and_store(loam_world* w, float dt) {
-    static const float zero[3] = {0.0f, 0.0f, 0.0f};
-    int push = w->params.push_sweeps > 0;
+    int n = w->count, push = w->params.push_sweeps > 0;
     const loam_granular_params* p = &w->params;
     float* axis_pos[3] = {w->x, w->y, w->z};
     float* period = p->periodic_axis >= 0 ? axis_pos[p->periodic_axis] : NULL;
     float lo = p->periodic_lo, len = p->periodic_hi - p->periodic_lo;
+    loam_f4 step = f4_splat(dt);
 #pragma omp parallel for schedule(static)
-    for (int i = 0; i < w->count; ++i) {
-        const float* v = &w->sv[4 * i];
-        const float* u = push ? &w->push_velocity[4 * i] : zero;
-        w->x[i] += dt * (v[0] + u[0]);
-        w->y[i] += dt * (v[1] + u[1]);
-        w->z[i] += dt * (v[2] + u[2]);
-        w->vx[i] = v[0];
-        w->vy[i] = v[1];
-        w->vz[i] = v[2];
-        if (period) {
-            float u = period[i] - lo;
-            if (u < 0.0f || u >= len) {
-                u -= len * floorf(u / len);
-                if (u >= len) u = 0.0f; /* floorf rounding at the top edge */
-                period[i] = lo + u;
+    for (int i = 0; i < n; i += 4) {
+        int m = n - i >= 4 ? 4 : n - i;
+        if (m == 4) integrate_lanes(w, i, 4, step, push);
+        else integrate_lanes(w, i, m, step, push);
+        for (int k = i; period && k < i + m; ++k) {
+            float q = period[k] - lo;
+            if (q < 0.0f || q >= len) {
+                q -= len * floorf(q / len);
+                if (q >= len) q = 0.0f; /* floorf rounding at the top edge */
+                period[k] = lo + q;
             }
         }
     }
@@ -203,27 +245,28 @@ static void body_wrenches(loam_world* w, float dt) {
     for (int b = 0; b < blocks; ++b) {
         float* acc = &part[7 * (size_t)b * (size_t)nb];
         memset(acc, 0, sizeof(float) * 7 * (size_t)nb);
-        int end = loam_block_end(w, b);
-        for (int i = b * LOAM_BLOCK; i < end; ++i) {
-            int s0 = c->body_start[i], s1 = s0 + c->body_count[i];
-            for (int s = s0; s < s1; ++s) {
-                int body = w->shapes[c->body_shape[s]].body;
-                const float* l = &c->body_lambda[3 * (size_t)s];
-                const float* nd = &c->body_n[4 * (size_t)s];
-                loam_vec3 f = v3(-l[0] / dt, -l[1] / dt, -l[2] / dt);
-                /* The contact point on the body surface: centre minus normal times distance. */
-                float dist = nd[3] + w->radius[i];
-                loam_vec3 pc = v3(w->x[i] - nd[0] * dist, w->y[i] - nd[1] * dist, w->z[i] - nd[2] * dist);
-                loam_vec3 tq = v3_cross(v3_sub(pc, w->bodies[body].pose.p), f);
-                float* a = &acc[7 * body];
-                a[0] += f.x;
-                a[1] += f.y;
-                a[2] += f.z;
-                a[3] += tq.x;
-                a[4] += tq.y;
-                a[5] += tq.z;
-                a[6] += 1.0f;
-            }
+        /* The block's body contacts lie in its region in particle order (detection wrote their
+         * owners this step): visiting the slots visits them in that order, without a pass over the
+         * block's particles (most touch no body). */
+        int s0 = c->body_region[b], s1 = s0 + w->block_need[blocks + b];
+        for (int s = s0; s < s1; ++s) {
+            int i = c->body_owner[s];
+            int body = w->shapes[c->body_shape[s]].body;
+            const float* l = &c->body_lambda[3 * (size_t)s];
+            const float* nd = &c->body_n[4 * (size_t)s];
+            loam_vec3 f = v3(-l[0] / dt, -l[1] / dt, -l[2] / dt);
+            /* The contact point on the body surface: centre minus normal times distance. */
+            float dist = nd[3] + w->radius[i];
+            loam_vec3 pc = v3(w->x[i] - nd[0] * dist, w->y[i] - nd[1] * dist, w->z[i] - nd[2] * dist);
+            loam_vec3 tq = v3_cross(v3_sub(pc, w->bodies[body].pose.p), f);
+            float* a = &acc[7 * body];
+            a[0] += f.x;
+            a[1] += f.y;
+            a[2] += f.z;
+            a[3] += tq.x;
+            a[4] += tq.y;
+            a[5] += tq.z;
+            a[6] += 1.0f;
         }
     }
     for (int body = 0; body < nb; ++body) {

@@ -120,7 +120,7 @@ typedef struct loam_neighbor_list {
     uint16_t* count;          /* n: partners listed for each particle (at most LOAM_MAX_NEIGHBORS) */
     int32_t* j;               /* partners j > i of each particle i, ascending; block b's particles'
                                  lists follow one another from j[b * block_capacity] */
-    float* ref;               /* 3 * n: positions at the last build or rebase (neighbors.c) */
+    float* ref[3];            /* x, y, z of each particle at the last build or rebase (neighbors.c) */
     uint8_t* slack;           /* n: i's listed non-contacts' smallest gap at its last scan less
                                  twice the movement bound then, coded in a byte (detect.c,
                                  scan_rule); 0 = scan it */
