@@ -104,6 +104,22 @@ static inline void loam_gs_pair_pushes(loam_gs_rows* r, int lo, int hi, float* u
     }
 }
 
+/* Warm start of rows [lo, hi): each row's impulse applied to its particles (a body row, j < 0, to
+ * particle i only). */
+static inline void loam_gs_warm_rows(const loam_gs_rows* r, int lo, int hi, float* sv) {
+    for (int q = lo; q < hi; ++q) {
+        float* a = &sv[4 * (size_t)r->i[q]];
+        a[0] = a[0] + a[3] * r->lx[q];
+        a[1] = a[1] + a[3] * r->ly[q];
+        a[2] = a[2] + a[3] * r->lz[q];
+        if (r->j[q] < 0) continue;
+        float* b = &sv[4 * (size_t)r->j[q]];
+        b[0] = b[0] - b[3] * r->lx[q];
+        b[1] = b[1] - b[3] * r->ly[q];
+        b[2] = b[2] - b[3] * r->lz[q];
+    }
+}
+
 /* Normal and gap of pair rows [lo, hi) from positions (pos: x, y, z, r per particle), computed as
  * detection would (loam_pair_offset, loam_pair_normal); body rows (j < 0) are left alone. axis: the
  * periodic axis or -1, len its period. Returns the largest overlap, at least `worst`. */
@@ -132,11 +148,13 @@ static inline float loam_gs_pair_geometry(loam_gs_rows* r, int lo, int hi, const
 }
 
 #ifdef LOAM_HAVE_AVX2
-/* The same three kernels, 8 rows at a time (solve_gs_avx2.c); only call when the CPU has AVX2. */
+/* The same kernels, 8 rows at a time (solve_gs_avx2.c); only call when the CPU has AVX2. The warm
+ * start takes pair rows only. */
 float loam_gs_pair_rows_avx2(loam_gs_rows* r, int lo, int hi, float* sv, float mu, float inv_dt, float alpha,
                              float most);
 void loam_gs_pair_pushes_avx2(loam_gs_rows* r, int lo, int hi, float* u, float rate);
 float loam_gs_pair_geometry_avx2(loam_gs_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst);
+void loam_gs_pair_warm_avx2(const loam_gs_rows* r, int lo, int hi, float* sv);
 #endif
 
 #endif

@@ -47,18 +47,25 @@ static float pair_rows(loam_gs_rows* r, int lo, int hi, float* sv, float mu, flo
     return loam_gs_pair_rows(r, lo, hi, sv, mu, inv_dt, alpha, most);
 }
 
-/* Apply the warm-start impulses of rows [lo, hi). */
-static void warm_rows(const loam_gs_rows* r, int lo, int hi, float* sv) {
-    for (int q = lo; q < hi; ++q) {
-        float* a = &sv[4 * (size_t)r->i[q]];
-        a[0] = a[0] + a[3] * r->lx[q];
-        a[1] = a[1] + a[3] * r->ly[q];
-        a[2] = a[2] + a[3] * r->lz[q];
-        if (r->j[q] < 0) continue; /* a body contact */
-        float* b = &sv[4 * (size_t)r->j[q]];
-        b[0] = b[0] - b[3] * r->lx[q];
-        b[1] = b[1] - b[3] * r->ly[q];
-        b[2] = b[2] - b[3] * r->lz[q];
+/* Warm start of pair rows [lo, hi) of colour col (8 at a time where they share no particle). */
+static void warm_pairs(const loam_gs_rows* r, int lo, int hi, int col, float* sv) {
+#ifdef LOAM_HAVE_AVX2
+    if (col < LOAM_MAX_COLORS && loam_cpu_has_avx2()) {
+        loam_gs_pair_warm_avx2(r, lo, hi, sv);
+        return;
+    }
+#endif
+    (void)col;
+    loam_gs_warm_rows(r, lo, hi, sv);
+}
+
+/* Warm start of block b's inner rows, colour by colour: rows of one colour touch each particle at
+ * most once, so each particle gets its impulses in the rows' order, as a plain pass gives them. */
+static void warm_block(const loam_coloring* k, int b, float* sv) {
+    const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
+    for (int col = 0; col < LOAM_COLOR_SLOTS; ++col) {
+        warm_pairs(&k->rows, marks[2 * col], marks[2 * col + 1], col, sv);
+        loam_gs_warm_rows(&k->rows, marks[2 * col + 1], marks[2 * col + 2], sv); /* body rows */
     }
 }
 
@@ -123,25 +130,21 @@ static float sweep_crossing_alone(loam_world* w, float inv_dt, float alpha) {
 static void warm_all(loam_world* w) {
     const loam_coloring* k = &w->coloring;
 #pragma omp for schedule(dynamic, 1)
-    for (int b = 0; b < loam_block_count(w->count); ++b) {
-        const int32_t* marks = &k->inner[(size_t)k->block_order[b] * LOAM_BLOCK_MARKS];
-        warm_rows(&k->rows, marks[0], marks[2 * LOAM_COLOR_SLOTS], w->sv);
-    }
+    for (int b = 0; b < loam_block_count(w->count); ++b) warm_block(k, k->block_order[b], w->sv);
     if (crossing_serial(k)) {
 #pragma omp single
-        warm_rows(&k->rows, k->color_start[0], k->color_start[LOAM_COLOR_SLOTS], w->sv);
+        for (int col = 0; col < k->colors; ++col) warm_pairs(&k->rows, k->color_start[col], k->color_start[col + 1], col, w->sv);
         return;
     }
     for (int col = 0; col < k->colors; ++col) {
         int lo = k->color_start[col], hi = k->color_start[col + 1];
         if (col == LOAM_MAX_COLORS) {
 #pragma omp single
-            warm_rows(&k->rows, lo, hi, w->sv);
+            loam_gs_warm_rows(&k->rows, lo, hi, w->sv);
             continue;
         }
 #pragma omp for schedule(static)
-        for (int q = lo; q < hi; q += LOAM_GS_CHUNK)
-            warm_rows(&k->rows, q, q + LOAM_GS_CHUNK < hi ? q + LOAM_GS_CHUNK : hi, w->sv);
+        for (int q = lo; q < hi; q += LOAM_GS_CHUNK) warm_pairs(&k->rows, q, q + LOAM_GS_CHUNK < hi ? q + LOAM_GS_CHUNK : hi, col, w->sv);
     }
 }
 

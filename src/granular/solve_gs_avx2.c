@@ -168,3 +168,16 @@ float loam_gs_pair_geometry_avx2(loam_gs_rows* r, int lo, int hi, const float* p
     for (int k = 0; k < 8; ++k) worst = lanes[k] > worst ? lanes[k] : worst;
     return loam_gs_pair_geometry(r, q, hi, pos, axis, len, worst);
 }
+
+void loam_gs_pair_warm_avx2(const loam_gs_rows* r, int lo, int hi, float* sv) {
+    int q = lo;
+    for (; q + 8 <= hi; q += 8) {
+        __m256 ax, ay, az, wi, bx, by, bz, wj;
+        load8(sv, &r->i[q], &ax, &ay, &az, &wi);
+        load8(sv, &r->j[q], &bx, &by, &bz, &wj);
+        __m256 lx = _mm256_loadu_ps(&r->lx[q]), ly = _mm256_loadu_ps(&r->ly[q]), lz = _mm256_loadu_ps(&r->lz[q]);
+        store8(sv, &r->i[q], ADD(ax, MUL(wi, lx)), ADD(ay, MUL(wi, ly)), ADD(az, MUL(wi, lz)), wi);
+        store8(sv, &r->j[q], SUB(bx, MUL(wj, lx)), SUB(by, MUL(wj, ly)), SUB(bz, MUL(wj, lz)), wj);
+    }
+    loam_gs_warm_rows(r, q, hi, sv);
+}
