@@ -606,14 +606,19 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
             const loam_body_state* bs = &w->bodies[w->shapes[s].body];
             if (i_asleep && !shape_moves(w, s)) continue; /* a sleeper on a still wall: nothing to do */
             loam_pose pose = w->shape_pose[s];
-            loam_vec3 nl;
-            float f = loam_shape_sdf(&w->shapes[s].shape, loam_pose_apply_inverse(pose, p), &nl);
+            const loam_shape* shape = &w->shapes[s].shape;
+            loam_vec3 local = quat_rotate(quat_conj(pose.q), v3_sub(p, pose.p)), nl; /* loam_pose_apply_inverse */
+            /* A grid's gradient costs as much again as its value, and most particles in a mesh's
+             * box are no contact: the value decides first (it is the same with or without). */
+            int late_normal = shape->type == LOAM_SHAPE_MESH;
+            float f = loam_shape_sdf(shape, local, late_normal ? NULL : &nl);
             float gap = f - w->radius[i];
             int before = touched_before(c, i, s);
             if (!(gap < w->body_margin) && !(gap < LOAM_CONTACT_HYSTERESIS * w->body_margin && before >= 0)) continue;
+            if (late_normal) loam_shape_sdf(shape, local, &nl);
             loam_vec3 nw = quat_rotate(pose.q, nl);
             loam_vec3 surface = v3_sub(p, v3_scale(nw, f));
-            loam_vec3 vb = loam_twist_point_velocity(bs->twist, bs->pose.p, surface);
+            loam_vec3 vb = v3_add(bs->twist.v, v3_cross(bs->twist.w, v3_sub(surface, bs->pose.p))); /* loam_twist_point_velocity */
             if (i_asleep) {
                 /* A sleeper rests on still walls without a contact; a moving surface wakes it. */
                 if (v3_dot(vb, vb) > wake2) __atomic_store_n(&w->wake[i], 1, __ATOMIC_RELAXED);
