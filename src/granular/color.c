@@ -47,11 +47,13 @@ static void choose_colors(loam_world* w, int all) {
     }
 }
 
-/* Count every colour's inner pairs, body contacts and crossing pairs of each block. */
+/* Count every colour's inner pairs, body contacts and crossing pairs of each block. Blocks are
+ * taken one at a time, not in static shares: where a tool stirs a bed, a few neighbouring blocks
+ * hold most contacts, and static shares gave them all to one thread. */
 static void count_colors(loam_world* w, int32_t* pairs_of, int32_t* bodies_of, int32_t* crossing_of) {
     const loam_contacts* c = &w->contacts;
     int n = w->count, blocks = loam_block_count(n);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 1)
     for (int b = 0; b < blocks; ++b) {
         int32_t* pc = &pairs_of[(size_t)b * SLOTS_OF_COLORS];
         int32_t* bc = &bodies_of[(size_t)b * SLOTS_OF_COLORS];
@@ -138,7 +140,7 @@ void loam_granular_color(loam_world* w, int keep) {
     k->color_start[SLOTS_OF_COLORS] = at;
     /* List the rows in that order, in particle order within each group: a pair slot s, or ~s for
      * body slot s; and their particles in the rows. */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 1)
     for (int b = 0; b < blocks; ++b) {
         int32_t* pfill = &pairs_of[(size_t)b * SLOTS_OF_COLORS];
         int32_t* bfill = &bodies_of[(size_t)b * SLOTS_OF_COLORS];

@@ -664,7 +664,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
  * the warm start. */
 static void flush_rest(loam_world* w, int blocks) {
     if (!w->coloring.lambda_in_rows) return;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 1)
     for (int b = 0; b < blocks; ++b) {
         if (w->block_info[b].flushed) continue;
         loam_granular_block_rows_to_slots(w, b);

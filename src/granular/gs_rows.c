@@ -146,7 +146,7 @@ void loam_granular_block_rows_to_slots(loam_world* w, int b) {
 }
 
 void loam_granular_rows_to_slots(loam_world* w) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 1)
     for (int b = 0; b < loam_block_count(w->count); ++b) loam_granular_block_rows_to_slots(w, b);
     w->coloring.lambda_in_rows = 0;
 }
