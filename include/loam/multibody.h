@@ -263,10 +263,11 @@ typedef struct loam_mb_options {
                                  short arms: no cable, FEM piece or mobile manipulator);
                                  admm_relaxation applies to the other contact and limit rows. 1.5 */
     double admm_penalty_rigid; /* SUBADMM, FADMM: > 0: a subsystem of at most 12 unknowns weighs each of
-                                 its constraints with its own penalty admm_penalty_rigid / d, d = J A_s^-1
-                                 J^T that constraint's compliance in the subsystem (for a contact the
-                                 mean of its three rows); 0: every constraint with the subsystem's
-                                 beta_s (the paper's rule, which larger subsystems keep). 5 */
+                                 its contact and limit rows with its own penalty admm_penalty_rigid / d,
+                                 d = J A_s^-1 J^T the row's compliance in the subsystem (a contact's
+                                 tangent pair: their mean; its normal: twice its own); 0: every row with
+                                 the subsystem's beta_s (the paper's rule, which larger subsystems and
+                                 equalities keep). 5 */
     int admm_accel;           /* SUBADMM, FADMM: acceleration of the iteration (docs/multibody.md): 0 none,
                                  1 Nesterov with restart (Goldstein et al. 2014), 2 Anderson with a
                                  safeguard (Zhang et al. 2019). 0 */

@@ -26,9 +26,10 @@
  * penalty matrix, the penalty scaled by each constraint's compliance in the subsystem (Jacobi
  * scaling, as in Giselsson and Boyd's diagonal preconditioning of ADMM), where the trace rule
  * gives every constraint of a sphere the same m / (number of contacts) and every constraint of an
- * arm a joint-space average. (15) and (18) are unchanged with per-slot weights (W_c = sum 1/beta_cs;
- * a contact's three rows share one, so the exact Coulomb projection stays exact). All penalties
- * are multiplied by a
+ * arm a joint-space average. (15) and (18) are unchanged with per-slot weights (W_r = sum 1/beta_rs
+ * per row; a contact's two tangent rows share one, so the exact Coulomb projection stays exact: with
+ * W = diag(W_n, W_t, W_t) the normal still decouples and the tangent pair is still isotropic). All
+ * penalties are multiplied by a
  * per-subsystem factor that residual balancing (Boyd et al. 2011, section 3.4.1) adapts when asked:
  * every ADAPT_EVERY iterations, a subsystem whose primal residual |x_s - z_s| exceeds MU times its
  * dual residual grows beta_s by TAU, and the other way round; the dual residual beta_s J_s^T dz is
@@ -112,7 +113,7 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
         !GROW(sub_slot, nslot, 9) || !GROW(sub_slot_start, S, 10) || !GROW(sub_fold, nslot, 11) || !GROW(sub_fold_start, S, 12) ||
         !GROW(bw, S, 13) || !GROW(pos, S, 14) || !GROW(beta, S, 15) || !GROW(beta0, S, 16) || !GROW(moff, S, 17) || !GROW(joff, S, 18) ||
         !GROW(xs, nslot, 19) || !GROW(cs, nslot, 23) || !GROW(spos, nslot, 32) || !GROW(blist, p->nblock, 35) || !GROW(ab, p->nblock, 40) || !GROW(bsl, nslot, 33) || !GROW(z, nslot + m, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) ||
-        !GROW(W, p->nblock, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(v0, n, 37) || !GROW(rc, m, 30) || !GROW(segd, p->row_seg[m], 39) || !GROW(sw, nslot, 38))
+        !GROW(W, m, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(v0, n, 37) || !GROW(rc, m, 30) || !GROW(segd, p->row_seg[m], 39) || !GROW(sw, nslot, 38))
         return 0;
     a->u = a->z + nslot;
     if (!grow((void**)&a->ratio, &a->cap[27], (size_t)S + 1, sizeof(double), 1)) return 0;
@@ -391,13 +392,13 @@ static void slot_weights(cp_admm_work* a, int s) {
     for (int q = a->sub_fold_start[s]; q < a->sub_fold_start[s + 1]; ++q) a->bsl[a->sub_fold[q]] = a->beta[s], a->ib[a->sub_fold[q]] = 1.0 / a->beta[s];
 }
 
-/* W_c = sum over the block's slots of 1 / beta_s (from slot_weights). */
+/* W_r = sum over the row's slots of 1 / beta (from slot_weights): one value per row, since a
+ * contact's normal and its tangent pair may weigh differently (slot_share). */
 static void block_weights(const cp_problem* p, cp_admm_work* a) {
-    for (int c = 0; c < p->nblock; ++c) {
-        int r0 = p->block[c].row;
+    for (int r = 0; r < p->m; ++r) {
         double W = 0.0;
-        for (int sl = a->slot_start[r0]; sl < a->slot_start[r0 + 1]; ++sl) W += a->ib[sl];
-        a->W[c] = W;
+        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) W += a->ib[sl];
+        a->W[r] = W;
     }
     if (a->acc.kind == CP_ACCEL_NONE) return;
     /* acceleration's norm: ADMM's own, sum over slots of beta |dz|^2 + |du|^2 / beta, in which the
@@ -443,11 +444,16 @@ static int adapt(const cp_problem* p, cp_admm_work* a) {
 }
 
 /* The per-constraint penalty of small subsystems (rigid bodies, short arms): each contact or
- * unilateral slot's Delassus share d_q = J_q A_s^-1 J_q^T (from cp_prepare_diag's segd; for a contact
- * the mean over its three rows, which must share one penalty for the exact Coulomb projection) into
- * sw, made the slot's relative penalty kappa / (d_q beta0_s) by factor_one; 0 (the subsystem's
- * beta): large subsystems, equalities (on insertion's arm the per-slot penalty of its glue rows
- * cost 2% more iterations with 8 pieces), folded rows, kappa 0. */
+ * unilateral slot's Delassus share d_q = J_q A_s^-1 J_q^T (cp_prepare_diag's segd) into sw, made the
+ * slot's relative penalty kappa / (d_q beta0_s) by factor_one. A contact's two tangent rows share
+ * one penalty, from the mean of their shares (the exact Coulomb projection needs one W for the
+ * pair; the normal decouples, so it may have its own); its normal row takes NORMAL_SHARE times its
+ * share, half the tangents' scale (measured, iterations to 1e-4 summed over the four small pile
+ * cells at three points of their trajectories: 1 -> 320, 1.5 -> 254, 2 -> 240, 2.5 -> 261, 3 -> 282;
+ * one penalty for all three rows from their mean share: 288). 0 (the subsystem's beta): large
+ * subsystems, equalities (on insertion's arm the per-slot penalty of its glue rows cost 2% more
+ * iterations with 8 pieces), folded rows, kappa 0. */
+static const double NORMAL_SHARE = 2.0;
 static void slot_share(const cp_problem* p, cp_admm_work* a, double kappa) {
     int nslot = a->slot_start[p->m];
     for (int sl = 0; sl < nslot; ++sl) a->sw[sl] = 0.0;
@@ -457,12 +463,17 @@ static void slot_share(const cp_problem* p, cp_admm_work* a, double kappa) {
         if (a->folded[r0] || p->block[c].kind == CP_EQUALITY) continue;
         for (int i = 0; i < ns; ++i) {
             if (a->sn[a->slot_sub[a->slot_start[r0] + i]] > SMALL) continue;
-            double d = 0.0;
+            double d[3] = {0.0, 0.0, 0.0};
             for (int q = 0; q < nr; ++q) {
                 int sl = a->slot_start[r0 + q] + i;
-                for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) d += a->segd[k];
+                for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) d[q] += a->segd[k];
             }
-            for (int q = 0; q < nr; ++q) a->sw[a->slot_start[r0 + q] + i] = d / nr;
+            if (nr == 1) {
+                a->sw[a->slot_start[r0] + i] = d[0];
+                continue;
+            }
+            a->sw[a->slot_start[r0] + i] = NORMAL_SHARE * d[0];
+            a->sw[a->slot_start[r0 + 1] + i] = a->sw[a->slot_start[r0 + 2] + i] = 0.5 * (d[1] + d[2]);
         }
     }
 }

@@ -43,9 +43,9 @@ void cp_admm_refresh_sub(cp_admm_work* a, int s) {
 
 /* (16)-(21) for block c (any kind, relaxation alpha): y, the projection, z and u, and the slots'
  * coefficients for the next (15). Returns the largest |y - y_previous| if `track`. */
-static double any_block(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, double alpha, int track) {
+static double any_block(cp_problem* p, cp_admm_work* a, const cp_block* k, double alpha, int track) {
     int r0 = k->row, nr = k->kind == CP_CONTACT ? 3 : 1;
-    double W = a->W[c], rv[3], l[3] = {0, 0, 0}, change = 0.0;
+    double rv[3], l[3] = {0, 0, 0}, change = 0.0;
     for (int q = 0; q < nr; ++q) {
         int r = r0 + q;
         double wt = p->e[r];
@@ -58,9 +58,9 @@ static double any_block(cp_problem* p, cp_admm_work* a, const cp_block* k, int c
             a->y[sl] = y;
             wt += y;
         }
-        rv[q] = -wt / W;
+        rv[q] = -wt / a->W[r];
     }
-    project(k, rv, W, l);
+    project(k, rv, a->W[r0], l);
     for (int q = 0; q < nr; ++q) {
         int r = r0 + q;
         a->u[r] = -l[q];
@@ -81,7 +81,8 @@ static inline __attribute__((always_inline)) double contact_one(cp_problem* p, c
     const int* pos = a->spos + s0;
     const double *ib = a->ib + s0, *bsl = a->bsl + s0, *xs = a->xs, *e = p->e + r0;
     double *yp = a->y + s0, *zp = a->z + s0, *cs = a->cs, *u = a->u + r0;
-    double W = a->W[c], rv[3], l[3], y[3], change = 0.0, al = relax ? a->ab[c] : 1.0;
+    const double* W = a->W + r0;
+    double rv[3], l[3], y[3], change = 0.0, al = relax ? a->ab[c] : 1.0;
     for (int q = 0; q < 3; ++q) {
         double x = relax ? al * xs[pos[q]] + (1.0 - al) * zp[q] : xs[pos[q]];
         y[q] = x + u[q] * ib[q];
@@ -90,7 +91,7 @@ static inline __attribute__((always_inline)) double contact_one(cp_problem* p, c
             change = dy > change ? dy : change;
         }
         yp[q] = y[q];
-        rv[q] = -(e[q] + y[q]) / W;
+        rv[q] = -(e[q] + y[q]) / W[q];
     }
     coulomb(k->mu, rv, l);
     for (int q = 0; q < 3; ++q) {
@@ -112,7 +113,8 @@ static inline __attribute__((always_inline)) double contact_pair(cp_problem* p, 
     const int* pos = a->spos + s0;
     const double *ib = a->ib + s0, *bsl = a->bsl + s0, *xs = a->xs;
     double *yp = a->y + s0, *zp = a->z + s0, *cs = a->cs;
-    double W = a->W[c], rv[3], l[3], al = relax ? a->ab[c] : 1.0;
+    const double* W = a->W + r0;
+    double rv[3], l[3], al = relax ? a->ab[c] : 1.0;
     v2d y[3], most = {0.0, 0.0}, alv = {al, al}, bev = {1.0 - al, 1.0 - al};
     const v2l absmask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
     for (int q = 0; q < 3; ++q) {
@@ -126,7 +128,7 @@ static inline __attribute__((always_inline)) double contact_pair(cp_problem* p, 
             most = (v2d)((gt & (v2l)dy) | (~gt & (v2l)most));
         }
         st2(yp + 2 * q, y[q]);
-        rv[q] = -((p->e[r0 + q] + y[q][0]) + y[q][1]) / W;
+        rv[q] = -((p->e[r0 + q] + y[q][0]) + y[q][1]) / W[q];
     }
     coulomb(k->mu, rv, l);
     for (int q = 0; q < 3; ++q) {
@@ -199,7 +201,7 @@ static inline __attribute__((always_inline)) double project_all(cp_problem* p, c
     }
 #pragma omp parallel for schedule(static) reduction(max : change) if (n4 - n3 > 64)
     for (int i = n3; i < n4; ++i) {
-        double d = any_block(p, a, &p->block[list[i]], list[i], a->ab[list[i]], track);
+        double d = any_block(p, a, &p->block[list[i]], a->ab[list[i]], track);
         change = d > change ? d : change;
     }
     return change;

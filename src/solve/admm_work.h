@@ -40,7 +40,7 @@ struct cp_admm_work {
     double *xs, *cs;                              /* per active slot, in sub_slot order: x = J v, and the
                                                      coefficient beta z - u of its row in (15) */
     double *u, *W, *rc;                           /* m (u = z + nslot: the state (z, u) is one vector for
-                                                     acceleration); per block; m: each row's compliance */
+                                                     acceleration); m: each row's W; m: each row's compliance */
     cp_accel acc;
     double *b, *rhs;                              /* n */
     double* segd;                                 /* per segment: J A^-1 J^T's share (cp_prepare_diag) */
