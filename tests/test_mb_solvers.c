@@ -94,24 +94,30 @@ int main(void) {
         loam_mb_model_destroy(m);
     }
     /* SubADMM's options change the path, not the answer: the paper's plain iteration (penalty scale 1,
-     * no balancing, no relaxation) and the over-relaxed, balanced one reach PGS's velocities too. */
-    /* {scale, adapt, relaxation, acceleration}: the last two rows, Nesterov and Anderson */
-    static const double variants[5][4] = {{1.0, 0, 1.0, 0}, {10.0, 1, 1.5, 0}, {3.0, 1, 1.9, 0}, {10.0, 1, 1.0, 1}, {10.0, 1, 1.0, 2}};
-    for (int v = 0; v < 5; ++v) {
+     * no balancing, no relaxation, the subsystem's penalty on every constraint) and the over-relaxed,
+     * balanced ones reach PGS's velocities too. */
+    /* {scale, adapt, relaxation, acceleration, rigid relaxation, rigid per-constraint penalty}: rows 4
+     * and 5 Nesterov and Anderson; the last two the per-constraint penalty without and with relaxation */
+    static const double variants[7][6] = {{1.0, 0, 1.0, 0, 1.0, 0.0}, {10.0, 1, 1.5, 0, 1.5, 0.0}, {3.0, 1, 1.9, 0, 1.9, 0.0}, {10.0, 1, 1.0, 1, 1.5, 5.0},
+                                          {10.0, 1, 1.0, 2, 1.5, 5.0}, {10.0, 1, 1.0, 0, 1.0, 5.0}, {10.0, 0, 1.0, 0, 1.9, 0.5}};
+    for (int v = 0; v < 7; ++v) {
         loam_mb_model* m = scene(LOAM_SOLVER_SUBADMM, 20000, 1e-14);
         loam_mb_state* s = NULL;
         if (!m) continue;
         m->opt.admm_beta_scale = variants[v][0], m->opt.admm_adapt = (int)variants[v][1], m->opt.admm_relaxation = variants[v][2];
-        m->opt.admm_accel = (int)variants[v][3];
+        m->opt.admm_accel = (int)variants[v][3], m->opt.admm_relaxation_rigid = variants[v][4], m->opt.admm_penalty_rigid = variants[v][5];
         CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
         start(s);
         CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
         double worst = 0;
         for (int i = 0; i < NV; ++i) worst = fmax(worst, fabs(s->qd[i] - ref[i]));
-        fprintf(stderr, "subadmm scale %g adapt %d relaxation %g accel %d: %d iterations, error %.2e m/s, velocities within %.2e of PGS\n",
-                variants[v][0], (int)variants[v][1], variants[v][2], (int)variants[v][3], s->solver.iterations, s->solver.error, worst);
-        CHECK(worst < 1e-6, "SubADMM (scale %g, adapt %d, relaxation %g): velocities differ from PGS by %.3e", variants[v][0], (int)variants[v][1],
-              variants[v][2], worst);
+        fprintf(stderr,
+                "subadmm scale %g adapt %d relaxation %g accel %d rigid relaxation %g rigid penalty %g: %d iterations, error %.2e m/s, "
+                "velocities within %.2e of PGS\n",
+                variants[v][0], (int)variants[v][1], variants[v][2], (int)variants[v][3], variants[v][4], variants[v][5], s->solver.iterations,
+                s->solver.error, worst);
+        CHECK(worst < 1e-6, "SubADMM (scale %g, adapt %d, relaxation %g, rigid %g / %g): velocities differ from PGS by %.3e", variants[v][0],
+              (int)variants[v][1], variants[v][2], variants[v][4], variants[v][5], worst);
         loam_mb_state_destroy(s);
         loam_mb_model_destroy(m);
     }
@@ -125,6 +131,14 @@ int main(void) {
         loam_mb_model_destroy(m);
         o = loam_mb_default_options(), o.admm_accel = 3, m = NULL;
         CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) != LOAM_OK && strstr(err.message, "admm_accel"), "admm_accel 3 accepted");
+        loam_mb_model_destroy(m);
+        o = loam_mb_default_options(), o.admm_relaxation_rigid = 0.0, m = NULL;
+        CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) != LOAM_OK && strstr(err.message, "admm_relaxation_rigid"),
+              "admm_relaxation_rigid 0 accepted");
+        loam_mb_model_destroy(m);
+        o = loam_mb_default_options(), o.admm_penalty_rigid = -1.0, m = NULL;
+        CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) != LOAM_OK && strstr(err.message, "admm_penalty_rigid"),
+              "admm_penalty_rigid -1 accepted");
         loam_mb_model_destroy(m);
         o = loam_mb_default_options(), o.admm_adapt = 2, m = NULL;
         CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) != LOAM_OK && strstr(err.message, "admm_adapt"), "admm_adapt 2 accepted");

@@ -258,6 +258,16 @@ typedef struct loam_mb_options {
                                  (equalities keep alpha = 1); 1 = the paper's plain iteration. 1 (1.5 needs
                                  about 25% fewer iterations on the sphere bed, stirring and cable
                                  scenes but diverges on cable_manip's grips) */
+    double admm_relaxation_rigid; /* SUBADMM, FADMM: the same alpha, in (0, 2), for contact and limit
+                                 rows whose subsystems all have at most 12 unknowns (free rigid bodies,
+                                 short arms: no cable, FEM piece or mobile manipulator);
+                                 admm_relaxation applies to the other contact and limit rows. 1.5 */
+    double admm_penalty_rigid; /* SUBADMM, FADMM: > 0: a subsystem of at most 12 unknowns weighs each of
+                                 its contact and limit rows with its own penalty admm_penalty_rigid / d,
+                                 d = J A_s^-1 J^T the row's compliance in the subsystem (a contact's
+                                 tangent pair: their mean; its normal: twice its own); 0: every row with
+                                 the subsystem's beta_s (the paper's rule, which larger subsystems and
+                                 equalities keep). 5 */
     int admm_accel;           /* SUBADMM, FADMM: acceleration of the iteration (docs/multibody.md): 0 none,
                                  1 Nesterov with restart (Goldstein et al. 2014), 2 Anderson with a
                                  safeguard (Zhang et al. 2019). 0 */

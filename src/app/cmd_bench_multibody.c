@@ -38,6 +38,8 @@ typedef struct opts {
     double beta_scale;
     int adapt;              /* SubADMM/full ADMM residual balancing */
     double relaxation;      /* SubADMM/full ADMM over-relaxation */
+    double relaxation_rigid; /* the same for contacts among small subsystems */
+    double penalty_rigid;   /* small subsystems' per-constraint penalty scale (0: the paper's) */
     int accel;              /* SubADMM/full ADMM acceleration */
     double target_error;    /* --target-error: > 0 switches to the time-to-error mode */
     int max_iterations;     /* its search limit */
@@ -64,6 +66,10 @@ static void usage(FILE* f) {
             "  --beta-scale X   SubADMM/full ADMM penalty multiplier (default 10, the library's)\n"
             "  --adapt 0|1      SubADMM/full ADMM residual balancing of the penalty (default 1, the library's)\n"
             "  --relaxation A   SubADMM/full ADMM over-relaxation in (0, 2) (default 1, the library's)\n"
+            "  --relaxation-rigid A  the same for contacts among rigid bodies and short arms (subsystems of\n"
+            "                   at most 12 unknowns; default 1.5, the library's)\n"
+            "  --penalty-rigid K  SubADMM/full ADMM: such a subsystem's penalty per constraint, K / (J A^-1 J^T);\n"
+            "                   0: the subsystem's, the paper's rule (default 5, the library's)\n"
             "  --accel K        SubADMM/full ADMM acceleration: 0 none, 1 Nesterov restart, 2 Anderson (default the library's)\n"
             "  --target-error E instead: per step, the fewest iterations each solver needs to bring the\n"
             "                   constraint error to E m/s, and the solve time at that budget\n"
@@ -149,6 +155,8 @@ static int make_scene(const opts* o, int stir, int n, loam_mb_solver solver, int
     mo.admm_beta_scale = o->beta_scale;
     mo.admm_adapt = o->adapt;
     mo.admm_relaxation = o->relaxation;
+    mo.admm_relaxation_rigid = o->relaxation_rigid;
+    mo.admm_penalty_rigid = o->penalty_rigid;
     mo.admm_accel = o->accel;
     loam_error err;
     loam_status st;
@@ -316,9 +324,9 @@ static int time_to_error(const opts* o) {
                 if (o->json)
                     printf("{\"scenario\":\"%s\",\"n\":%d,\"solver\":\"%s\",\"target_error\":%.6e,\"iterations_to_error\":%.3f,"
                            "\"time_to_error_s\":%.6e,\"error\":%.6e,\"reached\":%d,\"steps\":%d,\"beta_scale\":%g,\"adapt\":%d,\"relaxation\":%g,"
-                           "\"accel\":%d}\n",
+                           "\"relaxation_rigid\":%g,\"penalty_rigid\":%g,\"accel\":%d}\n",
                            names[stir], n, name, o->target_error, r ? its : -1.0, r ? t : -1.0, r ? e : -1.0, r, o->steps, o->beta_scale,
-                           o->adapt, o->relaxation, o->accel);
+                           o->adapt, o->relaxation, o->relaxation_rigid, o->penalty_rigid, o->accel);
                 fflush(stdout);
             }
             free_scene(&base);
@@ -403,6 +411,7 @@ int loam_bench_multibody(int argc, char** argv) {
     o.steps = 10, o.settle = 250, o.max_dense = 200, o.threads = 1, o.max_iterations = 4096;
     loam_mb_options defaults = loam_mb_default_options();
     o.beta_scale = defaults.admm_beta_scale, o.adapt = defaults.admm_adapt, o.relaxation = defaults.admm_relaxation;
+    o.relaxation_rigid = defaults.admm_relaxation_rigid, o.penalty_rigid = defaults.admm_penalty_rigid;
     o.accel = defaults.admm_accel;
     o.stats_solver = LOAM_SOLVER_PGS, o.stats_iterations = 30;
     o.urdf = LOAM_SOURCE_DIR "/urdf/panda.urdf";
@@ -433,6 +442,8 @@ int loam_bench_multibody(int argc, char** argv) {
         else if (!strcmp(opt, "--beta-scale")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1e12, &o.beta_scale);
         else if (!strcmp(opt, "--adapt")) rc = cli_parse_int(WHO, opt, val, 0, 1, &o.adapt);
         else if (!strcmp(opt, "--relaxation")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1.999, &o.relaxation);
+        else if (!strcmp(opt, "--relaxation-rigid")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1.999, &o.relaxation_rigid);
+        else if (!strcmp(opt, "--penalty-rigid")) rc = cli_parse_double(WHO, opt, val, 0.0, 0, 1e6, &o.penalty_rigid);
         else if (!strcmp(opt, "--accel")) rc = cli_parse_int(WHO, opt, val, 0, 2, &o.accel);
         else if (!strcmp(opt, "--target-error")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1e6, &o.target_error);
         else if (!strcmp(opt, "--max-iterations")) rc = cli_parse_int(WHO, opt, val, 1, 1000000, &o.max_iterations);

@@ -42,6 +42,8 @@ loam_mb_options loam_mb_default_options(void) {
     o.admm_group_soft = 1;
     o.admm_adapt = 1;
     o.admm_relaxation = 1.0; /* 1.5 is 25% faster on spheres and cables but diverges on cable_manip */
+    o.admm_relaxation_rigid = 1.5; /* contacts among rigid bodies and short arms (docs/multibody.md) */
+    o.admm_penalty_rigid = 5.0;
     o.admm_accel = 0;
     o.constraint_erp = 0.2;
     o.iterations = 100;
@@ -167,6 +169,12 @@ loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, cons
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: admm_accel = %d, expected 0, 1 or 2", o.admm_accel);
     if (!(o.admm_relaxation > 0.0 && o.admm_relaxation < 2.0))
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: admm_relaxation = %g, expected in (0, 2)", o.admm_relaxation);
+    if (!(o.admm_relaxation_rigid > 0.0 && o.admm_relaxation_rigid < 2.0))
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: admm_relaxation_rigid = %g, expected in (0, 2)",
+                              o.admm_relaxation_rigid);
+    if (!(o.admm_penalty_rigid >= 0.0 && o.admm_penalty_rigid <= 1e6))
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: admm_penalty_rigid = %g, expected in [0, 1e6]",
+                              o.admm_penalty_rigid);
     if (o.admm_adapt != 0 && o.admm_adapt != 1)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: admm_adapt = %d, expected 0 or 1", o.admm_adapt);
     if (o.admm_group_soft != 0 && o.admm_group_soft != 1)

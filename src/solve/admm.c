@@ -20,7 +20,16 @@
  * sweep before they were restructured, about one sweep after (BENCHMARKS.md).
  *
  * The penalty: beta_s = scale tr(A_s) / |J_s|_F^2 (the paper's balance, a reconstruction; its form
- * for subsystems holding an FEM piece is at balance() below), times a
+ * for subsystems holding an FEM piece is at balance() below). A small subsystem (at most SMALL
+ * unknowns) gives each of its contact and unilateral constraints a penalty of its own instead,
+ * beta_cs = penalty_rigid / d_cs with d_cs = J_cs A_s^-1 J_cs^T (slot_share): ADMM with a diagonal
+ * penalty matrix, the penalty scaled by each constraint's compliance in the subsystem (Jacobi
+ * scaling, as in Giselsson and Boyd's diagonal preconditioning of ADMM), where the trace rule
+ * gives every constraint of a sphere the same m / (number of contacts) and every constraint of an
+ * arm a joint-space average. (15) and (18) are unchanged with per-slot weights (W_r = sum 1/beta_rs
+ * per row; a contact's two tangent rows share one, so the exact Coulomb projection stays exact: with
+ * W = diag(W_n, W_t, W_t) the normal still decouples and the tangent pair is still isotropic). All
+ * penalties are multiplied by a
  * per-subsystem factor that residual balancing (Boyd et al. 2011, section 3.4.1) adapts when asked:
  * every ADAPT_EVERY iterations, a subsystem whose primal residual |x_s - z_s| exceeds MU times its
  * dual residual grows beta_s by TAU, and the other way round; the dual residual beta_s J_s^T dz is
@@ -41,7 +50,11 @@
  * contacts it cuts the iterations to a given error by 30-40% (BENCHMARKS.md). 1.5 was the default
  * (below the best average, 1.8, because 1.6 and above left a hard step of the sphere bed short of
  * 1e-4 after thousands of iterations, where 1.5 needed about 60) until the two-robot cable scene's
- * pinned grips diverged with it; the default is now 1 (loam/multibody.h). The paper itself
+ * pinned grips diverged with it; the default is now 1 (loam/multibody.h) for contacts that touch a
+ * large subsystem (a cable, an FEM piece, a mobile manipulator: cable_manip's contacts are all of
+ * that kind) and relaxation_rigid, 1.5, for contacts and limits among small subsystems (free rigid
+ * bodies, short arms), where it cuts the iterations of the piles by 15-45% (BENCHMARKS.md, session
+ * 9). The paper itself
  * proposes no acceleration (it leaves second-order schemes to future work); admm_accel.c adds
  * Nesterov's and Anderson's on the state (z, u), off by default (neither wins on every scene). */
 #include <math.h>
@@ -59,7 +72,7 @@ void cp_admm_work_free(cp_admm_work* w) {
     if (!w) return;
     void* ptrs[] = {w->folded, w->soff, w->sn, w->gstart, w->slot_start, w->slot_sub, w->slot_sb, w->slot_se, w->slot_row, w->sub_slot,
                     w->sub_slot_start, w->sub_fold, w->sub_fold_start, w->bw, w->pos, w->beta, w->beta0, w->ratio, w->M, w->moff,
-                    w->joff, w->Jp, w->Jt, w->Q, w->v0, w->z, w->y, w->zprev, w->ib, w->bsl, w->spos, w->blist, w->xs, w->cs, w->W, w->rc, w->b, w->rhs, w->segd};
+                    w->joff, w->Jp, w->Jt, w->Q, w->v0, w->z, w->y, w->zprev, w->ib, w->bsl, w->spos, w->blist, w->ab, w->xs, w->cs, w->W, w->rc, w->b, w->rhs, w->segd, w->sw};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
     cp_accel_free(&w->acc);
     loam_free(w);
@@ -99,8 +112,8 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
         !GROW(slot_sub, nslot, 5) || !GROW(slot_sb, nslot, 6) || !GROW(slot_se, nslot, 7) || !GROW(slot_row, nslot, 8) ||
         !GROW(sub_slot, nslot, 9) || !GROW(sub_slot_start, S, 10) || !GROW(sub_fold, nslot, 11) || !GROW(sub_fold_start, S, 12) ||
         !GROW(bw, S, 13) || !GROW(pos, S, 14) || !GROW(beta, S, 15) || !GROW(beta0, S, 16) || !GROW(moff, S, 17) || !GROW(joff, S, 18) ||
-        !GROW(xs, nslot, 19) || !GROW(cs, nslot, 23) || !GROW(spos, nslot, 32) || !GROW(blist, p->nblock, 35) || !GROW(bsl, nslot, 33) || !GROW(z, nslot + m, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) ||
-        !GROW(W, p->nblock, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(v0, n, 37) || !GROW(rc, m, 30) || !GROW(segd, p->row_seg[m], 39))
+        !GROW(xs, nslot, 19) || !GROW(cs, nslot, 23) || !GROW(spos, nslot, 32) || !GROW(blist, p->nblock, 35) || !GROW(ab, p->nblock, 40) || !GROW(bsl, nslot, 33) || !GROW(z, nslot + m, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) ||
+        !GROW(W, m, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(v0, n, 37) || !GROW(rc, m, 30) || !GROW(segd, p->row_seg[m], 39) || !GROW(sw, nslot, 38))
         return 0;
     a->u = a->z + nslot;
     if (!grow((void**)&a->ratio, &a->cap[27], (size_t)S + 1, sizeof(double), 1)) return 0;
@@ -283,6 +296,28 @@ static void premultiply6(cp_admm_work* a, int s) {
         }
 }
 
+/* The inverse of a 6 x 6 matrix from its Cholesky factor l into mi (by columns): the six columns of
+ * the identity through dense_cholesky_solve's substitutions side by side, each column's operations
+ * in dense_cholesky_solve's order (the same bits), where six calls of the general loops were 30% of
+ * SubADMM's preparation on the 100-sphere stirring scene (one per sphere and step). */
+static void inverse6(const double* l, double* mi) {
+    double x[6][6]; /* x[i][c]: row i of column c */
+    for (int i = 0; i < 6; ++i) {
+        double s[6];
+        for (int c = 0; c < 6; ++c) s[c] = i == c ? 1.0 : 0.0;
+        for (int k = 0; k < i; ++k)
+            for (int c = 0; c < 6; ++c) s[c] -= l[i * 6 + k] * x[k][c];
+        for (int c = 0; c < 6; ++c) x[i][c] = s[c] / l[i * 6 + i];
+    }
+    for (int i = 5; i >= 0; --i) {
+        for (int c = 0; c < 6; ++c) x[i][c] = x[i][c] / l[i * 6 + i];
+        for (int k = 0; k < i; ++k)
+            for (int c = 0; c < 6; ++c) x[k][c] -= l[i * 6 + k] * x[i][c];
+    }
+    for (int c = 0; c < 6; ++c)
+        for (int i = 0; i < 6; ++i) mi[c * 6 + i] = x[i][c];
+}
+
 /* Subsystem s's matrix A_s (+ folded rows) + beta_s J_s^T J_s, factorized (band) or inverted (small).
  * With set_beta, beta0 and beta come from the balance first. Returns 0 if it is not SPD. */
 static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_scale, int set_beta) {
@@ -308,19 +343,24 @@ static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_s
     if (set_beta) {
         a->beta0[s] = beta_scale * balance(p, a, s, M);
         a->beta[s] = a->beta0[s] * a->ratio[s];
+        for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) { /* slot_share's d_q */
+            double* w = &a->sw[a->sub_slot[q]];
+            *w = *w > 0.0 ? a->kappa / (*w * a->beta0[s]) : 1.0;
+        }
     }
     if (ns <= SMALL) { /* from the packed rows, lower triangle only (all the factorization reads) */
         const double* Jp = a->Jp + a->joff[s];
         for (int q = 0; q < a->sub_slot_start[s + 1] - a->sub_slot_start[s]; ++q) {
             const double* j = Jp + (size_t)q * (size_t)ns;
+            double bq = a->beta[s] * a->sw[a->sub_slot[a->sub_slot_start[s] + q]];
             for (int r = 0; r < ns; ++r) {
                 if (j[r] == 0.0) continue;
-                double bj = a->beta[s] * j[r];
+                double bj = bq * j[r];
                 for (int c = 0; c <= r; ++c) M[r * ns + c] += bj * j[c];
             }
         }
     } else
-        for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) add_outer(p, a, a->sub_slot[q], so, ns, a->beta[s], M, 1);
+        for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) add_outer(p, a, a->sub_slot[q], so, ns, a->beta[s] * a->sw[a->sub_slot[q]], M, 1);
     if (large) {
         a->bw[s] = bw;
         return dense_cholesky_band(M, ns, a->bw[s]) < 0;
@@ -329,6 +369,11 @@ static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_s
     double L[SMALL * SMALL], col[SMALL];
     memcpy(L, M, sizeof(double) * (size_t)ns * (size_t)ns);
     if (dense_cholesky(L, ns) >= 0) return 0;
+    if (ns == 6) {
+        inverse6(L, M);
+        premultiply6(a, s);
+        return 1;
+    }
     for (int c = 0; c < ns; ++c) {
         for (int i = 0; i < ns; ++i) col[i] = i == c;
         dense_cholesky_solve(L, ns, col);
@@ -340,24 +385,27 @@ static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_s
 
 /* beta and 1 / beta on subsystem s's slots (active and folded). */
 static void slot_weights(cp_admm_work* a, int s) {
-    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) a->bsl[a->sub_slot[q]] = a->beta[s], a->ib[a->sub_slot[q]] = 1.0 / a->beta[s];
+    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
+        int sl = a->sub_slot[q];
+        a->bsl[sl] = a->beta[s] * a->sw[sl], a->ib[sl] = 1.0 / a->bsl[sl];
+    }
     for (int q = a->sub_fold_start[s]; q < a->sub_fold_start[s + 1]; ++q) a->bsl[a->sub_fold[q]] = a->beta[s], a->ib[a->sub_fold[q]] = 1.0 / a->beta[s];
 }
 
-/* W_c = sum over the block's slots of 1 / beta_s (from slot_weights). */
+/* W_r = sum over the row's slots of 1 / beta (from slot_weights): one value per row, since a
+ * contact's normal and its tangent pair may weigh differently (slot_share). */
 static void block_weights(const cp_problem* p, cp_admm_work* a) {
-    for (int c = 0; c < p->nblock; ++c) {
-        int r0 = p->block[c].row;
+    for (int r = 0; r < p->m; ++r) {
         double W = 0.0;
-        for (int sl = a->slot_start[r0]; sl < a->slot_start[r0 + 1]; ++sl) W += a->ib[sl];
-        a->W[c] = W;
+        for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) W += a->ib[sl];
+        a->W[r] = W;
     }
     if (a->acc.kind == CP_ACCEL_NONE) return;
     /* acceleration's norm: ADMM's own, sum over slots of beta |dz|^2 + |du|^2 / beta, in which the
      * plain iteration's step shrinks monotonically (He and Yuan 2012); with unit weights on z and
      * u / beta the residual of plain steps rose now and then and Nesterov's restarts cycled */
     int nslot = a->slot_start[p->m];
-    for (int sl = 0; sl < nslot; ++sl) a->acc.w[sl] = sqrt(a->beta[a->slot_sub[sl]]);
+    for (int sl = 0; sl < nslot; ++sl) a->acc.w[sl] = sqrt(a->bsl[sl]);
     for (int r = 0; r < p->m; ++r) {
         double ib = 0.0;
         for (int sl = a->slot_start[r]; sl < a->slot_start[r + 1]; ++sl) ib += a->ib[sl];
@@ -393,6 +441,41 @@ static int adapt(const cp_problem* p, cp_admm_work* a) {
     }
     if (changed) block_weights(p, a), cp_accel_reset(&a->acc); /* a new map */
     return changed;
+}
+
+/* The per-constraint penalty of small subsystems (rigid bodies, short arms): each contact or
+ * unilateral slot's Delassus share d_q = J_q A_s^-1 J_q^T (cp_prepare_diag's segd) into sw, made the
+ * slot's relative penalty kappa / (d_q beta0_s) by factor_one. A contact's two tangent rows share
+ * one penalty, from the mean of their shares (the exact Coulomb projection needs one W for the
+ * pair; the normal decouples, so it may have its own); its normal row takes NORMAL_SHARE times its
+ * share, half the tangents' scale (measured, iterations to 1e-4 summed over the four small pile
+ * cells at three points of their trajectories: 1 -> 320, 1.5 -> 254, 2 -> 240, 2.5 -> 261, 3 -> 282;
+ * one penalty for all three rows from their mean share: 288). 0 (the subsystem's beta): large
+ * subsystems, equalities (on insertion's arm the per-slot penalty of its glue rows cost 2% more
+ * iterations with 8 pieces), folded rows, kappa 0. */
+static const double NORMAL_SHARE = 2.0;
+static void slot_share(const cp_problem* p, cp_admm_work* a, double kappa) {
+    int nslot = a->slot_start[p->m];
+    for (int sl = 0; sl < nslot; ++sl) a->sw[sl] = 0.0;
+    if (!(kappa > 0.0)) return;
+    for (int c = 0; c < p->nblock; ++c) {
+        int r0 = p->block[c].row, nr = p->block[c].kind == CP_CONTACT ? 3 : 1, ns = a->slot_start[r0 + 1] - a->slot_start[r0];
+        if (a->folded[r0] || p->block[c].kind == CP_EQUALITY) continue;
+        for (int i = 0; i < ns; ++i) {
+            if (a->sn[a->slot_sub[a->slot_start[r0] + i]] > SMALL) continue;
+            double d[3] = {0.0, 0.0, 0.0};
+            for (int q = 0; q < nr; ++q) {
+                int sl = a->slot_start[r0 + q] + i;
+                for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) d[q] += a->segd[k];
+            }
+            if (nr == 1) {
+                a->sw[a->slot_start[r0] + i] = d[0];
+                continue;
+            }
+            a->sw[a->slot_start[r0] + i] = NORMAL_SHARE * d[0];
+            a->sw[a->slot_start[r0 + 1] + i] = a->sw[a->slot_start[r0 + 2] + i] = 0.5 * (d[1] + d[2]);
+        }
+    }
 }
 
 static void rhs_base(const cp_problem* p, cp_admm_work* a) {
@@ -441,6 +524,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     ok = ok && cp_accel_begin(&a->acc, set->accel, a->slot_start[p->m] + p->m);
     if (ok) cp_prepare_diag(p, a->segd, a->rhs); /* diag for the error, the warm start */
     if (ok) rhs_base(p, a); /* before the factors: a 6-unknown subsystem's takes M^-1 b along */
+    if (ok) a->kappa = set->penalty_rigid, slot_share(p, a, set->penalty_rigid);
     for (int s = 0; s < nsub && ok; ++s) ok = factor_one(p, a, s, set->beta_scale, 1);
     if (!ok) {
         if (!work) cp_admm_work_free(a);
@@ -460,15 +544,14 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     }
     cp_admm_refresh_coef(p, a);
     int S = nsub;
-    double alpha_c = set->relaxation;
-    cp_admm_sort_blocks(p, a, alpha_c);
+    cp_admm_sort_blocks(p, a, set->relaxation, set->relaxation_rigid);
     for (int it = 0; it < iterations; ++it) {
         if (a->acc.kind != CP_ACCEL_NONE) cp_accel_before(&a->acc, a->z);
         cp_admm_solve_all(p, a, S); /* (15), one reduced solve per subsystem, in parallel */
         int check = set->adapt && (it + 1) % ADAPT_EVERY == 0 && it + 1 < iterations && it < ADAPT_UNTIL;
         if (check) memcpy(a->zprev, a->z, sizeof(double) * (size_t)a->slot_start[p->m]);
         /* (16)-(21): closed-form projection per block, in parallel (each writes its own rows) */
-        double change = cp_admm_project_all(p, a, alpha_c, it > 0);
+        double change = cp_admm_project_all(p, a, it > 0);
         res.iterations = it + 1;
         if (it > 0 && change <= tolerance) break;
         if (check) /* on the plain iterate: its residuals are the ones balanced */

@@ -43,9 +43,9 @@ void cp_admm_refresh_sub(cp_admm_work* a, int s) {
 
 /* (16)-(21) for block c (any kind, relaxation alpha): y, the projection, z and u, and the slots'
  * coefficients for the next (15). Returns the largest |y - y_previous| if `track`. */
-static double any_block(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, double alpha, int track) {
+static double any_block(cp_problem* p, cp_admm_work* a, const cp_block* k, double alpha, int track) {
     int r0 = k->row, nr = k->kind == CP_CONTACT ? 3 : 1;
-    double W = a->W[c], rv[3], l[3] = {0, 0, 0}, change = 0.0;
+    double rv[3], l[3] = {0, 0, 0}, change = 0.0;
     for (int q = 0; q < nr; ++q) {
         int r = r0 + q;
         double wt = p->e[r];
@@ -58,9 +58,9 @@ static double any_block(cp_problem* p, cp_admm_work* a, const cp_block* k, int c
             a->y[sl] = y;
             wt += y;
         }
-        rv[q] = -wt / W;
+        rv[q] = -wt / a->W[r];
     }
-    project(k, rv, W, l);
+    project(k, rv, a->W[r0], l);
     for (int q = 0; q < nr; ++q) {
         int r = r0 + q;
         a->u[r] = -l[q];
@@ -73,23 +73,25 @@ static double any_block(cp_problem* p, cp_admm_work* a, const cp_block* k, int c
     return change;
 }
 
-/* any_block for a contact whose three rows have one slot each (against the world) and no
- * relaxation: the same operations in the same order (alpha x + (1 - alpha) z is x exactly for
- * alpha = 1), unrolled, with `track` a constant. */
-static inline __attribute__((always_inline)) double contact_one(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, int track) {
+/* any_block for a contact whose three rows have one slot each (against the world): the same
+ * operations in the same order, unrolled, with `track` and `relax` constants (without relaxation
+ * alpha x + (1 - alpha) z is x exactly for alpha = 1, and is not formed). */
+static inline __attribute__((always_inline)) double contact_one(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, int track, int relax) {
     int r0 = k->row, s0 = a->slot_start[r0];
     const int* pos = a->spos + s0;
     const double *ib = a->ib + s0, *bsl = a->bsl + s0, *xs = a->xs, *e = p->e + r0;
     double *yp = a->y + s0, *zp = a->z + s0, *cs = a->cs, *u = a->u + r0;
-    double W = a->W[c], rv[3], l[3], y[3], change = 0.0;
+    const double* W = a->W + r0;
+    double rv[3], l[3], y[3], change = 0.0, al = relax ? a->ab[c] : 1.0;
     for (int q = 0; q < 3; ++q) {
-        y[q] = xs[pos[q]] + u[q] * ib[q];
+        double x = relax ? al * xs[pos[q]] + (1.0 - al) * zp[q] : xs[pos[q]];
+        y[q] = x + u[q] * ib[q];
         if (track) {
             double dy = fabs(y[q] - yp[q]);
             change = dy > change ? dy : change;
         }
         yp[q] = y[q];
-        rv[q] = -(e[q] + y[q]) / W;
+        rv[q] = -(e[q] + y[q]) / W[q];
     }
     coulomb(k->mu, rv, l);
     for (int q = 0; q < 3; ++q) {
@@ -106,17 +108,19 @@ static inline __attribute__((always_inline)) double contact_one(cp_problem* p, c
  * two slots in the two lanes of a register: y, z and the coefficients lane by lane, the row sum
  * (e + y_1) + y_2 and the largest |y - y_previous| as the scalar code forms them (same bits). */
 typedef long long v2l __attribute__((vector_size(16)));
-static inline __attribute__((always_inline)) double contact_pair(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, int track) {
+static inline __attribute__((always_inline)) double contact_pair(cp_problem* p, cp_admm_work* a, const cp_block* k, int c, int track, int relax) {
     int r0 = k->row, s0 = a->slot_start[r0];
     const int* pos = a->spos + s0;
     const double *ib = a->ib + s0, *bsl = a->bsl + s0, *xs = a->xs;
     double *yp = a->y + s0, *zp = a->z + s0, *cs = a->cs;
-    double W = a->W[c], rv[3], l[3];
-    v2d y[3], most = {0.0, 0.0};
+    const double* W = a->W + r0;
+    double rv[3], l[3], al = relax ? a->ab[c] : 1.0;
+    v2d y[3], most = {0.0, 0.0}, alv = {al, al}, bev = {1.0 - al, 1.0 - al};
     const v2l absmask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
     for (int q = 0; q < 3; ++q) {
         double u = a->u[r0 + q];
         v2d x = {xs[pos[2 * q]], xs[pos[2 * q + 1]]}, uu = {u, u};
+        if (relax) x = alv * x + bev * ld2(zp + 2 * q);
         y[q] = x + uu * ld2(ib + 2 * q);
         if (track) {
             v2d dy = (v2d)((v2l)(y[q] - ld2(yp + 2 * q)) & absmask);
@@ -124,7 +128,7 @@ static inline __attribute__((always_inline)) double contact_pair(cp_problem* p, 
             most = (v2d)((gt & (v2l)dy) | (~gt & (v2l)most));
         }
         st2(yp + 2 * q, y[q]);
-        rv[q] = -((p->e[r0 + q] + y[q][0]) + y[q][1]) / W;
+        rv[q] = -((p->e[r0 + q] + y[q][0]) + y[q][1]) / W[q];
     }
     coulomb(k->mu, rv, l);
     for (int q = 0; q < 3; ++q) {
@@ -138,55 +142,71 @@ static inline __attribute__((always_inline)) double contact_pair(cp_problem* p, 
 }
 
 /* Sort the blocks by the projection they take (blocks are independent, so the order changes
- * nothing): contacts with two slots per row, with one, then the rest; skipped: rows without slots
- * and folded rows. Branching per block in the loop cost as much as a sphere contact's projection
- * arithmetic. */
-static int block_kind(const cp_problem* p, const cp_admm_work* a, int c, double alpha_c) {
+ * nothing): contacts with two slots per row, with one, each unrelaxed and then relaxed, then the
+ * rest; skipped: rows without slots and folded rows. Branching per block in the loop cost as much
+ * as a sphere contact's projection arithmetic. */
+static int block_kind(const cp_problem* p, const cp_admm_work* a, int c) {
     const cp_block* k = &p->block[c];
     int r0 = k->row, s0 = a->slot_start[r0], ns = a->slot_start[r0 + 1] - s0;
     if (ns == 0 || a->folded[r0]) return -1;
-    if (k->kind == CP_CONTACT && alpha_c == 1.0 && a->slot_start[r0 + 3] - s0 == 3 * ns && ns <= 2) return 2 - ns;
-    return 2;
+    if (k->kind == CP_CONTACT && a->slot_start[r0 + 3] - s0 == 3 * ns && ns <= 2) return (2 - ns) + (a->ab[c] != 1.0 ? 2 : 0);
+    return 4;
 }
 
-void cp_admm_sort_blocks(const cp_problem* p, cp_admm_work* a, double alpha_c) {
-    int n[3] = {0, 0, 0}, at[3];
+void cp_admm_sort_blocks(const cp_problem* p, cp_admm_work* a, double alpha_c, double alpha_r) {
+    int n[5] = {0, 0, 0, 0, 0}, at[5];
     for (int c = 0; c < p->nblock; ++c) {
-        int kind = block_kind(p, a, c, alpha_c);
+        const cp_block* k = &p->block[c];
+        int r0 = k->row, small = 1;
+        for (int sl = a->slot_start[r0]; sl < a->slot_start[r0 + 1]; ++sl) small &= a->sn[a->slot_sub[sl]] <= CP_ADMM_SMALL;
+        a->ab[c] = k->kind == CP_EQUALITY ? 1.0 : small ? alpha_r : alpha_c;
+    }
+    for (int c = 0; c < p->nblock; ++c) {
+        int kind = block_kind(p, a, c);
         if (kind >= 0) ++n[kind];
     }
-    at[0] = 0, at[1] = n[0], at[2] = n[0] + n[1];
-    a->nblist[0] = at[1], a->nblist[1] = at[2], a->nblist[2] = at[2] + n[2]; /* where each kind ends */
+    at[0] = 0;
+    for (int i = 0; i < 4; ++i) at[i + 1] = at[i] + n[i];
+    for (int i = 0; i < 5; ++i) a->nblist[i] = at[i] + n[i]; /* where each kind ends */
     for (int c = 0; c < p->nblock; ++c) {
-        int kind = block_kind(p, a, c, alpha_c);
+        int kind = block_kind(p, a, c);
         if (kind >= 0) a->blist[at[kind]++] = c;
     }
 }
 
 /* All blocks' projections; returns the largest |y - y_previous| if `track`. */
-static inline __attribute__((always_inline)) double project_all(cp_problem* p, cp_admm_work* a, double alpha_c, int track) {
+static inline __attribute__((always_inline)) double project_all(cp_problem* p, cp_admm_work* a, int track) {
     double change = 0.0;
     const int *list = a->blist, *end = a->nblist;
-    int n0 = end[0], n1 = end[1], n2 = end[2];
+    int n0 = end[0], n1 = end[1], n2 = end[2], n3 = end[3], n4 = end[4];
 #pragma omp parallel for schedule(static) reduction(max : change) if (n0 > 64)
     for (int i = 0; i < n0; ++i) {
-        double d = contact_pair(p, a, &p->block[list[i]], list[i], track);
+        double d = contact_pair(p, a, &p->block[list[i]], list[i], track, 0);
         change = d > change ? d : change;
     }
 #pragma omp parallel for schedule(static) reduction(max : change) if (n1 - n0 > 64)
     for (int i = n0; i < n1; ++i) {
-        double d = contact_one(p, a, &p->block[list[i]], list[i], track);
+        double d = contact_one(p, a, &p->block[list[i]], list[i], track, 0);
         change = d > change ? d : change;
     }
 #pragma omp parallel for schedule(static) reduction(max : change) if (n2 - n1 > 64)
     for (int i = n1; i < n2; ++i) {
-        const cp_block* k = &p->block[list[i]];
-        double d = any_block(p, a, k, list[i], k->kind == CP_EQUALITY ? 1.0 : alpha_c, track);
+        double d = contact_pair(p, a, &p->block[list[i]], list[i], track, 1);
+        change = d > change ? d : change;
+    }
+#pragma omp parallel for schedule(static) reduction(max : change) if (n3 - n2 > 64)
+    for (int i = n2; i < n3; ++i) {
+        double d = contact_one(p, a, &p->block[list[i]], list[i], track, 1);
+        change = d > change ? d : change;
+    }
+#pragma omp parallel for schedule(static) reduction(max : change) if (n4 - n3 > 64)
+    for (int i = n3; i < n4; ++i) {
+        double d = any_block(p, a, &p->block[list[i]], a->ab[list[i]], track);
         change = d > change ? d : change;
     }
     return change;
 }
 
-double cp_admm_project_all(cp_problem* p, cp_admm_work* a, double alpha_c, int track) {
-    return track ? project_all(p, a, alpha_c, 1) : project_all(p, a, alpha_c, 0);
+double cp_admm_project_all(cp_problem* p, cp_admm_work* a, int track) {
+    return track ? project_all(p, a, 1) : project_all(p, a, 0);
 }

@@ -18,7 +18,7 @@ enum { CP_ADMM_SMALL = 12 };
 
 /* Persistent scratch (cp.h): buffers grow to the largest problem seen and are reused. */
 struct cp_admm_work {
-    size_t cap[40];
+    size_t cap[44];
     unsigned char* folded;                        /* m */
     int *soff, *sn, *gstart;                      /* S + 1: unknowns; first group */
     int* slot_start;                              /* m + 1 */
@@ -35,14 +35,17 @@ struct cp_admm_work {
     double *Q, *v0;                               /* 6-unknown subsystems: M^-1 Jp^T by slots, and M^-1 b */
     double *z, *y, *zprev, *ib, *bsl;             /* per slot; ib, bsl = 1 / beta and beta of the slot's subsystem */
     int* spos;                                    /* per slot: its index in sub_slot (-1: folded) */
-    int *blist, nblist[3];                        /* blocks sorted by projection kind (sort_blocks) */
+    int *blist, nblist[5];                        /* blocks sorted by projection kind (sort_blocks) */
+    double* ab;                                   /* per block: its over-relaxation alpha */
     double *xs, *cs;                              /* per active slot, in sub_slot order: x = J v, and the
                                                      coefficient beta z - u of its row in (15) */
     double *u, *W, *rc;                           /* m (u = z + nslot: the state (z, u) is one vector for
-                                                     acceleration); per block; m: each row's compliance */
+                                                     acceleration); m: each row's W; m: each row's compliance */
     cp_accel acc;
     double *b, *rhs;                              /* n */
     double* segd;                                 /* per segment: J A^-1 J^T's share (cp_prepare_diag) */
+    double* sw;                                   /* per slot: its penalty relative to its subsystem's beta */
+    double kappa;                                 /* small subsystems' per-slot penalty scale (slot_share) */
 };
 
 /* J_slot . v, over the slot's segments */
@@ -70,9 +73,11 @@ static inline void st2(double* p, v2d x) { memcpy(p, &x, sizeof x); }
 void cp_admm_solve_all(cp_problem* p, cp_admm_work* a, int nsub);
 /* (16)-(21) for every block of the sorted lists (cp_admm_sort_blocks); returns the largest change
  * of a y over the iteration if `track` (the stopping rule), else 0. */
-double cp_admm_project_all(cp_problem* p, cp_admm_work* a, double alpha_c, int track);
-/* Sort the blocks by the projection they take, for relaxation alpha_c. */
-void cp_admm_sort_blocks(const cp_problem* p, cp_admm_work* a, double alpha_c);
+double cp_admm_project_all(cp_problem* p, cp_admm_work* a, int track);
+/* Each block's over-relaxation (a->ab): 1 for equalities, alpha_r for contact and unilateral blocks
+ * whose subsystems are all small (rigid bodies, short arms), alpha_c for the other contact and
+ * unilateral blocks; then the blocks sorted by the projection they take. */
+void cp_admm_sort_blocks(const cp_problem* p, cp_admm_work* a, double alpha_c, double alpha_r);
 /* Every active slot's coefficient beta z - u from the state (z, u); cp_admm_refresh_sub for one
  * subsystem's slots. */
 void cp_admm_refresh_coef(const cp_problem* p, cp_admm_work* a);

@@ -128,6 +128,11 @@ typedef struct cp_admm_settings {
     int adapt;         /* 0: the balanced penalty as is; 1: residual balancing on top */
     double relaxation; /* in (0, 2): over-relaxation of x in the contact and unilateral projections; 1 = none */
     int accel;         /* CP_ACCEL_* of admm_accel.h: 0 none, 1 Nesterov with restart, 2 Anderson */
+    double relaxation_rigid; /* in (0, 2): relaxation instead for contact and unilateral blocks whose
+                                subsystems all have at most CP_ADMM_SMALL (12) unknowns */
+    double penalty_rigid;    /* > 0: a subsystem of at most CP_ADMM_SMALL unknowns weighs each of its
+                                contact and unilateral rows by penalty_rigid / d, d that row's
+                                J A_s^-1 J^T (admm.c, slot_share); 0: by its beta_s, the paper's rule */
 } cp_admm_settings;
 /* p comes unprepared (not through cp_prepare): SubADMM makes its own diag and warm start. */
 cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,
