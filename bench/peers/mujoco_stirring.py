@@ -13,8 +13,11 @@ figure likewise excludes its controller). Differences that remain, on purpose or
 - the two cylinders of the Panda (link 0, link 7) collide with nothing, as in loam, which has no
   cylinder-sphere contact yet;
 - the PD law is explicit here (loam's is implicit), effort-clamped through actuator ctrlrange.
+- --solref T,D sets every geom's solref (MuJoCo's default 0.02,1): a smaller time constant makes
+  contacts stiffer, so MuJoCo can be compared at a penetration as small as loam's (MuJoCo asks for
+  T >= 2 dt = 0.004 s).
 Usage: python3 bench/peers/mujoco_stirring.py [--sizes 100,200,400] [--settle 400] [--steps 200]
-       [--cone pyramidal|elliptic] [--solver Newton|PGS|CG] [--iterations 100]"""
+       [--cone pyramidal|elliptic] [--solver Newton|PGS|CG] [--iterations 100] [--solref 0.02,1]"""
 import argparse
 import json
 import math
@@ -123,14 +126,14 @@ def lattice(n):
     return out
 
 
-def scene_xml(n, cone, solver, iterations):
+def scene_xml(n, cone, solver, iterations, solref):
     mass = 4.0 / 3.0 * math.pi * BALL_R ** 3 * BALL_RHO
     off = BOX_HALF + WALL
     walls = [((BOX_X - off, 0, WALL_H), (WALL, BOX_HALF + 2 * WALL, WALL_H)), ((BOX_X + off, 0, WALL_H), (WALL, BOX_HALF + 2 * WALL, WALL_H)),
              ((BOX_X, -off, WALL_H), (BOX_HALF + 2 * WALL, WALL, WALL_H)), ((BOX_X, off, WALL_H), (BOX_HALF + 2 * WALL, WALL, WALL_H))]
     lines = ['<mujoco model="stirring">', '  <compiler angle="radian"/>',
              f'  <option timestep="{DT}" gravity="0 0 -9.81" cone="{cone}" solver="{solver}" iterations="{iterations}"/>',
-             '  <default><geom friction="0.5 0.005 0.0001"/></default>',
+             f'  <default><geom friction="0.5 0.005 0.0001" solref="{solref[0]!r} {solref[1]!r}"/></default>',
              '  <worldbody>',
              '    <geom type="plane" size="5 5 0.1" contype="1" conaffinity="1"/>']
     lines += [f'    <geom type="box" pos="{fmt(p)}" size="{fmt(s)}" contype="1" conaffinity="1"/>' for p, s in walls]
@@ -148,8 +151,8 @@ def scene_xml(n, cone, solver, iterations):
     return "\n".join(lines)
 
 
-def run(n, settle, steps, cone, solver, iterations):
-    model = mujoco.MjModel.from_xml_string(scene_xml(n, cone, solver, iterations))
+def run(n, settle, steps, cone, solver, iterations, solref):
+    model = mujoco.MjModel.from_xml_string(scene_xml(n, cone, solver, iterations, solref))
     data = mujoco.MjData(model)
     data.qpos[:7] = Q0
     mujoco.mj_forward(model, data)
@@ -175,7 +178,7 @@ def run(n, settle, steps, cone, solver, iterations):
             max_depth = max(max_depth, float(depth.max()))
             sum_depth += float(depth.sum())
             ndepth += data.ncon
-    return {"engine": "mujoco", "scenario": "stirring", "n": n, "solver": solver, "iterations": iterations, "cone": cone, "steps": steps,
+    return {"engine": "mujoco", "scenario": "stirring", "n": n, "solver": solver, "iterations": iterations, "cone": cone, "steps": steps, "solref": list(solref),
             "step_s": elapsed / steps, "max_depth_m": max_depth, "mean_depth_m": sum_depth / ndepth if ndepth else 0.0,
             "mujoco": mujoco.__version__}
 
@@ -188,9 +191,13 @@ def main():
     ap.add_argument("--cone", default="pyramidal", choices=["pyramidal", "elliptic"])
     ap.add_argument("--solver", default="Newton", choices=["Newton", "PGS", "CG"])
     ap.add_argument("--iterations", type=int, default=100)
+    ap.add_argument("--solref", default="0.02,1", help="time constant (s), damping ratio of every contact")
     a = ap.parse_args()
+    solref = tuple(float(v) for v in a.solref.split(","))
+    if len(solref) != 2 or not all(math.isfinite(v) for v in solref) or solref[0] <= 0 or solref[1] <= 0:
+        ap.error(f"--solref {a.solref!r}: expected two positive numbers, time constant and damping ratio")
     for n in [int(s) for s in a.sizes.split(",")]:
-        print(json.dumps(run(n, a.settle, a.steps, a.cone, a.solver, a.iterations)), flush=True)
+        print(json.dumps(run(n, a.settle, a.steps, a.cone, a.solver, a.iterations, solref)), flush=True)
 
 
 if __name__ == "__main__":
