@@ -172,4 +172,12 @@ static inline float f4_hmin(loam_f4 a) {
     return m;
 }
 
+/* A box from lane-wise bounds: each axis' smallest lo lane and largest hi lane. */
+static inline void f4_box(const loam_f4 lo4[3], const loam_f4 hi4[3], float lo[3], float hi[3]) {
+    for (int a = 0; a < 3; ++a) {
+        lo[a] = f4_hmin(lo4[a]);
+        hi[a] = f4_hmax(hi4[a]);
+    }
+}
+
 #endif

@@ -96,9 +96,9 @@ int loam_neighbors_valid(loam_world* w) {
     if (!nl->valid) return 0;
     int axis = w->params.periodic_axis;
     float len = w->params.periodic_hi - w->params.periodic_lo;
-    float moved2 = 0.0f, lx = INFINITY, ly = INFINITY, lz = INFINITY, hx = -INFINITY, hy = -INFINITY, hz = -INFINITY;
+    float moved2 = 0.0f, lo_d[3] = {INFINITY, INFINITY, INFINITY}, hi_d[3] = {-INFINITY, -INFINITY, -INFINITY};
     int blocks = loam_block_count(w->count);
-#pragma omp parallel reduction(max : moved2, hx, hy, hz) reduction(min : lx, ly, lz)
+#pragma omp parallel reduction(max : moved2, hi_d[:3]) reduction(min : lo_d[:3])
     {
         loam_f4 lo[3] = {f4_splat(INFINITY), f4_splat(INFINITY), f4_splat(INFINITY)};
         loam_f4 hi[3] = {f4_splat(-INFINITY), f4_splat(-INFINITY), f4_splat(-INFINITY)};
@@ -115,16 +115,11 @@ int loam_neighbors_valid(loam_world* w) {
             most = f4_max(block2, most);
         }
         moved2 = f4_hmax(most);
-        lx = f4_hmin(lo[0]);
-        ly = f4_hmin(lo[1]);
-        lz = f4_hmin(lo[2]);
-        hx = f4_hmax(hi[0]);
-        hy = f4_hmax(hi[1]);
-        hz = f4_hmax(hi[2]);
+        f4_box(lo, hi, lo_d, hi_d);
     }
     /* Two particles approach by at most twice the displacements' spread (loam_spread): a bed that
      * moves as a whole keeps its list. */
-    float spread = loam_spread(moved2, (const float[3]){lx, ly, lz}, (const float[3]){hx, hy, hz});
+    float spread = loam_spread(moved2, lo_d, hi_d);
     nl->calm_steps = fabsf(spread - nl->moved_spread) <= spread / 64.0f ? nl->calm_steps + 1 : 0;
     nl->moved_spread = spread;
     if (!(w->pair_margin + 2.0f * spread <= nl->reach)) return 0;

@@ -106,8 +106,8 @@ static void choose_margins(loam_world* w) {
     float dt = (float)w->params.dt;
     loam_vec3 gdt = v3_scale(w->params.gravity, dt);
     int n = w->count;
-    float vmax2 = 0.0f, lx = INFINITY, ly = INFINITY, lz = INFINITY, hx = -INFINITY, hy = -INFINITY, hz = -INFINITY;
-#pragma omp parallel reduction(max : vmax2, hx, hy, hz) reduction(min : lx, ly, lz)
+    float vmax2 = 0.0f, lo_v[3] = {INFINITY, INFINITY, INFINITY}, hi_v[3] = {-INFINITY, -INFINITY, -INFINITY};
+#pragma omp parallel reduction(max : vmax2, hi_v[:3]) reduction(min : lo_v[:3])
     {
         loam_f4 g[3] = {f4_splat(gdt.x), f4_splat(gdt.y), f4_splat(gdt.z)}, most = f4_splat(0.0f);
         loam_f4 lo[3] = {f4_splat(INFINITY), f4_splat(INFINITY), f4_splat(INFINITY)};
@@ -119,15 +119,10 @@ static void choose_margins(loam_world* w) {
             else velocity_lanes(vel, g, i, n - i, &most, lo, hi);
         }
         vmax2 = f4_hmax(most);
-        lx = f4_hmin(lo[0]);
-        ly = f4_hmin(lo[1]);
-        lz = f4_hmin(lo[2]);
-        hx = f4_hmax(hi[0]);
-        hy = f4_hmax(hi[1]);
-        hz = f4_hmax(hi[2]);
+        f4_box(lo, hi, lo_v, hi_v);
     }
     float r = w->max_radius, vmax = sqrtf(vmax2);
-    float spread = loam_spread(vmax2, (const float[3]){lx, ly, lz}, (const float[3]){hx, hy, hz});
+    float spread = loam_spread(vmax2, lo_v, hi_v);
     float body_speed = 0.0f;
     for (int s = 0; s < w->shape_count; ++s) {
         const loam_body_state* b = &w->bodies[w->shapes[s].body];
