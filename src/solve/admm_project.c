@@ -174,33 +174,29 @@ void cp_admm_sort_blocks(const cp_problem* p, cp_admm_work* a, double alpha_c, d
     }
 }
 
-/* All blocks' projections; returns the largest |y - y_previous| if `track`. */
+/* The contact blocks list[lo, hi) of one kind: two slots per row (pair) or one, relaxed or not
+ * (constants, so each call inlines its own kernel); returns the largest |y - y_previous| with `change`. */
+static inline __attribute__((always_inline)) double contact_range(cp_problem* p, cp_admm_work* a, const int* list, int lo,
+                                                                  int hi, int track, int pair, int relax, double change) {
+#pragma omp parallel for schedule(static) reduction(max : change) if (hi - lo > 64)
+    for (int i = lo; i < hi; ++i) {
+        const cp_block* k = &p->block[list[i]];
+        double d = pair ? contact_pair(p, a, k, list[i], track, relax) : contact_one(p, a, k, list[i], track, relax);
+        change = d > change ? d : change;
+    }
+    return change;
+}
+
+/* All blocks' projections, kind by kind (block_kind's order); returns the largest |y - y_previous|
+ * if `track`. */
 static inline __attribute__((always_inline)) double project_all(cp_problem* p, cp_admm_work* a, int track) {
-    double change = 0.0;
     const int *list = a->blist, *end = a->nblist;
-    int n0 = end[0], n1 = end[1], n2 = end[2], n3 = end[3], n4 = end[4];
-#pragma omp parallel for schedule(static) reduction(max : change) if (n0 > 64)
-    for (int i = 0; i < n0; ++i) {
-        double d = contact_pair(p, a, &p->block[list[i]], list[i], track, 0);
-        change = d > change ? d : change;
-    }
-#pragma omp parallel for schedule(static) reduction(max : change) if (n1 - n0 > 64)
-    for (int i = n0; i < n1; ++i) {
-        double d = contact_one(p, a, &p->block[list[i]], list[i], track, 0);
-        change = d > change ? d : change;
-    }
-#pragma omp parallel for schedule(static) reduction(max : change) if (n2 - n1 > 64)
-    for (int i = n1; i < n2; ++i) {
-        double d = contact_pair(p, a, &p->block[list[i]], list[i], track, 1);
-        change = d > change ? d : change;
-    }
-#pragma omp parallel for schedule(static) reduction(max : change) if (n3 - n2 > 64)
-    for (int i = n2; i < n3; ++i) {
-        double d = contact_one(p, a, &p->block[list[i]], list[i], track, 1);
-        change = d > change ? d : change;
-    }
-#pragma omp parallel for schedule(static) reduction(max : change) if (n4 - n3 > 64)
-    for (int i = n3; i < n4; ++i) {
+    double change = contact_range(p, a, list, 0, end[0], track, 1, 0, 0.0);
+    change = contact_range(p, a, list, end[0], end[1], track, 0, 0, change);
+    change = contact_range(p, a, list, end[1], end[2], track, 1, 1, change);
+    change = contact_range(p, a, list, end[2], end[3], track, 0, 1, change);
+#pragma omp parallel for schedule(static) reduction(max : change) if (end[4] - end[3] > 64)
+    for (int i = end[3]; i < end[4]; ++i) {
         double d = any_block(p, a, &p->block[list[i]], a->ab[list[i]], track);
         change = d > change ? d : change;
     }
