@@ -100,6 +100,7 @@ _PROTOTYPES = {
     "loam_sdf_grid_build": (c_int, [P(T.Mesh), c_float, c_float, P(T.SdfGrid), ERR]),
     "loam_sdf_grid_build_cached": (c_int, [P(T.Mesh), c_float, c_float, c_char_p, P(T.SdfGrid), P(c_int), ERR]),
     "loam_sdf_grid_query": (c_float, [P(T.SdfGrid), T.Vec3, P(T.Vec3)]),
+    "loam_sdf_grid_memory": (c_size_t, [P(T.SdfGrid)]),
     "loam_sdf_grid_free": (None, [P(T.SdfGrid)]),
     # scenes
     "loam_scene_load": (c_int, [c_char_p, P(c_char_p), c_int, P(T.Scene), ERR]),

@@ -281,6 +281,12 @@ class SdfGrid(Owned):
         return self._handle().obj.cell
 
     @property
+    def memory_bytes(self):
+        """Bytes the grid holds (loam_sdf_grid_memory): 4 per sample plus the C struct. Halving `cell`
+        multiplies it by about 8."""
+        return lib.loam_sdf_grid_memory(C.byref(self._handle().obj))
+
+    @property
     def values(self):
         """The samples as a (nz, ny, nx) view (x fastest), m."""
         h = self._handle()

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app/commands.h"
+#include "app/mesh_grids.h"
 #include "app/progress.h"
 #include "app/run_output.h"
 #include "loam/granular.h"
@@ -148,6 +149,12 @@ static loam_status write_summary(const char* dir, const loam_scene* s, loam_worl
     cJSON_AddNumberToObject(root, "max_overlap_m", stats.max_overlap);
     cJSON_AddNumberToObject(root, "neighbor_list_builds", (double)stats.list_builds);
     cJSON_AddNumberToObject(root, "memory_bytes", (double)loam_world_memory(w));
+    cJSON* grids = mesh_grids_json(s, w);
+    if (!grids || !cJSON_AddItemToObject(root, "mesh_grids", grids)) {
+        cJSON_Delete(grids);
+        cJSON_Delete(root);
+        return loam_error_set(err, LOAM_ERR_NOMEM, "out of memory for summary.json");
+    }
     cJSON* solver = cJSON_AddObjectToObject(root, "solver");
     cJSON_AddNumberToObject(solver, "dt", p->dt);
     cJSON_AddNumberToObject(solver, "sweeps", p->sweeps);
@@ -237,9 +244,11 @@ int loam_cmd_run(int argc, char** argv) {
     }
     run_output out;
     loam_status st = run_output_open(&out, &scene, w, dir, &err);
-    if (!o.quiet && st == LOAM_OK)
+    if (!o.quiet && st == LOAM_OK) {
         fprintf(stderr, "loam: %s: %d particles, %d bodies, %lld steps of %g s on %d threads -> %s/\n", scene.name,
                 loam_world_particles(w).count, loam_world_body_count(w), steps, scene.params.dt, loam_get_threads(), dir);
+        mesh_grids_print(stderr, &scene, w);
+    }
     int frames = scene.output.frames;
     body_peak* peaks = calloc((size_t)loam_world_body_count(w) + 1, sizeof *peaks);
     loam_progress bar;

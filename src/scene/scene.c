@@ -63,7 +63,7 @@ void loam_scene_free(loam_scene* s) {
     s->bodies = NULL;
     for (int k = 0; k < s->grid_count; ++k) {
         loam_sdf_grid_free(s->grids[k]);
-        free(s->grids[k]);
+        free(s->grids[k]); /* the whole record scene_mesh.c allocated: the grid is its first member */
     }
     free(s->grids);
     s->grids = NULL;

@@ -6,8 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "loam/sdf_grid.h"
 #include "scene/scene_internal.h"
+
+/* A grid with how it was made, for `loam run` to report (loam_scene_grid_source). The grid comes
+ * first, so scene->grids[k] points at the whole record and loam_scene_free frees it as one block
+ * without loam_scene's layout (which bindings mirror) growing a field. */
+typedef struct scene_grid {
+    loam_sdf_grid grid;
+    char file[1024]; /* as the scene names it */
+    int from_cache;
+    double seconds;
+} scene_grid;
 
 /* The mesh path: as written when absolute, otherwise beside the scene file. */
 static void resolve(const char* scene_path, const char* file, char* out, size_t cap) {
@@ -40,21 +51,40 @@ loam_status scene_read_mesh(const snode* m, loam_scene* s, const struct loam_sdf
     loam_error inner;
     if (loam_mesh_load(path, &mesh, &inner) != LOAM_OK) return snode_error(&n, err, "%s", inner.message);
     for (int k = 0; k < 3 * mesh.vertex_count; ++k) mesh.vertices[k] *= scale;
-    loam_sdf_grid* g = calloc(1, sizeof *g);
+    scene_grid* sg = calloc(1, sizeof *sg);
+    loam_sdf_grid* g = sg ? &sg->grid : NULL;
     loam_sdf_cache_dir(cache, sizeof cache);
-    st = g ? loam_sdf_grid_build_cached(&mesh, cell, margin, cache[0] ? cache : NULL, g, NULL, &inner)
+    double t0 = loam_clock_seconds();
+    st = g ? loam_sdf_grid_build_cached(&mesh, cell, margin, cache[0] ? cache : NULL, g, &sg->from_cache, &inner)
            : loam_error_set(&inner, LOAM_ERR_NOMEM, "out of memory");
+    if (sg) {
+        sg->seconds = loam_clock_seconds() - t0;
+        snprintf(sg->file, sizeof sg->file, "%s", snode_scalar(&n));
+    }
     loam_mesh_free(&mesh);
     if (st != LOAM_OK) {
-        free(g);
+        free(sg);
         return snode_error(&n, err, "%s: %s", path, inner.message);
     }
     st = keep_grid(s, g, err);
     if (st != LOAM_OK) {
         loam_sdf_grid_free(g);
-        free(g);
+        free(sg);
         return st;
     }
     *grid = g;
     return LOAM_OK;
+}
+
+int loam_scene_grid_source(const loam_scene* s, const struct loam_sdf_grid* grid, const char** file, int* from_cache,
+                           double* seconds) {
+    for (int k = 0; s && grid && k < s->grid_count; ++k) {
+        if (s->grids[k] != grid) continue;
+        const scene_grid* sg = (const scene_grid*)(const void*)grid; /* its first member */
+        if (file) *file = sg->file;
+        if (from_cache) *from_cache = sg->from_cache;
+        if (seconds) *seconds = sg->seconds;
+        return 1;
+    }
+    return 0;
 }

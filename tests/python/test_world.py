@@ -1,4 +1,5 @@
 """Worlds built from Python, numpy views of their state without copies, scenes from files."""
+import ctypes
 import gc
 import os
 
@@ -159,6 +160,22 @@ def test_mesh_tool_from_obj_file(repo, tmp_path):
     w.add_particles([[0.0, 0.0, 0.2]], radius=0.01)
     w.step(600)
     assert w.particles.z[0] == pytest.approx(0.01, abs=3e-3)
+
+
+def test_sdf_grid_memory_bytes():
+    cube = loam.Mesh.from_obj(
+        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n"
+        "f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1 5 8\n", "cube.obj")
+    header = ctypes.sizeof(loam._types.SdfGrid)  # the C struct, which test_abi.py holds to the header
+    # A 1 m cube grown by the margin on both sides, sampled at both ends: (1 + 2 margin) / cell + 1 per axis
+    # (powers of two, so no rounding moves a sample).
+    for cell, n in ((0.25, 7), (0.125, 13)):
+        grid = cube.sdf_grid(cell=cell, margin=0.25)
+        assert grid.shape == (n, n, n)
+        assert grid.memory_bytes == 4 * n ** 3 + header
+        grid.close()
+        with pytest.raises(loam.ClosedError):
+            grid.memory_bytes
 
 
 def test_scene_file_with_overrides(repo):
