@@ -34,6 +34,7 @@ typedef struct opts {
     int solver_on[NSOLVER];
     int steps, settle, max_dense, threads, json;
     int step_stats, stats_iterations; /* --step-stats: whole steps of the stirring scene, for peers */
+    double stats_tolerance;           /* --step-stats: the solver's stopping tolerance, m/s */
     loam_mb_solver stats_solver;
     double beta_scale;
     int adapt;              /* SubADMM/full ADMM residual balancing */
@@ -86,6 +87,8 @@ static void usage(FILE* f) {
             "                   bench/peers/mujoco_stirring.py) measures them (no value)\n"
             "  --solver S       --step-stats: the solver (default pgs)\n"
             "  --iterations K   --step-stats: its iterations per step (default 30)\n"
+            "  --tolerance TOL  --step-stats: stop a step's iterations when no impulse changes a velocity\n"
+            "                   by more than TOL m/s (default 1e-10)\n"
             "  --json           also print one JSON object per row and per fit (no value)\n",
             LOAM_SOURCE_DIR, LOAM_SOURCE_DIR);
 }
@@ -208,9 +211,9 @@ static int step_stats(const opts* o) {
         scene sc;
         loam_error err;
         if (!make_scene(o, 1, o->sizes[z], o->stats_solver, o->stats_iterations, &sc)) return 2;
-        sc.m->opt.tolerance = 1e-10; /* as in normal use: stop when converged */
+        sc.m->opt.tolerance = o->stats_tolerance; /* as in normal use: stop when converged */
         double t = 0.0, max_depth = 0.0, sum_depth = 0.0;
-        long ndepth = 0;
+        long ndepth = 0, iterations = 0;
         int done = 0;
         for (int i = 0; i < o->settle + o->steps; ++i) {
             if (mb_stirring_control(&sc.sc, sc.s, HOLD, &err) != LOAM_OK) break;
@@ -222,6 +225,7 @@ static int step_stats(const opts* o) {
             double dt = loam_clock_seconds() - t0;
             if (i < o->settle) continue;
             t += dt, ++done;
+            iterations += sc.s->solver.iterations;
             for (int c = 0; c < sc.s->ncontact; ++c) {
                 double d = fmax(sc.s->contact[c].depth, 0.0);
                 max_depth = fmax(max_depth, d), sum_depth += d, ++ndepth;
@@ -229,9 +233,9 @@ static int step_stats(const opts* o) {
         }
         if (done)
             printf("{\"engine\":\"loam\",\"scenario\":\"stirring\",\"n\":%d,\"solver\":\"%s\",\"iterations\":%d,\"steps\":%d,"
-                   "\"step_s\":%.6e,\"max_depth_m\":%.6e,\"mean_depth_m\":%.6e}\n",
-                   o->sizes[z], loam_mb_solver_name(o->stats_solver), o->stats_iterations, done, t / done, max_depth,
-                   ndepth ? sum_depth / ndepth : 0.0);
+                   "\"tolerance\":%.3g,\"mean_iterations\":%.2f,\"step_s\":%.6e,\"max_depth_m\":%.6e,\"mean_depth_m\":%.6e}\n",
+                   o->sizes[z], loam_mb_solver_name(o->stats_solver), o->stats_iterations, done, o->stats_tolerance,
+                   (double)iterations / done, t / done, max_depth, ndepth ? sum_depth / ndepth : 0.0);
         fflush(stdout);
         free_scene(&sc);
     }
@@ -413,7 +417,7 @@ int loam_bench_multibody(int argc, char** argv) {
     o.beta_scale = defaults.admm_beta_scale, o.adapt = defaults.admm_adapt, o.relaxation = defaults.admm_relaxation;
     o.relaxation_rigid = defaults.admm_relaxation_rigid, o.penalty_rigid = defaults.admm_penalty_rigid;
     o.accel = defaults.admm_accel;
-    o.stats_solver = LOAM_SOLVER_PGS, o.stats_iterations = 30;
+    o.stats_solver = LOAM_SOLVER_PGS, o.stats_iterations = 30, o.stats_tolerance = 1e-10;
     o.urdf = LOAM_SOURCE_DIR "/urdf/panda.urdf";
     o.base_urdf = LOAM_SOURCE_DIR "/urdf/mobile_base.urdf";
     for (int a = 0; a < argc; ++a) {
@@ -449,6 +453,7 @@ int loam_bench_multibody(int argc, char** argv) {
         else if (!strcmp(opt, "--max-iterations")) rc = cli_parse_int(WHO, opt, val, 1, 1000000, &o.max_iterations);
         else if (!strcmp(opt, "--threads")) rc = cli_parse_int(WHO, opt, val, 0, 1024, &o.threads);
         else if (!strcmp(opt, "--iterations")) rc = cli_parse_int(WHO, opt, val, 1, 1000000, &o.stats_iterations);
+        else if (!strcmp(opt, "--tolerance")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1e3, &o.stats_tolerance);
         else if (!strcmp(opt, "--solver")) {
             int found = 0;
             for (int k = 0; k < NSOLVER && val; ++k)
