@@ -121,29 +121,35 @@ static inline int within(const loam_world* w, const float* pos, int i, int j, fl
  * contact k held last step (-1: a new contact), for the warm start. Unless far_gap is NULL (no scan
  * will be skipped: the gaps are not worth their roots), *far_gap is lowered to the gap of every
  * listed pair found to be no contact (-inf if a pair of sleepers went untested). */
-static int contacts_of(const loam_world* w, const float* pos, int i, const int32_t* cand, int listed, float margin,
-                       int32_t* out, int32_t* from, int* same_partners, float* far_gap) {
+/* What contacts_of needs of the world's parameters, read once per block (the scan's byte stores
+ * may alias them, so the compiler would reload them for every particle). */
+typedef struct scan_params {
+    float base;  /* params.margin radii, m */
+    float dt2;   /* 2 dt, s */
+    float wake2; /* sleep speed squared, m^2/s^2 */
+} scan_params;
+
+/* Whether any of a sleeper's listed partners is awake: a branch-free pass (most sleepers have only
+ * sleeping partners, in no pattern a branch predictor could learn). */
+static inline int any_awake(const uint8_t* asleep, const int32_t* cand, int listed) {
+    int awake = 0;
+    for (int k = 0; k < listed; ++k) awake |= !asleep[cand[k]];
+    return awake;
+}
+
+static int contacts_of(const loam_world* w, const scan_params* sp, const float* pos, int i, const int32_t* cand,
+                       int listed, float margin, int32_t* out, int32_t* from, int* same_partners, int* fresh,
+                       float* far_gap) {
     const loam_contacts* c = &w->contacts; /* i's block has not replaced them yet: last step's */
     int first = c->pair_start[i];
     const int32_t* before = &c->pair_j[first]; /* last step's partners of i, sorted */
     const float* vel = w->push_velocity; /* (vx, vy, vz, 0) packed by loam_granular_detect */
     int nb = c->pair_count[i], m = 0;
-    float base = w->params.margin * w->max_radius, dt2 = 2.0f * (float)w->params.dt;
-    float wake2 = w->params.sleep_speed * w->params.sleep_speed;
+    float base = sp->base, dt2 = sp->dt2, wake2 = sp->wake2;
     const uint8_t* asleep = w->asleep;
     int i_asleep = asleep[i];
-    int count = 0, kept = 0;
-    if (i_asleep) {
-        /* Most sleepers have only sleeping partners and no contact at all: find that out with a
-         * branch-free pass before the loop below, whose branches such a mix would mispredict. */
-        int awake = 0;
-        for (int k = 0; k < listed; ++k) awake |= !asleep[cand[k]];
-        if (!awake) {
-            *same_partners = nb == 0;
-            if (far_gap) *far_gap = -INFINITY; /* its pairs were not scanned */
-            return 0;
-        }
-    }
+    int count = 0, kept = 0, added = 0;
+    /* A sleeper whose partners all sleep has no pair contact (the caller found that out). */
     for (int k = 0; k < listed; ++k) {
         int j = cand[k];
         int j_asleep = asleep[j];
@@ -170,6 +176,7 @@ static int contacts_of(const loam_world* w, const float* pos, int i, const int32
             }
         }
         kept += was;
+        added |= at < 0; /* a new pair needs a colour */
         from[count] = at;
         out[count++] = j;
         if (i_asleep != j_asleep) {
@@ -184,6 +191,7 @@ static int contacts_of(const loam_world* w, const float* pos, int i, const int32
     }
     /* The merge above already tells whether the partners are last step's (all kept, none new). */
     *same_partners = kept == nb && count == nb;
+    *fresh = added;
     return count;
 }
 
@@ -274,14 +282,17 @@ enum { LOAM_SHAPE_CHUNK = 32 };
 
 static void chunk_shapes(const loam_world* w, const float* pos, int i, int end, const block_shape_lists* block,
                          block_shape_lists* chunk) {
-    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     int last = i + LOAM_SHAPE_CHUNK < end ? i + LOAM_SHAPE_CHUNK : end;
-    for (int k = i; k < last; ++k)
-        for (int a = 0; a < 3; ++a) {
-            float c = pos[4 * k + a];
-            lo[a] = c < lo[a] ? c : lo[a];
-            hi[a] = c > hi[a] ? c : hi[a];
-        }
+    /* (x, y, z, r) of a particle is one vector: its first three lanes bound the centres. */
+    loam_f4 low = f4_splat(INFINITY), high = f4_splat(-INFINITY);
+    for (int k = i; k < last; ++k) {
+        loam_f4 c = f4_load(&pos[4 * (size_t)k]);
+        low = f4_min(c, low);
+        high = f4_max(c, high);
+    }
+    float lo[4], hi[4];
+    f4_store(lo, low);
+    f4_store(hi, high);
     float reach = w->max_radius + w->body_margin;
     chunk->n_all = chunk->n_moving = 0;
     for (int q = 0; q < block->n_all; ++q) {
@@ -551,27 +562,52 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
     float moved = block_moved(w, &w->block_info[b]);
     int needed = rule->may_skip ? code_needed(rule, moved) : 256;
     const int32_t* listed = &w->neighbors.j[(size_t)b * (size_t)w->neighbors.block_capacity];
+    scan_params sp = {w->params.margin * w->max_radius, 2.0f * (float)w->params.dt,
+                      w->params.sleep_speed * w->params.sleep_speed};
     for (int i = b * LOAM_BLOCK; i < end; listed += w->neighbors.count[i++]) {
-        int same_partners = 1, n, i_asleep = w->asleep[i], fresh = 0;
+        int same_partners = 1, n, i_asleep = w->asleep[i], fresh = 0, nlisted = w->neighbors.count[i];
+        if (!shapes.every && (i - b * LOAM_BLOCK) % LOAM_SHAPE_CHUNK == 0) chunk_shapes(w, pos, i, end, &shapes, &chunk);
+        int partner_awake = i_asleep ? any_awake(w->asleep, listed, nlisted) : 1;
+        if (!partner_awake && !rule->may_skip && !shapes.every && chunk.n_moving == 0 && c->pair_count[i] == 0 &&
+            c->body_count[i] == 0) {
+            /* A sleeper among sleepers, with no moving shape near and no contact last step: none
+             * now (the general path below finds the same, at several times the cost; half the
+             * particles of a pushed bed's busy blocks are such). */
+            w->neighbors.slack[i] = 0;
+            scanned++;
+            x->pair_count[i % LOAM_BLOCK] = x->body_count[i % LOAM_BLOCK] = 0;
+            w->coloring.fresh[i] = 0;
+            if (all_same && pairs <= cap && bodies <= bcap)
+                all_same = c->pair_start[i] == pair_base + pairs && c->body_start[i] == body_base + bodies;
+            continue;
+        }
+        /* Straight into the scratch where it has room for every listed pair, else through nbr. */
+        int direct = cap - pairs >= nlisted;
+        int32_t* out = direct ? &x->pair_j[pairs] : nbr;
         if (w->neighbors.slack[i] >= needed) {
             n = previous_contacts(w, i, &x->pair_j[pairs], &x->pair_from[pairs], cap - pairs);
         } else {
             float far_gap = INFINITY;
-            n = contacts_of(w, pos, i, listed, w->neighbors.count[i], margin, nbr, from, &same_partners,
-                            rule->may_skip ? &far_gap : NULL);
+            if (partner_awake) {
+                n = contacts_of(w, &sp, pos, i, listed, nlisted, margin, out, direct ? &x->pair_from[pairs] : from,
+                                &same_partners, &fresh, rule->may_skip ? &far_gap : NULL);
+            } else {
+                n = 0;
+                same_partners = c->pair_count[i] == 0;
+                far_gap = -INFINITY; /* its pairs were not scanned */
+            }
             w->neighbors.slack[i] = rule->may_skip ? slack_code(far_gap - 2.0f * moved, rule) : 0;
             scanned++;
-            for (int k = 0; k < n; ++k) fresh |= from[k] < 0; /* a new pair needs a colour */
-            for (int k = 0; k < n && pairs + k < cap; ++k) {
+            for (int k = 0; !direct && k < n && pairs + k < cap; ++k) {
                 x->pair_j[pairs + k] = nbr[k];
                 x->pair_from[pairs + k] = from[k];
             }
         }
         /* Normals and gaps: the Gauss-Seidel solve computes them into its rows (solve_gs.c); the
          * Jacobi sweeps read them from the slots (no step reads last step's: written in place).
-         * Jacobi never skips a scan (scan_rule), so nbr holds the pairs. */
+         * Jacobi never skips a scan (scan_rule), so out holds the pairs. */
         for (int k = 0; jacobi && k < n; ++k) {
-            int32_t j = nbr[k];
+            int32_t j = out[k];
             int s = pair_base + pairs + k;
             if (s >= pair_base + cap) break;
             float o[3];
@@ -589,7 +625,6 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
         int nbody = 0;
         loam_vec3 p = v3(w->x[i], w->y[i], w->z[i]);
         float reach = w->radius[i] + w->body_margin;
-        if (!shapes.every && (i - b * LOAM_BLOCK) % LOAM_SHAPE_CHUNK == 0) chunk_shapes(w, pos, i, end, &shapes, &chunk);
         const int32_t* list = i_asleep ? chunk.moving : chunk.all;
         int nlist = shapes.every ? w->shape_count : (i_asleep ? chunk.n_moving : chunk.n_all);
         for (int q = 0; q < nlist; ++q) {
