@@ -172,14 +172,26 @@ static void add_point_rows(const loam_mb_model* m, const loam_mb_state* s, int b
     mb_work* w = s->work;
     for (int j = body; j >= 0; j = m->body[j].parent)
         for (int k = 0; k < loam_joint_nv(m->body[j].joint); ++k) {
-            loam_vec3d lin, ang;
-            mb_dof_column(s, j, k, p, &lin, &ang);
+            /* mb_dof_column, with the rotated columns of world_columns */
+            const sv6* c = &w->Sw[6 * j + k];
+            loam_vec3d ang = c->ang, lin = d3_add(c->lin, d3_cross(ang, d3_sub(p, s->xpose[j].p)));
             int d = m->v_adr[j] + k, t = m->body_tree[j], slot = trees[0] == t ? 0 : 1;
             for (int q = 0; q < nrow; ++q) {
                 double val = sign * d3_dot(dirs[q], angular ? ang : lin);
                 if (w->free_dof[d] >= 0) w->J[base[q][slot] + (size_t)(w->free_dof[d] - w->gfree_off[t])] += val;
                 else w->e[row0 + q] += val * w->x[d]; /* a prescribed dof's known velocity */
             }
+        }
+}
+
+/* Every body's motion subspace columns in world axes (mb_dof_column's rotations), once per step. */
+static void world_columns(const loam_mb_model* m, const loam_mb_state* s) {
+    mb_work* w = s->work;
+    for (int j = 0; j < m->nbody; ++j)
+        for (int k = 0; k < loam_joint_nv(m->body[j].joint); ++k) {
+            const sv6* c = &w->S[6 * j + k];
+            w->Sw[6 * j + k].ang = qd_rotate(s->xpose[j].q, c->ang);
+            w->Sw[6 * j + k].lin = qd_rotate(s->xpose[j].q, c->lin);
         }
 }
 
@@ -328,6 +340,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
         return LOAM_OK;
     }
     if ((st = reserve(w, rows, segs, vals, err)) != LOAM_OK) return st;
+    world_columns(m, s);
     cp_group* groups = w->groups;
     for (int t = 0; t < m->ntree; ++t)
         groups[t] = (cp_group){w->gfree_off[t], w->gfree_off[t + 1] - w->gfree_off[t], w->A0 + w->aoff[t], w->A + w->aoff[t], 0};

@@ -16,6 +16,8 @@ typedef struct mb_prev {
 typedef struct mb_work {
     sxform* X;     /* nbody: parent coordinates -> body coordinates */
     sv6* S;        /* 6 per body: motion subspace columns in body coordinates */
+    sv6* Sw;       /* 6 per body: the same rotated to world axes, for this step's constraint rows
+                      (constraints.c: a body in many contacts rotates them once, not per contact) */
     sv6* cJ;       /* nbody: S-dot qd (floating joints only; zero otherwise) */
     sv6* v;        /* nbody: body spatial velocity in body coordinates */
     sv6* a;        /* nbody: RNEA accelerations */

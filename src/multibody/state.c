@@ -41,6 +41,7 @@ loam_status loam_mb_state_create(const loam_mb_model* m, loam_mb_state** out, lo
     s->limit_impulse = zalloc(nv, sizeof(double), &fail);
     w->X = zalloc(nb, sizeof(sxform), &fail);
     w->S = zalloc(6 * nb, sizeof(sv6), &fail);
+    w->Sw = zalloc(6 * nb, sizeof(sv6), &fail);
     w->cJ = zalloc(nb, sizeof(sv6), &fail);
     w->v = zalloc(nb, sizeof(sv6), &fail);
     w->a = zalloc(nb, sizeof(sv6), &fail);
@@ -150,7 +151,7 @@ void loam_mb_state_destroy(loam_mb_state* s) {
     if (!s) return;
     mb_work* w = s->work;
     if (w) {
-        void* ptrs[] = {w->X, w->S, w->cJ, w->v, w->a, w->f, w->I, w->Ic, w->A, w->A0, w->aoff, w->gfree_off, w->b, w->x, w->tmp, w->bias,
+        void* ptrs[] = {w->X, w->S, w->Sw, w->cJ, w->v, w->a, w->f, w->I, w->Ic, w->A, w->A0, w->aoff, w->gfree_off, w->b, w->x, w->tmp, w->bias,
                         w->free_dof, w->rows, w->groups, w->sub_of_tree, w->uf, w->e, w->lambda, w->diag, w->row_dof, w->row_seg,
                         w->blocks, w->segs, w->J, w->AJ, w->ball_geom, w->bx, w->by, w->bz, w->cand, w->prev, w->prev_tmp, w->prev_limit, w->prev_con,
                         w->fem_aoff, w->fem_tet_adr, w->fem_A0, w->fem_A, w->fem_vel, w->fem_rot};
