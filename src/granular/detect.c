@@ -114,13 +114,6 @@ static inline int within(const loam_world* w, const float* pos, int i, int j, fl
  * pair from closing faster than its gap in one step. */
 #define LOAM_CONTACT_HYSTERESIS 1.5f
 
-/* Each pair's own margin: what it can close in a step at twice its current closing speed, at least
- * the base margin, at most this step's global margin (which sized the hash and the list). A bed
- * falling as a whole then keeps small margins and few contacts (and little memory), where one
- * global margin from the fastest particle would make every neighbour a contact. from[k] gets the slot
- * contact k held last step (-1: a new contact), for the warm start. Unless far_gap is NULL (no scan
- * will be skipped: the gaps are not worth their roots), *far_gap is lowered to the gap of every
- * listed pair found to be no contact (-inf if a pair of sleepers went untested). */
 /* What contacts_of needs of the world's parameters, read once per block (the scan's byte stores
  * may alias them, so the compiler would reload them for every particle). */
 typedef struct scan_params {
@@ -137,6 +130,15 @@ static inline int any_awake(const uint8_t* asleep, const int32_t* cand, int list
     return awake;
 }
 
+/* Each pair's own margin: what it can close in a step at twice its current closing speed, at least
+ * the base margin, at most this step's global margin (which sized the hash and the list). A bed
+ * falling as a whole then keeps small margins and few contacts (and little memory), where one
+ * global margin from the fastest particle would make every neighbour a contact. from[k] gets the slot
+ * contact k held last step (-1: a new contact), for the warm start. Unless far_gap is NULL (no scan
+ * will be skipped: the gaps are not worth their roots), *far_gap is lowered to the gap of every
+ * listed pair found to be no contact (-inf if a pair of sleepers went untested). *fresh: whether
+ * any contact is new (it needs a colour). A sleeper is scanned only when a listed partner is awake
+ * (any_awake, in the caller). */
 static int contacts_of(const loam_world* w, const scan_params* sp, const float* pos, int i, const int32_t* cand,
                        int listed, float margin, int32_t* out, int32_t* from, int* same_partners, int* fresh,
                        float* far_gap) {
