@@ -290,8 +290,13 @@ loam_status loam_mb_collide(const loam_mb_model* m, loam_mb_state* s, loam_error
         int ball = is_ball(&m->geom[a]);
         while (q0 < w->nother && w->other[q0] <= a) ++q0;
         int n = ball ? w->nother - q0 : m->ngeom - a - 1;
+        double ra = bound_radius(&m->geom[a]);
         for (int i = 0; i < n; ++i) {
             int b = ball ? w->other[q0 + i] : a + 1 + i;
+            /* pair()'s own bounding test first (the same expression, so the same decision): most
+             * geom pairs of a scene are far apart, and the checks below cost more. */
+            double rb = bound_radius(&m->geom[b]);
+            if (ra >= 0.0 && rb >= 0.0 && d3_norm(d3_sub(w->gpose[a].p, w->gpose[b].p)) > ra + rb + m->opt.contact_margin) continue;
             int ba = m->geom[a].body, bb = m->geom[b].body;
             if ((ba < 0 && bb < 0) || adjacent(m, ba, bb) || (ball && is_ball(&m->geom[b])) || filtered(&m->geom[a], &m->geom[b]) ||
                 joined(m, w, ba, bb))
