@@ -2,8 +2,9 @@
  * edges and corners): capsule-capsule, capsule-box, box-box, cylinder-plane and cylinder-sphere,
  * spheres and capsules against a mesh's signed distance grid; the contact Jacobian acts on both
  * bodies; and resting tests: a capsule on a box, a box on a box and a sphere on a mesh floor stay put
- * for a second (a capsule also across the box with both ends overhanging). Every check prints what
- * it measured. */
+ * for a second (a capsule also across the box with both ends overhanging); and random clouds of
+ * spheres, whose ball-ball contacts must be exactly brute force's. Every check prints what it
+ * measured. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -393,7 +394,67 @@ static void resting(void) {
     loam_sdf_grid_free(&grid);
 }
 
+/* Ball-ball contacts of a random cloud of n floating spheres against brute force over all pairs:
+ * loam_mb_collide tests all pairs itself up to 256 balls and goes through its spatial hash above,
+ * and both must find exactly the pairs whose gap is at most the contact margin. */
+static void ball_cloud(int n) {
+    enum { MAXB = 400 };
+    static loam_mb_body_def b[MAXB];
+    static loam_mb_geom_def g[MAXB];
+    static loam_vec3d c[MAXB];
+    static double r[MAXB];
+    unsigned long long seed = 12345u + (unsigned)n;
+    for (int i = 0; i < n; ++i) {
+        double u[4];
+        for (int k = 0; k < 4; ++k) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            u[k] = (double)(seed >> 11) / 9007199254740992.0;
+        }
+        double side = 0.02 * cbrt((double)n); /* a dense cloud: a few neighbours each */
+        c[i] = (loam_vec3d){side * u[0], side * u[1], side * u[2]};
+        r[i] = 0.004 + 0.004 * u[3];
+        b[i] = loam_mb_default_body_def();
+        snprintf(b[i].name, sizeof b[i].name, "ball%d", i);
+        b[i].joint = LOAM_JOINT_FLOATING;
+        b[i].mass = 1.0;
+        b[i].inertia[0] = b[i].inertia[1] = b[i].inertia[2] = 0.01;
+        g[i] = geom(i, LOAM_SHAPE_SPHERE, r[i], 0, 0);
+    }
+    loam_mb_options o = loam_mb_default_options();
+    o.max_contacts = 20000;
+    loam_mb_model* m = NULL;
+    loam_mb_state* s = NULL;
+    loam_error err;
+    CHECK(loam_mb_model_create(b, n, g, n, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    if (!m) return;
+    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    if (!s) return;
+    for (int i = 0; i < n; ++i) {
+        double* q = s->q + m->q_adr[i];
+        q[0] = c[i].x, q[1] = c[i].y, q[2] = c[i].z;
+        q[3] = 1.0, q[4] = q[5] = q[6] = 0.0;
+    }
+    CHECK(loam_mb_kinematics(m, s, &err) == LOAM_OK, "%s", err.message);
+    CHECK(loam_mb_collide(m, s, &err) == LOAM_OK, "%s", err.message);
+    int expected = 0, found = 0, wrong = 0;
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j)
+            expected += dist3(c[i], c[j]) - r[i] - r[j] <= o.contact_margin;
+    for (int k = 0; k < s->ncontact; ++k) {
+        int a = s->contact[k].geom[0], bb = s->contact[k].geom[1];
+        found += 1;
+        wrong += !(a >= 0 && bb >= 0 && dist3(c[a], c[bb]) - r[a] - r[bb] <= o.contact_margin);
+    }
+    fprintf(stderr, "ball cloud of %d: %d contacts, brute force %d, %d not within the margin\n", n, found, expected, wrong);
+    CHECK(expected > n / 4, "ball cloud of %d: only %d touching pairs (the test needs a dense cloud)", n, expected);
+    CHECK(found == expected && wrong == 0, "ball cloud of %d: %d contacts (%d wrong), brute force %d", n, found, wrong, expected);
+    loam_mb_state_destroy(s);
+    loam_mb_model_destroy(m);
+}
+
 int main(void) {
+    ball_cloud(100); /* every pair tested */
+    ball_cloud(400); /* through the hash */
     capsule_capsule();
     capsule_box();
     box_box();
