@@ -25,24 +25,35 @@ static int grid_users(const loam_world* w, const loam_sdf_grid* g, int b, int q,
     return users;
 }
 
-void mesh_grids_print(FILE* f, const loam_scene* s, const loam_world* w) {
-    for (int b = 0; b < loam_world_body_count(w); ++b)
-        for (int q = 0; q < loam_world_body_def(w, b)->shape_count; ++q) {
-            const loam_sdf_grid* g = shape_grid(w, b, q);
-            int first, users = g ? grid_users(w, g, b, q, &first) : 0;
-            if (!g || !first) continue;
-            char shared[64] = "";
-            if (users > 1) snprintf(shared, sizeof shared, ", shared by %d shapes", users);
-            fprintf(f, "loam: mesh tool '%s' (bodies[%d]%s): grid %dx%dx%d samples every %g mm, %.3g MB",
-                    loam_world_body_def(w, b)->name, b, shared, g->nx, g->ny, g->nz, 1e3 * g->cell,
-                    (double)loam_sdf_grid_memory(g) / 1e6);
-            const char* file;
-            int cached;
-            double seconds;
-            if (loam_scene_grid_source(s, g, &file, &cached, &seconds))
-                fprintf(f, ", %s %s in %.3g s", file, cached ? "read from the cache" : "sampled", seconds);
-            fputc('\n', f);
+/* Step (*b, *q) on to the next shape, body by body, that is the first user of its grid (start
+ * from *b = 0, *q = -1); 0 when there is none. *users: the shapes sharing that grid. */
+static int next_grid(const loam_world* w, int* b, int* q, int* users) {
+    for (++*q; *b < loam_world_body_count(w); ++*b, *q = 0)
+        for (; *q < loam_world_body_def(w, *b)->shape_count; ++*q) {
+            const loam_sdf_grid* g = shape_grid(w, *b, *q);
+            if (!g) continue;
+            int first;
+            *users = grid_users(w, g, *b, *q, &first);
+            if (first) return 1;
         }
+    return 0;
+}
+
+void mesh_grids_print(FILE* f, const loam_scene* s, const loam_world* w) {
+    for (int b = 0, q = -1, users; next_grid(w, &b, &q, &users);) {
+        const loam_sdf_grid* g = shape_grid(w, b, q);
+        char shared[64] = "";
+        if (users > 1) snprintf(shared, sizeof shared, ", shared by %d shapes", users);
+        fprintf(f, "loam: mesh tool '%s' (bodies[%d]%s): grid %dx%dx%d samples every %g mm, %.3g MB",
+                loam_world_body_def(w, b)->name, b, shared, g->nx, g->ny, g->nz, 1e3 * g->cell,
+                (double)loam_sdf_grid_memory(g) / 1e6);
+        const char* file;
+        int cached;
+        double seconds;
+        if (loam_scene_grid_source(s, g, &file, &cached, &seconds))
+            fprintf(f, ", %s %s in %.3g s", file, cached ? "read from the cache" : "sampled", seconds);
+        fputc('\n', f);
+    }
 }
 
 /* A float as the decimal it was written as (0.003, not 0.0030000000260770321). */
@@ -72,17 +83,13 @@ static cJSON* grid_json(const loam_scene* s, const loam_world* w, int b, int q, 
 
 cJSON* mesh_grids_json(const loam_scene* s, const loam_world* w) {
     cJSON* list = cJSON_CreateArray();
-    for (int b = 0; list && b < loam_world_body_count(w); ++b)
-        for (int q = 0; q < loam_world_body_def(w, b)->shape_count; ++q) {
-            const loam_sdf_grid* g = shape_grid(w, b, q);
-            int first, users = g ? grid_users(w, g, b, q, &first) : 0;
-            if (!g || !first) continue;
-            cJSON* o = grid_json(s, w, b, q, users);
-            if (!o || !cJSON_AddItemToArray(list, o)) {
-                cJSON_Delete(o);
-                cJSON_Delete(list);
-                return NULL;
-            }
+    for (int b = 0, q = -1, users; list && next_grid(w, &b, &q, &users);) {
+        cJSON* o = grid_json(s, w, b, q, users);
+        if (!o || !cJSON_AddItemToArray(list, o)) {
+            cJSON_Delete(o);
+            cJSON_Delete(list);
+            return NULL;
         }
+    }
     return list;
 }

@@ -222,6 +222,14 @@ static void sort_ascending(int* c, int n) {
  * than testing it against a hundred others (15% of a 100-sphere stirring step went to the lookups). */
 enum { MB_BALLS_BY_PAIRS = 256 };
 
+/* Whether balls i and j (radius ri) may be within the contact margin: the float centres of
+ * ball_pairs, with room for their rounding, so every pair that is keeps this. */
+static inline int balls_near(const loam_mb_model* m, const mb_work* w, int i, int j, float ri, float margin) {
+    float dx = w->bx[i] - w->bx[j], dy = w->by[i] - w->by[j], dz = w->bz[i] - w->bz[j];
+    float cut = (ri + (float)m->geom[w->ball_geom[j]].size.x + margin) * 1.001f + 1e-6f;
+    return dx * dx + dy * dy + dz * dz <= cut * cut;
+}
+
 /* Ball-ball pairs: for ball i, the balls j > i within reach, through the hash (or by testing all,
  * for few balls; the same candidates, in the same order). */
 static void ball_pairs(sink* k) {
@@ -241,8 +249,7 @@ static void ball_pairs(sink* k) {
     }
     int32_t buckets[27];
     /* Most of the 27 cells' balls are farther than any contact (the cells' volume is over six
-     * times the contact ball's): a float distance test with room for its rounding (so it keeps
-     * every pair within a cell's reach) drops them before pair() poses both geoms and tests
+     * times the contact ball's): balls_near drops them before pair() poses both geoms and tests
      * exactly, which it still does for the rest. */
     float margin = (float)m->opt.contact_margin;
     for (int i = 0; i < w->nball; ++i) {
@@ -250,19 +257,14 @@ static void ball_pairs(sink* k) {
         int nc = 0;
         if (by_pairs) {
             for (int j = i + 1; j < w->nball; ++j) {
-                float dx = w->bx[i] - w->bx[j], dy = w->by[i] - w->by[j], dz = w->bz[i] - w->bz[j];
-                float cut = (ri + (float)m->geom[w->ball_geom[j]].size.x + margin) * 1.001f + 1e-6f;
                 w->cand[nc] = j;
-                nc += dx * dx + dy * dy + dz * dz <= cut * cut;
+                nc += balls_near(m, w, i, j, ri, margin);
             }
         } else {
             int nb = loam_hash_neighbor_buckets(&w->hash, w->bx[i], w->by[i], w->bz[i], buckets);
             for (int q = 0; q < nb; ++q)
-                for (int32_t j = w->hash.head[buckets[q]]; j >= 0; j = w->hash.next[j]) {
-                    float dx = w->bx[i] - w->bx[j], dy = w->by[i] - w->by[j], dz = w->bz[i] - w->bz[j];
-                    float cut = (ri + (float)m->geom[w->ball_geom[j]].size.x + margin) * 1.001f + 1e-6f;
-                    if (j > i && dx * dx + dy * dy + dz * dz <= cut * cut) w->cand[nc++] = j;
-                }
+                for (int32_t j = w->hash.head[buckets[q]]; j >= 0; j = w->hash.next[j])
+                    if (j > i && balls_near(m, w, i, j, ri, margin)) w->cand[nc++] = j;
             sort_ascending(w->cand, nc);
         }
         for (int q = 0; q < nc; ++q) {

@@ -227,34 +227,10 @@ static long long pair_key(const loam_mb_model* m, const loam_mb_contact* c) {
     return (long long)c->geom[0] * m->ngeom + c->geom[1];
 }
 
-static int prev_before(const mb_prev* x, const mb_prev* y) {
-    return x->key < y->key || (x->key == y->key && x->order < y->order);
-}
-
-/* Sort by (key, order), unique pairs: the collision's contacts come in a few ascending runs (geoms
- * in order, balls after), merged here pair by pair until one is left (qsort's comparator calls
- * were 4.5% of a 100-sphere stirring step). tmp: n entries. */
-static void sort_prev(mb_prev* a, mb_prev* tmp, int n) {
-    int sorted = 1;
-    for (int i = 1; i < n && sorted; ++i) sorted = !prev_before(&a[i], &a[i - 1]);
-    if (sorted) return;
-    mb_prev *src = a, *dst = tmp;
-    for (int runs = 2; runs > 1;) {
-        runs = 0;
-        for (int lo = 0; lo < n; ++runs) {
-            int mid = lo + 1, hi;
-            while (mid < n && !prev_before(&src[mid], &src[mid - 1])) ++mid;
-            for (hi = mid < n ? mid + 1 : mid; hi < n && !prev_before(&src[hi], &src[hi - 1]);) ++hi;
-            int i = lo, j = mid, o = lo;
-            while (i < mid && j < hi) dst[o++] = prev_before(&src[j], &src[i]) ? src[j++] : src[i++];
-            while (i < mid) dst[o++] = src[i++];
-            while (j < hi) dst[o++] = src[j++];
-            lo = hi;
-        }
-        mb_prev* t = src;
-        src = dst, dst = t;
-    }
-    if (src != a) memcpy(a, src, sizeof(mb_prev) * (size_t)n);
+static int by_pair(const void* a, const void* b) {
+    const mb_prev *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
 }
 
 static void warm_contact(const loam_mb_model* m, const mb_work* w, const loam_mb_contact* c, double* lambda) {
@@ -291,7 +267,7 @@ static void remember(const loam_mb_model* m, loam_mb_state* s) {
         w->prev[c].impulse = d3_add(d3_add(d3_scale(ct->frame[0], l[0]), d3_scale(ct->frame[1], l[1])), d3_scale(ct->frame[2], l[2]));
     }
     w->nprev = s->ncontact;
-    sort_prev(w->prev, w->prev_tmp, w->nprev);
+    qsort(w->prev, (size_t)w->nprev, sizeof(mb_prev), by_pair);
     memcpy(w->prev_limit, s->limit_impulse, sizeof(double) * (size_t)m->nv);
     memcpy(w->prev_con, s->constraint_impulse, sizeof(double) * 3 * (size_t)m->nconstraint);
 }

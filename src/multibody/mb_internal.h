@@ -56,7 +56,6 @@ typedef struct mb_work {
      * pair and then by their order, and the last step's limit impulses. */
     int nprev;
     struct mb_prev* prev;        /* max_contacts */
-    struct mb_prev* prev_tmp;    /* max_contacts: the sort's other half (constraints.c) */
     double* prev_limit;          /* nv */
     int ncon;                    /* constraints this state was made for */
     double* prev_con;            /* 3 per constraint: the last step's impulses */

@@ -81,7 +81,8 @@ static void contact6_lookup(const cp_problem* p, const cp_block* k, contact6_row
     c->ns = ns;
 }
 
-/* The same update as the general path in cp_solve_pgs, in the same order of operations. */
+/* The same update as the general path in cp_solve_pgs; only its dot products sum in another order
+ * (dot6). */
 static void contact6(cp_problem* p, const cp_block* k, const contact6_rows* c, double* change) {
     int r = k->row, ns = c->ns;
     double* const* v = c->v;
@@ -113,7 +114,7 @@ static void contact6(cp_problem* p, const cp_block* k, const contact6_rows* c, d
 
 cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance) {
     cp_result res = {0, 0.0};
-    /* Without memory for the lookups, every block takes the general path (the same arithmetic). */
+    /* Without memory for them, the lookups are made per block and sweep (the same results). */
     contact6_rows* fast = p->nblock > 0 ? loam_malloc(sizeof(contact6_rows) * (size_t)p->nblock) : NULL;
     for (int b = 0; fast && b < p->nblock; ++b) contact6_lookup(p, &p->block[b], &fast[b]);
     for (int it = 0; it < iterations; ++it) {
@@ -122,8 +123,11 @@ cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance) {
             const cp_block* k = &p->block[b];
             int r = k->row;
             if (!(p->diag[r] > 0.0)) continue; /* a row that moves nothing */
-            if (fast && fast[b].ns) {
-                contact6(p, k, &fast[b], &change);
+            contact6_rows here;
+            const contact6_rows* c6 = fast ? &fast[b] : &here;
+            if (!fast) contact6_lookup(p, k, &here);
+            if (c6->ns) {
+                contact6(p, k, c6, &change);
                 continue;
             }
             double l;
