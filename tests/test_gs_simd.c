@@ -18,15 +18,19 @@ static float uniform(unsigned* s, float lo, float hi) {
 
 typedef struct {
     int32_t i[ROWS], j[ROWS];
-    float f[8][ROWS];
+    int16_t n[3][ROWS];
+    float f[8][ROWS]; /* f[0..2] unused: normals are n */
     float v[4 * PARTICLES] __attribute__((aligned(16)));
 } problem;
 
 static void view(problem* p, loam_gs_rows* r) {
     r->i = p->i;
     r->j = p->j;
-    float** fields[] = {&r->nx, &r->ny, &r->nz, &r->gap, &r->lx, &r->ly, &r->lz, &r->push};
-    for (int a = 0; a < 8; ++a) *fields[a] = p->f[a];
+    r->nx = p->n[0];
+    r->ny = p->n[1];
+    r->nz = p->n[2];
+    float** fields[] = {&r->gap, &r->lx, &r->ly, &r->lz, &r->push};
+    for (int a = 0; a < 5; ++a) *fields[a] = p->f[3 + a];
     r->omega = 0.9f; /* a relaxation other than 1: the kernels' effective masses divide it */
 }
 
@@ -45,9 +49,9 @@ static void make(problem* p, unsigned seed, float speed) {
         p->j[q] = perm[2 * q + 1];
         float nx = uniform(&seed, -1, 1), ny = uniform(&seed, -1, 1), nz = uniform(&seed, -1, 1);
         float len = sqrtf(nx * nx + ny * ny + nz * nz) + 1e-3f;
-        p->f[0][q] = nx / len;
-        p->f[1][q] = ny / len;
-        p->f[2][q] = nz / len;
+        p->n[0][q] = loam_normal_pack(nx / len);
+        p->n[1][q] = loam_normal_pack(ny / len);
+        p->n[2][q] = loam_normal_pack(nz / len);
         p->f[3][q] = uniform(&seed, -5e-4f, 5e-4f);
         for (int a = 4; a < 7; ++a) p->f[a][q] = q % 3 ? uniform(&seed, -1e-5f, 3e-5f) : 0.0f;
         p->f[7][q] = q % 2 ? uniform(&seed, 0.0f, 1e-5f) : 0.0f;

@@ -9,27 +9,33 @@
 int loam_coloring_reserve(loam_coloring* k, int need) {
     if (need <= k->list_capacity) return 1;
     size_t cap = (size_t)need + (size_t)need / 4 + 256; /* grows rarely: a bed's contacts change slowly */
+    cap = (cap + 31) & ~(size_t)31;                     /* keeps every field 64-byte aligned */
     int32_t* list = loam_malloc(sizeof(int32_t) * cap);
     int32_t* ri = loam_malloc(sizeof(int32_t) * cap);
     int32_t* rj = loam_malloc(sizeof(int32_t) * cap);
-    float* f = loam_malloc(sizeof(float) * 8 * cap); /* the eight float fields, one block */
-    if (!list || !ri || !rj || !f) {
+    void* fields = loam_malloc(loam_gs_rows_field_bytes(cap)); /* the float and normal fields, one block */
+    if (!list || !ri || !rj || !fields) {
         loam_free(list);
         loam_free(ri);
         loam_free(rj);
-        loam_free(f);
+        loam_free(fields);
         return 0;
     }
     loam_free(k->list);
     loam_free(k->rows.i);
     loam_free(k->rows.j);
-    loam_free(k->rows.nx);
+    loam_free(k->rows.fields);
     k->list = list;
     loam_gs_rows* r = &k->rows;
     r->i = ri;
     r->j = rj;
-    float** fields[] = {&r->nx, &r->ny, &r->nz, &r->gap, &r->lx, &r->ly, &r->lz, &r->push};
-    for (int a = 0; a < 8; ++a) *fields[a] = f + (size_t)a * cap; /* nx owns the block */
+    r->fields = fields;
+    float** floats[] = {&r->gap, &r->lx, &r->ly, &r->lz, &r->push};
+    for (int a = 0; a < 5; ++a) *floats[a] = (float*)fields + (size_t)a * cap;
+    int16_t* normals = (int16_t*)((float*)fields + 5 * cap);
+    r->nx = normals;
+    r->ny = normals + cap;
+    r->nz = normals + 2 * cap;
     k->list_capacity = (int)cap;
     return 1;
 }
@@ -47,9 +53,9 @@ static void body_row(const loam_world* w, loam_gs_rows* r, int q) {
     int s = ~r->j[q];
     const float* nd = &c->body_n[4 * (size_t)s];
     const float* lam = &c->body_lambda[3 * (size_t)s];
-    r->nx[q] = nd[0];
-    r->ny[q] = nd[1];
-    r->nz[q] = nd[2];
+    r->nx[q] = loam_normal_pack(nd[0]);
+    r->ny[q] = loam_normal_pack(nd[1]);
+    r->nz[q] = loam_normal_pack(nd[2]);
     r->gap[q] = nd[3];
     r->lx[q] = lam[0];
     r->ly[q] = lam[1];

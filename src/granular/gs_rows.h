@@ -13,6 +13,9 @@
  * and which as the scalar tail never depends on the thread count. */
 enum { LOAM_GS_CHUNK = 256 };
 
+/* Bytes of the block that holds the rows' float and normal fields, for cap rows. */
+static inline size_t loam_gs_rows_field_bytes(size_t cap) { return cap * (5 * sizeof(float) + 3 * sizeof(int16_t)); }
+
 /* Refresh the rows for this step (gs_rows.c): normals and gaps from the positions (pos: x, y, z, r
  * per particle), body contacts' from their slots. After a colouring (which wrote the rows'
  * particles) also the effective masses and the warm-start impulses from the slots; otherwise the
@@ -33,7 +36,7 @@ static inline float loam_gs_bias(float gap, float inv_dt, float alpha) {
  * the paper's projection onto the Coulomb cone. Stores it and writes the change to d. */
 static inline void loam_gs_row_update(loam_gs_rows* r, int q, float vx, float vy, float vz, float m, float mu,
                                       float inv_dt, float alpha, float d[3]) {
-    float nx = r->nx[q], ny = r->ny[q], nz = r->nz[q];
+    float nx = loam_normal_unpack(r->nx[q]), ny = loam_normal_unpack(r->ny[q]), nz = loam_normal_unpack(r->nz[q]);
     float bias = loam_gs_bias(r->gap[q], inv_dt, alpha);
     float ox = r->lx[q], oy = r->ly[q], oz = r->lz[q];
     float lx = ox - m * (vx + bias * nx), ly = oy - m * (vy + bias * ny), lz = oz - m * (vz + bias * nz);
@@ -88,7 +91,7 @@ static inline void loam_gs_pair_pushes(loam_gs_rows* r, int lo, int hi, float* u
         if (!(gap < 0.0f)) continue;
         float* a = &u[4 * (size_t)r->i[q]];
         float* b = &u[4 * (size_t)r->j[q]];
-        float nx = r->nx[q], ny = r->ny[q], nz = r->nz[q];
+        float nx = loam_normal_unpack(r->nx[q]), ny = loam_normal_unpack(r->ny[q]), nz = loam_normal_unpack(r->nz[q]);
         float un = nx * (a[0] - b[0]) + ny * (a[1] - b[1]) + nz * (a[2] - b[2]);
         float p = r->push[q] - r->omega / (a[3] + b[3]) * (un + rate * gap);
         p = p > 0.0f ? p : 0.0f;
@@ -137,9 +140,9 @@ static inline float loam_gs_pair_geometry(loam_gs_rows* r, int lo, int hi, const
         }
         float dist = sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
         loam_pair_normal(o, dist, n);
-        r->nx[q] = n[0];
-        r->ny[q] = n[1];
-        r->nz[q] = n[2];
+        r->nx[q] = loam_normal_pack(n[0]);
+        r->ny[q] = loam_normal_pack(n[1]);
+        r->nz[q] = loam_normal_pack(n[2]);
         float gap = dist - a[3] - b[3];
         r->gap[q] = gap;
         worst = -gap > worst ? -gap : worst;

@@ -10,6 +10,7 @@
  * survives the reorder. */
 #include <string.h>
 
+#include "granular/gs_rows.h"
 #include "granular/world_internal.h"
 
 /* Spread the low 21 bits of v so two zero bits follow each one (for 3-D Morton codes). */
@@ -106,7 +107,8 @@ static void sort_pairs(int32_t* j, float* lam, uint8_t* col, int m) {
 static void* borrow(loam_world* w, size_t bytes, int* own) {
     size_t slots = (size_t)w->contacts.pair_region[loam_block_count(w->count)];
     *own = 0;
-    if (w->coloring.rows.nx && bytes <= 8 * sizeof(float) * (size_t)w->coloring.list_capacity) return w->coloring.rows.nx;
+    if (w->coloring.rows.fields && bytes <= loam_gs_rows_field_bytes((size_t)w->coloring.list_capacity))
+        return w->coloring.rows.fields;
     if (w->contacts.pair_n && bytes <= 16 * slots) return w->contacts.pair_n;
     *own = 1;
     return loam_malloc(bytes + 1);

@@ -210,7 +210,7 @@ static void body_pushes(loam_gs_rows* r, int lo, int hi, float* u, float rate) {
         float gap = r->gap[q];
         if (!(gap < 0.0f)) continue;
         float* a = &u[4 * (size_t)r->i[q]];
-        float nx = r->nx[q], ny = r->ny[q], nz = r->nz[q];
+        float nx = loam_normal_unpack(r->nx[q]), ny = loam_normal_unpack(r->ny[q]), nz = loam_normal_unpack(r->nz[q]);
         float un = nx * a[0] + ny * a[1] + nz * a[2];
         float p = r->push[q] - r->omega / a[3] * (un + rate * gap);
         p = p > 0.0f ? p : 0.0f;

@@ -48,6 +48,22 @@ static inline void store8(float* base, const int32_t* idx, __m256 x, __m256 y, _
     _mm_store_ps(base + 4 * (size_t)idx[7], _mm256_extractf128_ps(r3, 1));
 }
 
+/* 8 normal components from 16-bit fixed point (loam_normal_unpack). */
+static inline __m256 load_normal8(const int16_t* p) {
+    __m256 v = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i*)p)));
+    return _mm256_mul_ps(v, _mm256_set1_ps(1.0f / LOAM_NORMAL_ONE));
+}
+
+/* 8 normal components to 16-bit fixed point (loam_normal_pack: the conversion rounds to nearest, as
+ * lrintf does), written only in the lanes of keep. */
+static inline void store_normal8(int16_t* p, __m256 v, __m256i keep) {
+    __m256i q = _mm256_cvtps_epi32(_mm256_mul_ps(v, _mm256_set1_ps(LOAM_NORMAL_ONE)));
+    __m128i packed = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    __m128i mask = _mm_packs_epi32(_mm256_castsi256_si128(keep), _mm256_extracti128_si256(keep, 1));
+    __m128i old = _mm_loadu_si128((const __m128i*)p);
+    _mm_storeu_si128((__m128i*)p, _mm_blendv_epi8(old, packed, mask));
+}
+
 #define ADD _mm256_add_ps
 #define SUB _mm256_sub_ps
 #define MUL _mm256_mul_ps
@@ -62,7 +78,7 @@ float loam_gs_pair_rows_avx2(loam_gs_rows* r, int lo, int hi, float* sv, float m
         __m256 ax, ay, az, wi, bx, by, bz, wj;
         load8(sv, &r->i[q], &ax, &ay, &az, &wi);
         load8(sv, &r->j[q], &bx, &by, &bz, &wj);
-        __m256 nx = _mm256_loadu_ps(&r->nx[q]), ny = _mm256_loadu_ps(&r->ny[q]), nz = _mm256_loadu_ps(&r->nz[q]);
+        __m256 nx = load_normal8(&r->nx[q]), ny = load_normal8(&r->ny[q]), nz = load_normal8(&r->nz[q]);
         __m256 m = _mm256_div_ps(vomega, ADD(wi, wj)), gap = _mm256_loadu_ps(&r->gap[q]);
         __m256 ox = _mm256_loadu_ps(&r->lx[q]), oy = _mm256_loadu_ps(&r->ly[q]), oz = _mm256_loadu_ps(&r->lz[q]);
         /* loam_gs_bias */
@@ -110,7 +126,7 @@ void loam_gs_pair_pushes_avx2(loam_gs_rows* r, int lo, int hi, float* u, float r
         __m256 ax, ay, az, wi, bx, by, bz, wj;
         load8(u, &r->i[q], &ax, &ay, &az, &wi);
         load8(u, &r->j[q], &bx, &by, &bz, &wj);
-        __m256 nx = _mm256_loadu_ps(&r->nx[q]), ny = _mm256_loadu_ps(&r->ny[q]), nz = _mm256_loadu_ps(&r->nz[q]);
+        __m256 nx = load_normal8(&r->nx[q]), ny = load_normal8(&r->ny[q]), nz = load_normal8(&r->nz[q]);
         __m256 old = _mm256_loadu_ps(&r->push[q]);
         __m256 un = ADD(ADD(MUL(nx, SUB(ax, bx)), MUL(ny, SUB(ay, by))), MUL(nz, SUB(az, bz)));
         __m256 p = SUB(old, MUL(_mm256_div_ps(vomega, ADD(wi, wj)), ADD(un, MUL(vrate, gap))));
@@ -156,9 +172,9 @@ float loam_gs_pair_geometry_avx2(loam_gs_rows* r, int lo, int hi, const float* p
         __m256 nz = _mm256_blendv_ps(one, MUL(o[2], inv), apart);
         __m256 gap = SUB(SUB(dist, ar), br);
         __m256i keep = _mm256_castps_si256(_mm256_xor_ps(body, _mm256_castsi256_ps(_mm256_set1_epi32(-1))));
-        _mm256_maskstore_ps(&r->nx[q], keep, nx);
-        _mm256_maskstore_ps(&r->ny[q], keep, ny);
-        _mm256_maskstore_ps(&r->nz[q], keep, nz);
+        store_normal8(&r->nx[q], nx, keep);
+        store_normal8(&r->ny[q], ny, keep);
+        store_normal8(&r->nz[q], nz, keep);
         _mm256_maskstore_ps(&r->gap[q], keep, gap);
         __m256 over = _mm256_blendv_ps(SUB(zero, gap), zero, body);
         vworst = _mm256_max_ps(over, vworst);

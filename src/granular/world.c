@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/vec.h"
+#include "granular/gs_rows.h"
 #include "granular/world_internal.h"
 
 loam_granular_params loam_granular_default_params(void) {
@@ -87,7 +88,7 @@ static void scratch_free(loam_world* w) {
     loam_free(w->coloring.list);
     loam_free(w->coloring.rows.i);
     loam_free(w->coloring.rows.j);
-    loam_free(w->coloring.rows.nx); /* owns all float fields */
+    loam_free(w->coloring.rows.fields);
     memset(&w->coloring, 0, sizeof w->coloring);
     w->coloring.colored_step = -1;
     w->push_velocity = NULL;
@@ -335,7 +336,8 @@ size_t loam_world_memory(const loam_world* w) {
     bytes += n * 20 + blocks * (size_t)w->neighbors.block_capacity * 4;             /* neighbour list */
     bytes += n * 4 * 4 + slots * (4 + 12 + 1) + bslots * (4 + 12 + 1 + 4 + 16 + 16 + 4); /* contacts */
     if (w->contacts.pair_n) bytes += slots * (16 + 4 + 4) + n * 2 * 4;                      /* Jacobi's */
-    bytes += n * (16 + 16 + 4 + 8) + (size_t)w->coloring.list_capacity * (4 + 4 * 11) + 65536 * 4; /* solver scratch */
+    bytes += n * (16 + 16 + 4 + 8) + (size_t)w->coloring.list_capacity * 4 * 3 + 65536 * 4; /* solver scratch */
+    bytes += loam_gs_rows_field_bytes((size_t)w->coloring.list_capacity); /* rows' fields */
     return bytes;
 }
 

@@ -78,10 +78,13 @@ typedef struct loam_contact_scratch {
 typedef struct loam_gs_rows {
     int32_t* i;               /* particle that receives +lambda */
     int32_t* j;               /* partner particle (receives -lambda), or ~s for body slot s */
-    float *nx, *ny, *nz;      /* unit normal from j (or out of the shape) to i */
+    int16_t *nx, *ny, *nz;    /* unit normal from j (or out of the shape) to i, in 16-bit fixed point
+                                 (loam_normal_pack: 1.5e-5 resolution; 6 bytes a row, not 12, and
+                                 the rows are the largest store of a bed) */
     float* gap;               /* m, < 0 = overlap */
     float *lx, *ly, *lz;      /* accumulated impulse on i, N s */
     float* push;              /* overlap-removal pseudo-impulse, N s */
+    void* fields;             /* one allocation holds every field above but i and j */
     float omega;              /* params.relaxation: a row's effective mass is omega / (w_i + w_j), from
                                  the inverse masses the sweeps load anyway (kept per row, it cost 4
                                  bytes a row and a load per row per sweep) */
@@ -288,6 +291,12 @@ static inline void loam_pair_normal(const float o[3], float dist, float n[3]) {
         n[2] = 1.0f;
     }
 }
+
+/* Contact normals in 16-bit fixed point (Gauss-Seidel rows): component * LOAM_NORMAL_ONE, rounded to
+ * nearest. The AVX2 kernels convert with the same operations, so both give the same bits. */
+#define LOAM_NORMAL_ONE 32767.0f
+static inline int16_t loam_normal_pack(float v) { return (int16_t)lrintf(v * LOAM_NORMAL_ONE); }
+static inline float loam_normal_unpack(int16_t v) { return (float)v * (1.0f / LOAM_NORMAL_ONE); }
 
 /* How far a set of vectors u_k (velocities, displacements) spreads around a common centre c, given
  * the largest |u_k|^2 and the box [lo, hi] that holds them: the smaller of two bounds on every
