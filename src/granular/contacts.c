@@ -20,7 +20,7 @@ static void scratch_free(loam_contacts* c) {
 void loam_contacts_free(loam_world* w) {
     loam_contacts* c = &w->contacts;
     scratch_free(c);
-    void* arrays[] = {c->pair_start, c->pair_count, c->pair_j,     c->pair_lambda, c->body_start,
+    void* arrays[] = {c->pair_start, c->pair_count, c->pair_j,     c->pair_lambda, c->pair_ref, c->body_start,
                       c->body_count, c->body_shape, c->body_lambda, c->pair_color,  c->body_color,
                       c->pair_n,     c->pair_push,  c->body_owner,  c->body_n,      c->body_v,
                       c->body_push,  c->in_start,   c->in_count,    c->in_slot,     c->pair_region,
@@ -65,11 +65,12 @@ int loam_contacts_scratch(loam_world* w) {
     for (int t = 0; t < threads; ++t) {
         size_t p = (size_t)pairs, b = (size_t)bodies;
         loam_contact_scratch* s = &c->scratch[t];
-        s->pair_j = loam_malloc(p * (4 + 4 + 12 + 1) + b * (4 + 4 + 12 + 1) + 1); /* owns the rest */
+        s->pair_j = loam_malloc(p * (4 + 4 + 4 + 12 + 1) + b * (4 + 4 + 12 + 1) + 1); /* owns the rest */
         if (!s->pair_j) return 0;
         c->scratch_count = t + 1;
         s->pair_from = s->pair_j + p;
-        s->body_shape = s->pair_from + p;
+        s->pair_ref = s->pair_from + p;
+        s->body_shape = s->pair_ref + p;
         s->body_from = s->body_shape + b;
         s->pair_lambda = (float*)(s->body_from + b);
         s->body_lambda = s->pair_lambda + 3 * p;
@@ -159,7 +160,8 @@ int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t
         const int32_t *from = c->pair_region, *to = pair_plan;
         /* The blocks whose contacts this step are in place, and those still holding last step's
          * (detection reads them again), keep them: every array that holds a contact's data moves. */
-        slot_array arrays[] = {{(void**)&c->pair_j, 4, 1, 0},    {(void**)&c->pair_lambda, 12, 1, 0},
+        slot_array arrays[] = {{(void**)&c->pair_j, 4, 1, 0},    {(void**)&c->pair_ref, 4, 1, 0},
+                               {(void**)&c->pair_lambda, 12, 1, 1},
                                {(void**)&c->pair_color, 1, 1, 0}, {(void**)&c->pair_n, 16, 1, 1},
                                {(void**)&c->pair_push, 4, 0, 1},  {(void**)&c->in_slot, 4, 0, 1}};
         ok = move_arrays(w, arrays, sizeof arrays / sizeof arrays[0], from, to, c->pair_count);
@@ -195,14 +197,19 @@ int loam_contacts_reserve_jacobi(loam_world* w, int blocks) {
     loam_free(c->pair_n);
     loam_free(c->pair_push);
     loam_free(c->in_slot);
+    loam_free(c->pair_lambda);
     c->pair_n = loam_malloc(slots * 16 + 16);
     c->pair_push = loam_malloc(slots * 4 + 4);
     c->in_slot = loam_malloc(slots * 4 + 4);
-    if (c->pair_n && c->pair_push && c->in_slot) return 1;
+    /* The impulses: from the Gauss-Seidel rows (detection flushes them here through the refs), or
+     * none before any solve. */
+    c->pair_lambda = loam_calloc(slots + 1, 12);
+    if (c->pair_n && c->pair_push && c->in_slot && c->pair_lambda) return 1;
     loam_free(c->pair_n);
     loam_free(c->pair_push);
     loam_free(c->in_slot);
-    c->pair_n = c->pair_push = NULL;
+    loam_free(c->pair_lambda);
+    c->pair_n = c->pair_push = c->pair_lambda = NULL;
     c->in_slot = NULL;
     return 0;
 }

@@ -418,25 +418,30 @@ static void take_over(const int32_t* from, int n, const float* lambda, const uin
     for (int k = 0; k < n; ++k) {
         int f = from[k];
         col_out[k] = f >= 0 && color[f] != LOAM_REOWNED ? color[f] : LOAM_UNCOLORED;
+        if (!lam_out) continue;
         if (f >= 0 && warm) memcpy(&lam_out[3 * k], &lambda[3 * (size_t)f], 3 * sizeof(float));
         else lam_out[3 * k] = lam_out[3 * k + 1] = lam_out[3 * k + 2] = 0.0f;
     }
 }
 
 /* Block b's new contacts (scratch x: pairs and bodies slots) replace last step's in its region,
- * each starting from the impulse it carried last step (warm start) and keeping its colour. */
+ * each starting from the impulse it carried last step (warm start) and keeping its colour. A pair's
+ * impulse stays where it is, in last step's rows: the new slot takes the old one's ref. */
 static void commit_block(loam_world* w, int b, loam_contact_scratch* x, int pairs, int bodies) {
     loam_contacts* c = &w->contacts;
     loam_block_info* bi = &w->block_info[b];
     int warm = w->params.warm_start;
-    /* Last step's impulses may live only in the Gauss-Seidel rows: this block's come back first. */
-    if (warm && w->coloring.lambda_in_rows && !bi->flushed) loam_granular_block_rows_to_slots(w, b);
+    /* Jacobi's copies of last step's impulses may be stale (the rows hold them): this block's first. */
+    if (c->pair_lambda && warm && w->coloring.lambda_in_rows && !bi->flushed) loam_granular_block_rows_to_slots(w, b);
     bi->flushed = 1;
-    take_over(x->pair_from, pairs, c->pair_lambda, c->pair_color, x->pair_lambda, x->pair_color, warm);
+    take_over(x->pair_from, pairs, c->pair_lambda, c->pair_color, c->pair_lambda ? x->pair_lambda : NULL, x->pair_color,
+              warm);
     take_over(x->body_from, bodies, c->body_lambda, c->body_color, x->body_lambda, x->body_color, warm);
+    for (int k = 0; k < pairs; ++k) x->pair_ref[k] = x->pair_from[k] >= 0 && warm ? c->pair_ref[x->pair_from[k]] : LOAM_REF_NONE;
     int pair_at = c->pair_region[b], body_at = c->body_region[b];
     memcpy(&c->pair_j[pair_at], x->pair_j, sizeof(int32_t) * (size_t)pairs);
-    memcpy(&c->pair_lambda[3 * (size_t)pair_at], x->pair_lambda, 3 * sizeof(float) * (size_t)pairs);
+    memcpy(&c->pair_ref[pair_at], x->pair_ref, sizeof(int32_t) * (size_t)pairs);
+    if (c->pair_lambda) memcpy(&c->pair_lambda[3 * (size_t)pair_at], x->pair_lambda, 3 * sizeof(float) * (size_t)pairs);
     memcpy(&c->pair_color[pair_at], x->pair_color, (size_t)pairs);
     memcpy(&c->body_shape[body_at], x->body_shape, sizeof(int32_t) * (size_t)bodies);
     memcpy(&c->body_lambda[3 * (size_t)body_at], x->body_lambda, 3 * sizeof(float) * (size_t)bodies);
@@ -697,10 +702,10 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
     if (bi->done && !(all_same && w->params.warm_start)) commit_block(w, b, x, pairs, bodies);
 }
 
-/* Copy the rows' impulses back to the slots of every block not flushed yet: the rows are no longer
- * the warm start. */
+/* Jacobi's slot copies of the rows' impulses, for every block not flushed yet: that solver reads
+ * them there. */
 static void flush_rest(loam_world* w, int blocks) {
-    if (!w->coloring.lambda_in_rows) return;
+    if (!w->coloring.lambda_in_rows || !w->contacts.pair_lambda) return;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int b = 0; b < blocks; ++b) {
         if (w->block_info[b].flushed) continue;
@@ -826,9 +831,8 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
         }
         if (!grow) break;
         /* Rare (first steps, or a sudden pile-up): the blocks that overflowed kept last step's
-         * contacts. Grow their regions (every block's slots move, so the rows' impulses come back
-         * to the slots first) and detect those blocks again. */
-        flush_rest(w, blocks);
+         * contacts. Grow their regions (every block's slots move, their refs with them) and detect
+         * those blocks again. */
         /* The pass that overflowed found (and slack-coded) contacts it could not keep: scan all. */
         rule.may_skip = 0;
         if (!loam_contacts_reserve(w, pair_need, body_need))
@@ -846,10 +850,8 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     /* A particle that fell asleep or woke changes its rows' masses even where its contacts stayed. */
     same = same && w->contacts.layout == w->layout_at_last_step && !w->sleep_changed;
     w->layout_at_last_step = w->contacts.layout;
-    /* The common step of a bed at rest: the same contacts as last step (no block replaced its
-     * own), whose impulses the Gauss-Seidel rows still hold: the rows are the warm start. */
-    int rows_hold = same && w->coloring.lambda_in_rows && w->coloring.colored_step == w->step - 1;
-    if (!rows_hold) flush_rest(w, blocks);
+    /* Gauss-Seidel takes its warm start from the rows (gs_rows.c); Jacobi from its slot copies. */
+    if (w->params.solver == LOAM_SOLVER_JACOBI) flush_rest(w, blocks);
     w->contacts_unchanged = same;
     if (w->params.solver == LOAM_SOLVER_JACOBI) loam_contacts_incoming(w);
     return LOAM_OK;

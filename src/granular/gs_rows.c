@@ -10,34 +10,43 @@ int loam_coloring_reserve(loam_coloring* k, int need) {
     if (need <= k->list_capacity) return 1;
     size_t cap = (size_t)need + (size_t)need / 4 + 256; /* grows rarely: a bed's contacts change slowly */
     cap = (cap + 31) & ~(size_t)31;                     /* keeps every field 64-byte aligned */
-    int32_t* list = loam_malloc(sizeof(int32_t) * cap);
     int32_t* ri = loam_malloc(sizeof(int32_t) * cap);
     int32_t* rj = loam_malloc(sizeof(int32_t) * cap);
     void* fields = loam_malloc(loam_gs_rows_field_bytes(cap)); /* the float and normal fields, one block */
-    if (!list || !ri || !rj || !fields) {
-        loam_free(list);
+    if (!ri || !rj || !fields) {
         loam_free(ri);
         loam_free(rj);
         loam_free(fields);
         return 0;
     }
-    loam_free(k->list);
-    loam_free(k->rows.i);
-    loam_free(k->rows.j);
-    loam_free(k->rows.fields);
-    k->list = list;
     loam_gs_rows* r = &k->rows;
+    float** floats[] = {&r->lx, &r->ly, &r->lz, &r->gap, &r->push}; /* impulses first: see loam_gs_rows_spare */
+    /* The pair refs name the old rows' impulses: they move along, at the same indices. */
+    for (int a = 0; a < 3 && r->fields; ++a)
+        memcpy((float*)fields + (size_t)a * cap, *floats[a], sizeof(float) * (size_t)k->rows_total);
+    loam_free(r->i);
+    loam_free(r->j);
+    loam_free(r->fields);
     r->i = ri;
     r->j = rj;
     r->fields = fields;
-    float** floats[] = {&r->gap, &r->lx, &r->ly, &r->lz, &r->push};
     for (int a = 0; a < 5; ++a) *floats[a] = (float*)fields + (size_t)a * cap;
     int16_t* normals = (int16_t*)((float*)fields + 5 * cap);
     r->nx = normals;
     r->ny = normals + cap;
     r->nz = normals + 2 * cap;
+    k->list = (int32_t*)r->gap; /* the list lives from the colouring to the refresh, before the gaps */
     k->list_capacity = (int)cap;
     return 1;
+}
+
+void* loam_gs_rows_spare(const loam_coloring* k, size_t* bytes) {
+    if (!k->rows.fields) {
+        *bytes = 0;
+        return NULL;
+    }
+    *bytes = loam_gs_rows_field_bytes((size_t)k->list_capacity) - 3 * sizeof(float) * (size_t)k->list_capacity;
+    return k->rows.gap;
 }
 
 static float pair_geometry(loam_gs_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst) {
@@ -62,6 +71,31 @@ static void body_row(const loam_world* w, loam_gs_rows* r, int q) {
     r->lz[q] = lam[2];
 }
 
+/* The pair rows' warm-start impulses after a colouring, from where the slots' refs point: last
+ * step's rows, at the same place in the impulse fields (the new rows are listed in place of the old
+ * ones, so each field goes through the push field, which the refresh clears anyway). The refs then
+ * name the new rows. */
+static void impulses_from_old_rows(loam_world* w, int total) {
+    loam_coloring* k = &w->coloring;
+    loam_gs_rows* r = &k->rows;
+    int32_t* ref = w->contacts.pair_ref;
+    float* field[3] = {r->lx, r->ly, r->lz};
+    float* old = r->push;
+    int old_total = k->rows_total;
+#pragma omp parallel
+    for (int a = 0; a < 3; ++a) {
+#pragma omp for schedule(static)
+        for (int q = 0; q < old_total; ++q) old[q] = field[a][q];
+#pragma omp for schedule(static)
+        for (int q = 0; q < total; ++q) {
+            int32_t s = k->list[q];
+            if (s < 0) continue; /* body rows: from their slots */
+            int32_t f = ref[s];
+            field[a][q] = f >= 0 ? old[f] : f == LOAM_REF_NONE ? 0.0f : -old[-2 - f];
+        }
+    }
+}
+
 float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid) {
     const loam_contacts* c = &w->contacts;
     loam_coloring* k = &w->coloring;
@@ -71,28 +105,36 @@ float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid) {
     int total = k->color_start[LOAM_COLOR_SLOTS], warm = w->params.warm_start, axis = w->params.periodic_axis;
     int blocks = loam_block_count(w->count);
     r->omega = w->params.relaxation;
+    /* Where this step's warm start is: in the rows already (the same contacts as last step), in last
+     * step's rows (a new colouring: the refs say where), in Jacobi's slot copies, or nowhere. */
+    int from_rows = !rows_valid && warm && k->lambda_in_rows;
+    int from_slots = !rows_valid && warm && !k->lambda_in_rows && c->pair_lambda;
+    if (from_rows) impulses_from_old_rows(w, total);
 #pragma omp parallel for schedule(static) reduction(max : worst)
     for (int q0 = 0; q0 < total; q0 += LOAM_GS_CHUNK) {
         int hi = q0 + LOAM_GS_CHUNK < total ? q0 + LOAM_GS_CHUNK : total;
-        worst = pair_geometry(r, q0, hi, pos, axis, len, worst);
-        memset(&r->push[q0], 0, sizeof(float) * (size_t)(hi - q0));
-        if (rows_valid && warm) continue; /* pair rows are complete; body rows below */
-        for (int q = q0; q < hi; ++q) {
+        /* The list (in the gap field) is read before the geometry overwrites it. */
+        for (int q = q0; q < hi && !(rows_valid && warm); ++q) {
             int j = r->j[q];
             if (j < 0) {
                 body_row(w, r, q);
                 continue;
             }
-            if (rows_valid) { /* and no warm start */
+            if (!rows_valid) c->pair_ref[k->list[q]] = q;
+            if (from_rows) continue;
+            if (from_slots) {
+                const float* lam = &c->pair_lambda[3 * (size_t)k->list[q]];
+                r->lx[q] = lam[0];
+                r->ly[q] = lam[1];
+                r->lz[q] = lam[2];
+            } else {
                 r->lx[q] = r->ly[q] = r->lz[q] = 0.0f;
-                continue;
             }
-            const float* lam = &c->pair_lambda[3 * (size_t)k->list[q]];
-            r->lx[q] = lam[0];
-            r->ly[q] = lam[1];
-            r->lz[q] = lam[2];
         }
+        worst = pair_geometry(r, q0, hi, pos, axis, len, worst);
+        memset(&r->push[q0], 0, sizeof(float) * (size_t)(hi - q0));
     }
+    k->rows_total = total;
     if (!(rows_valid && warm)) return worst;
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) {
@@ -104,9 +146,7 @@ float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid) {
 }
 
 /* Body rows' impulses back to their slots after the solve (body wrenches read them there). Pair
- * impulses stay in the rows until a block's contacts change (detection then copies that block's
- * back, loam_granular_block_rows_to_slots) or a renumbering needs them all in the slots
- * (loam_granular_rows_to_slots): a bed at rest never does. */
+ * impulses stay in the rows, where their slots' refs point. */
 void loam_gs_rows_scatter_bodies(loam_world* w) {
     loam_contacts* c = &w->contacts;
     const loam_coloring* k = &w->coloring;
@@ -124,35 +164,11 @@ void loam_gs_rows_scatter_bodies(loam_world* w) {
     }
 }
 
-/* Pair rows [lo, hi) back to their slots (body rows are skipped: their slots are current). */
-static void rows_to_slots(loam_world* w, int lo, int hi) {
-    const loam_coloring* k = &w->coloring;
-    const loam_gs_rows* r = &k->rows;
-    for (int q = lo; q < hi; ++q) {
-        int32_t ref = k->list[q];
-        if (ref < 0) continue;
-        float* lam = &w->contacts.pair_lambda[3 * (size_t)ref];
-        lam[0] = r->lx[q];
-        lam[1] = r->ly[q];
-        lam[2] = r->lz[q];
-    }
-}
-
+/* Jacobi's slot copies of block b's pair impulses, from the rows their refs name. */
 void loam_granular_block_rows_to_slots(loam_world* w, int b) {
-    const loam_coloring* k = &w->coloring;
-    const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
-    rows_to_slots(w, marks[0], marks[2 * LOAM_COLOR_SLOTS]);
-    /* The crossing rows of each colour are listed block after block; after color.c's fill, the
-     * third part of block_counts holds where each block's rows of each colour end. */
-    const int32_t* end = k->block_counts + 2 * (size_t)loam_block_count(w->count) * LOAM_COLOR_SLOTS;
-    for (int col = 0; col < LOAM_COLOR_SLOTS; ++col) {
-        int lo = b == 0 ? k->color_start[col] : end[(size_t)(b - 1) * LOAM_COLOR_SLOTS + col];
-        rows_to_slots(w, lo, end[(size_t)b * LOAM_COLOR_SLOTS + col]);
-    }
-}
-
-void loam_granular_rows_to_slots(loam_world* w) {
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int b = 0; b < loam_block_count(w->count); ++b) loam_granular_block_rows_to_slots(w, b);
-    w->coloring.lambda_in_rows = 0;
+    const loam_contacts* c = &w->contacts;
+    const loam_gs_rows* r = &w->coloring.rows;
+    int first = b * LOAM_BLOCK, last = loam_block_end(w, b) - 1;
+    for (int s = c->pair_start[first]; s < c->pair_start[last] + c->pair_count[last]; ++s)
+        loam_ref_impulse(r->lx, r->ly, r->lz, c->pair_ref[s], &c->pair_lambda[3 * (size_t)s]);
 }

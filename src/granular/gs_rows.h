@@ -16,6 +16,10 @@ enum { LOAM_GS_CHUNK = 256 };
 /* Bytes of the block that holds the rows' float and normal fields, for cap rows. */
 static inline size_t loam_gs_rows_field_bytes(size_t cap) { return cap * (5 * sizeof(float) + 3 * sizeof(int16_t)); }
 
+/* The rows' memory that no stage needs between steps (gaps, pushes and normals: rewritten by every
+ * refresh; the impulses stay), for rare stages to borrow (reorder.c); its size in *bytes. */
+void* loam_gs_rows_spare(const loam_coloring* k, size_t* bytes);
+
 /* Refresh the rows for this step (gs_rows.c): normals and gaps from the positions (pos: x, y, z, r
  * per particle), body contacts' from their slots. After a colouring (which wrote the rows'
  * particles) also the effective masses and the warm-start impulses from the slots; otherwise the

@@ -82,33 +82,36 @@ static void permute_ints(int32_t* a, const int32_t* perm, int32_t* tmp, int n) {
     memcpy(a, tmp, sizeof(int32_t) * (size_t)n);
 }
 
-/* Sort one owner's pairs by partner, impulses and colours along (lists are short). */
-static void sort_pairs(int32_t* j, float* lam, uint8_t* col, int m) {
+/* Sort one owner's pairs by partner, refs, colours and (Jacobi's) impulses along (lists are short). */
+static void sort_pairs(int32_t* j, int32_t* ref, uint8_t* col, float* lam, int m) {
     for (int k = 1; k < m; ++k) {
-        int32_t jk = j[k];
+        int32_t jk = j[k], rk = ref[k];
         uint8_t ck = col[k];
-        float l[3] = {lam[3 * k], lam[3 * k + 1], lam[3 * k + 2]};
+        float l[3] = {0.0f, 0.0f, 0.0f};
+        if (lam) memcpy(l, &lam[3 * k], sizeof l);
         int q = k - 1;
         for (; q >= 0 && j[q] > jk; --q) {
             j[q + 1] = j[q];
+            ref[q + 1] = ref[q];
             col[q + 1] = col[q];
-            memcpy(&lam[3 * (q + 1)], &lam[3 * q], 3 * sizeof(float));
+            if (lam) memcpy(&lam[3 * (q + 1)], &lam[3 * q], 3 * sizeof(float));
         }
         j[q + 1] = jk;
+        ref[q + 1] = rk;
         col[q + 1] = ck;
-        memcpy(&lam[3 * (q + 1)], l, 3 * sizeof(float));
+        if (lam) memcpy(&lam[3 * (q + 1)], l, 3 * sizeof(float));
     }
 }
 
 /* Memory for the packed copy of the contacts. Reordering is rare (not a steady-state step), and
- * memory that no stage needs then is borrowed: the Gauss-Seidel rows (their impulses went back to
- * the slots before, and the colouring restarts after a renumbering) or Jacobi's normals (detection
- * rewrites them). Only when neither is large enough is it allocated (*own set). */
+ * memory that no stage needs then is borrowed: the Gauss-Seidel rows' spare fields (the colouring
+ * restarts after a renumbering; the impulses, which the refs name, stay) or Jacobi's normals
+ * (detection rewrites them). Only when neither is large enough is it allocated (*own set). */
 static void* borrow(loam_world* w, size_t bytes, int* own) {
-    size_t slots = (size_t)w->contacts.pair_region[loam_block_count(w->count)];
+    size_t slots = (size_t)w->contacts.pair_region[loam_block_count(w->count)], spare;
+    void* rows = loam_gs_rows_spare(&w->coloring, &spare);
     *own = 0;
-    if (w->coloring.rows.fields && bytes <= loam_gs_rows_field_bytes((size_t)w->coloring.list_capacity))
-        return w->coloring.rows.fields;
+    if (rows && bytes <= spare) return rows;
     if (w->contacts.pair_n && bytes <= 16 * slots) return w->contacts.pair_n;
     *own = 1;
     return loam_malloc(bytes + 1);
@@ -155,12 +158,13 @@ static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* 
     }
     /* Growing moves the old contacts with their (old) blocks: still consistent, as nothing is renumbered yet. */
     if (grow && !loam_contacts_reserve(w, pair_need, body_need)) return 0;
-    int own;
-    float* lam = borrow(w, (pairs + bodies) * (12 + 4 + 1), &own);
-    if (!lam) return 0;
-    float* body_lam = lam + 3 * pairs;
-    int32_t* pj = (int32_t*)(body_lam + 3 * bodies);
-    int32_t* shape = pj + pairs;
+    int own, jacobi = c->pair_lambda != NULL;
+    float* body_lam = borrow(w, pairs * (4 + 4 + 1 + (jacobi ? 12 : 0)) + bodies * (12 + 4 + 1), &own);
+    if (!body_lam) return 0;
+    float* lam = jacobi ? body_lam + 3 * bodies : NULL;
+    int32_t* pj = (int32_t*)(body_lam + 3 * bodies + (jacobi ? 3 * pairs : 0));
+    int32_t* ref = pj + pairs;
+    int32_t* shape = ref + pairs;
     uint8_t* col = (uint8_t*)(shape + bodies);
     uint8_t* body_col = col + pairs;
     int32_t sum = 0;
@@ -172,9 +176,12 @@ static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* 
         for (int s = c->pair_start[o]; s < c->pair_start[o] + c->pair_count[o]; ++s) {
             int a = inv[o], p = inv[c->pair_j[s]];
             int32_t q = at[a < p ? a : p]++;
-            const float* l = &c->pair_lambda[3 * (size_t)s];
             pj[q] = a < p ? p : a;
-            for (int d = 0; d < 3; ++d) lam[3 * (size_t)q + d] = a < p ? l[d] : -l[d];
+            ref[q] = a < p ? c->pair_ref[s] : loam_ref_flip(c->pair_ref[s]);
+            for (int d = 0; jacobi && d < 3; ++d) {
+                float l = c->pair_lambda[3 * (size_t)s + d];
+                lam[3 * (size_t)q + d] = a < p ? l : -l;
+            }
             col[q] = a < p ? c->pair_color[s] : LOAM_REOWNED;
         }
     for (int k = 0, q = 0; k < n; q += bodies_of[k++]) {
@@ -185,14 +192,15 @@ static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* 
     }
     for (int k = 0; k < n; ++k) {
         int32_t q = at[k] - owned[k];
-        sort_pairs(&pj[q], &lam[3 * (size_t)q], &col[q], owned[k]);
+        sort_pairs(&pj[q], &ref[q], &col[q], jacobi ? &lam[3 * (size_t)q] : NULL, owned[k]);
     }
     /* Back into the regions, block by block (the packed copy is in the same order). */
     size_t q = 0, bq = 0;
     for (int b = 0; b < blocks; ++b) {
         int32_t pa = c->pair_region[b], ba = c->body_region[b];
         memcpy(&c->pair_j[pa], &pj[q], sizeof(int32_t) * (size_t)pair_need[b]);
-        memcpy(&c->pair_lambda[3 * (size_t)pa], &lam[3 * q], 3 * sizeof(float) * (size_t)pair_need[b]);
+        memcpy(&c->pair_ref[pa], &ref[q], sizeof(int32_t) * (size_t)pair_need[b]);
+        if (jacobi) memcpy(&c->pair_lambda[3 * (size_t)pa], &lam[3 * q], 3 * sizeof(float) * (size_t)pair_need[b]);
         memcpy(&c->pair_color[pa], &col[q], (size_t)pair_need[b]);
         memcpy(&c->body_shape[ba], &shape[bq], sizeof(int32_t) * (size_t)body_need[b]);
         memcpy(&c->body_lambda[3 * (size_t)ba], &body_lam[3 * bq], 3 * sizeof(float) * (size_t)body_need[b]);
@@ -208,7 +216,7 @@ static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* 
             ba += bodies_of[k];
         }
     }
-    if (own) loam_free(lam);
+    if (own) loam_free(body_lam);
     return 1;
 }
 

@@ -37,10 +37,8 @@ void loam_granular_free_velocity_for(loam_world* w);
 /* Zero the pseudo-velocities and pseudo-impulses of the overlap removal. */
 void loam_granular_push_reset(loam_world* w);
 void loam_granular_solve_gs(loam_world* w, float alpha, int rows_valid);
-/* Write the pair impulses that the rows hold back to the contact slots they were gathered from,
- * for the warm-start merge or a renumbering: all of them, or those of block b's own rows (both
- * particles in b, or owned by a particle of b), which touch only b's slots. */
-void loam_granular_rows_to_slots(loam_world* w);
+/* Jacobi's slot copies (contacts.pair_lambda) of block b's pair impulses, from the rows their refs
+ * name (Gauss-Seidel keeps pair impulses only in its rows). */
 void loam_granular_block_rows_to_slots(loam_world* w, int b);
 /* Room for `need` constraints in the colouring's list, rows and push arrays; 0 when out of memory. */
 int loam_coloring_reserve(loam_coloring* k, int need);

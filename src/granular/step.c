@@ -315,8 +315,8 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     w->neighbors.valid = loam_neighbors_valid(w);
     /* Renumber only when the neighbour list is rebuilt anyway: the list is in slot numbers. */
     if (!w->neighbors.valid && w->params.reorder_interval > 0 && w->step - w->last_reorder >= w->params.reorder_interval) {
-        /* The renumbering moves the impulses (and reuses the rows' memory, the colouring restarts). */
-        if (w->coloring.lambda_in_rows) loam_granular_rows_to_slots(w);
+        /* The renumbering moves the contacts with their refs (the impulses stay in the rows); the
+         * colouring restarts. */
         w->coloring.colored_step = -1; /* slots mean other particles now */
         if (!loam_granular_reorder(w))
             return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);

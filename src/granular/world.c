@@ -85,7 +85,6 @@ static void scratch_free(loam_world* w) {
     loam_free(w->coloring.inner);
     loam_free(w->coloring.block_order);
     loam_free(w->coloring.fresh);
-    loam_free(w->coloring.list);
     loam_free(w->coloring.rows.i);
     loam_free(w->coloring.rows.j);
     loam_free(w->coloring.rows.fields);
@@ -334,9 +333,9 @@ size_t loam_world_memory(const loam_world* w) {
     size_t bytes = cap * (8 * sizeof(float) + sizeof(int32_t));                     /* particles */
     bytes += (size_t)w->hash.table_size * 4 + (size_t)w->hash.capacity * 4;          /* hash */
     bytes += n * 20 + blocks * (size_t)w->neighbors.block_capacity * 4;             /* neighbour list */
-    bytes += n * 4 * 4 + slots * (4 + 12 + 1) + bslots * (4 + 12 + 1 + 4 + 16 + 16 + 4); /* contacts */
-    if (w->contacts.pair_n) bytes += slots * (16 + 4 + 4) + n * 2 * 4;                      /* Jacobi's */
-    bytes += n * (16 + 16 + 4 + 8) + (size_t)w->coloring.list_capacity * 4 * 3 + 65536 * 4; /* solver scratch */
+    bytes += n * 4 * 4 + slots * (4 + 4 + 1) + bslots * (4 + 12 + 1 + 4 + 16 + 16 + 4); /* contacts */
+    if (w->contacts.pair_n) bytes += slots * (16 + 4 + 4 + 12) + n * 2 * 4;                      /* Jacobi's */
+    bytes += n * (16 + 16 + 4 + 8) + (size_t)w->coloring.list_capacity * 4 * 2 + 65536 * 4; /* solver scratch */
     bytes += loam_gs_rows_field_bytes((size_t)w->coloring.list_capacity); /* rows' fields */
     return bytes;
 }

@@ -34,7 +34,11 @@ typedef struct loam_contacts {
     int32_t* pair_start;      /* n: first owned slot of i */
     int32_t* pair_count;      /* n */
     int32_t* pair_j;          /* slots: partner j > i */
-    float* pair_lambda;       /* 3 * slots: accumulated impulse on i, N s */
+    int32_t* pair_ref;        /* slots: the Gauss-Seidel row that holds the pair's impulse (a
+                                 loam_ref) while coloring.lambda_in_rows; the rows are the only
+                                 store of pair impulses, 12 bytes a contact less */
+    float* pair_lambda;       /* 3 * slots: accumulated impulse on i, N s; Jacobi only (NULL until
+                                 that solver runs), and current only while !coloring.lambda_in_rows */
     int32_t* body_start;      /* n */
     int32_t* body_count;      /* n */
     int32_t* body_shape;      /* body slots: global shape index */
@@ -67,8 +71,8 @@ typedef struct loam_contacts {
  * from there. */
 typedef struct loam_contact_scratch {
     int32_t pair_count[LOAM_BLOCK], body_count[LOAM_BLOCK];
-    int32_t *pair_j, *pair_from, *body_shape, *body_from;
-    float *pair_lambda, *body_lambda;
+    int32_t *pair_j, *pair_from, *pair_ref, *body_shape, *body_from;
+    float *pair_lambda, *body_lambda; /* pair_lambda: only when contacts.pair_lambda exists */
     uint8_t *pair_color, *body_color;
 } loam_contact_scratch;
 
@@ -101,7 +105,8 @@ typedef struct loam_coloring {
     uint64_t* mask;           /* n: colours used by each particle */
     uint8_t* fresh;           /* n: particle i owns a contact still to colour (set by detection's
                                  warm start, so the serial colouring visits only those) */
-    int32_t* list;            /* constraints in solve order: pair slot s, or ~s for body slot s */
+    int32_t* list;            /* constraints in solve order: pair slot s, or ~s for body slot s; from
+                                 the colouring to the rows' refresh only, in the rows' gap field */
     loam_gs_rows rows;        /* the list's contacts, in the same order */
     int list_capacity;        /* entries of list and of each rows array */
     int32_t* block_counts;    /* 3 * blocks * LOAM_COLOR_SLOTS: per-block counts, then offsets */
@@ -114,8 +119,10 @@ typedef struct loam_coloring {
                                  blocks in (the longest first, so no thread is left with a big
                                  one at the end) */
     int64_t colored_step;     /* the step the colouring was made for; -1 = none */
-    int lambda_in_rows;       /* the pair impulses of colored_step live only in the rows (the slot
-                                 copies are stale until loam_granular_rows_to_slots) */
+    int rows_total;           /* rows of that colouring (the pair refs index them) */
+    int lambda_in_rows;       /* the pair impulses of the last step live in the rows, where the
+                                 slots' pair_ref point (Jacobi's slot copies are stale until
+                                 loam_granular_block_rows_to_slots) */
 } loam_coloring;
 
 typedef struct loam_neighbor_list {
@@ -289,6 +296,27 @@ static inline void loam_pair_normal(const float o[3], float dist, float n[3]) {
     } else {
         n[0] = n[1] = 0.0f;
         n[2] = 1.0f;
+    }
+}
+
+/* Where a pair's impulse is (contacts.pair_ref): row q of the Gauss-Seidel rows (ref q), minus row
+ * q's (ref -2 - q: a renumbering made the old partner the owner, reorder.c), or nowhere (a new
+ * contact, impulse 0). */
+enum { LOAM_REF_NONE = -1 };
+static inline int32_t loam_ref_flip(int32_t ref) { return ref == LOAM_REF_NONE ? ref : -2 - ref; }
+/* The impulse that ref names in rows whose impulse fields are lx, ly, lz. */
+static inline void loam_ref_impulse(const float* lx, const float* ly, const float* lz, int32_t ref, float out[3]) {
+    if (ref >= 0) {
+        out[0] = lx[ref];
+        out[1] = ly[ref];
+        out[2] = lz[ref];
+    } else if (ref == LOAM_REF_NONE) {
+        out[0] = out[1] = out[2] = 0.0f;
+    } else {
+        int32_t q = -2 - ref;
+        out[0] = -lx[q];
+        out[1] = -ly[q];
+        out[2] = -lz[q];
     }
 }
 
