@@ -193,7 +193,8 @@ int loam_contacts_reserve_jacobi(loam_world* w, int blocks) {
     if (!c->in_start) c->in_start = loam_calloc(n, sizeof(int32_t));
     if (!c->in_count) c->in_count = loam_calloc(n, sizeof(int32_t));
     if (!w->contact_total) w->contact_total = loam_calloc(n, sizeof(int32_t));
-    if (!c->in_start || !c->in_count || !w->contact_total) return 0;
+    if (!w->push_velocity) w->push_velocity = loam_calloc(4 * n, sizeof(float));
+    if (!c->in_start || !c->in_count || !w->contact_total || !w->push_velocity) return 0;
     loam_free(c->pair_n);
     loam_free(c->pair_push);
     loam_free(c->in_slot);

@@ -145,7 +145,7 @@ static int contacts_of(const loam_world* w, const scan_params* sp, const float* 
     const loam_contacts* c = &w->contacts; /* i's block has not replaced them yet: last step's */
     int first = c->pair_start[i];
     const int32_t* before = &c->pair_j[first]; /* last step's partners of i, sorted */
-    const float* vel = w->push_velocity; /* (vx, vy, vz, 0) packed by loam_granular_detect */
+    const float* vel = w->vel_pack; /* (vx, vy, vz, 0) packed by loam_granular_detect */
     int nb = c->pair_count[i], m = 0;
     float base = sp->base, dt2 = sp->dt2, wake2 = sp->wake2;
     const uint8_t* asleep = w->asleep;
@@ -715,7 +715,7 @@ static void flush_rest(loam_world* w, int blocks) {
     w->coloring.lambda_in_rows = 0;
 }
 
-static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_error* err) {
+static loam_status build_neighbor_list(loam_world* w, const float* pos, float* bucket_pos, loam_error* err) {
     loam_neighbor_list* nl = &w->neighbors;
     int blocks = loam_block_count(w->count);
     /* The skin is the list's life: at least params.skin radii, and while material moves, enough for
@@ -730,7 +730,7 @@ static loam_status build_neighbor_list(loam_world* w, const float* pos, loam_err
     loam_hash_build(&w->hash, w->count, w->x, w->y, w->z);
     loam_hash_compact(&w->hash, w->count);
     const int32_t* items = w->hash.items;
-    nl->bucket_pos = w->push_velocity; /* the caller packs the velocities there again after the build */
+    nl->bucket_pos = bucket_pos;
 #pragma omp parallel for schedule(static)
     for (int s = 0; s < w->count; ++s) memcpy(&nl->bucket_pos[4 * s], &pos[4 * items[s]], 4 * sizeof(float));
     /* Gathering space, 20 kB per thread (not on the thread's stack), kept between builds. */
@@ -783,23 +783,28 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     int blocks = loam_block_count(w->count);
     float margin = w->pair_margin;
     /* The solver's velocity buffer is free until the solve: pack positions and radii into it (one
-     * cache line per particle); the Gauss-Seidel solve reads them there for its rows' normals. The
-     * push buffer is free until the push (which clears it): pack velocities there, so a pair's
-     * closing speed is one more line, not three. */
+     * cache line per particle); the Gauss-Seidel solve reads them there for its rows' normals.
+     * Velocities are packed too, so a pair's closing speed is one more line, not three: in Jacobi's
+     * push buffer (free until its push, which clears it), else in spare memory, with the list
+     * build's bucket-ordered positions after them. */
+    if (w->params.solver == LOAM_SOLVER_JACOBI && !w->contacts.pair_n && !loam_contacts_reserve_jacobi(w, blocks))
+        return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
+    size_t per = 4 * (size_t)(w->count > 0 ? w->count : 1); /* floats of one packed array */
     float* pos = w->sv;
-    float* vel = w->push_velocity;
+    float* spare = w->push_velocity ? w->push_velocity : loam_granular_spare(w, 2 * sizeof(float) * per);
+    if (!spare) return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for detection", (long long)w->step);
+    float* vel = w->vel_pack = spare;
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) pack_block(w, pos, vel, b);
     if (classify_blocks(w, blocks)) w->neighbors.valid = 0; /* a block woke whose list was skipped */
-    if (w->params.solver == LOAM_SOLVER_JACOBI && !w->contacts.pair_n && !loam_contacts_reserve_jacobi(w, blocks))
-        return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     if (!w->neighbors.valid) {
-        loam_status st = build_neighbor_list(w, pos, err);
+        loam_status st = build_neighbor_list(w, pos, w->push_velocity ? vel : vel + per, err);
         if (st != LOAM_OK) return st;
-        /* The build borrowed the velocity buffer (16 bytes a particle that no other stage needs
-         * then); pack the velocities again. */
+        /* Jacobi's build borrowed the packed velocities' buffer: pack them again. */
+        if (w->push_velocity) {
 #pragma omp parallel for schedule(static)
-        for (int i = 0; i < w->count; ++i) pack_velocity(w, vel, i);
+            for (int i = 0; i < w->count; ++i) pack_velocity(w, vel, i);
+        }
     }
     if (!loam_contacts_scratch(w))
         return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);

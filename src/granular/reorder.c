@@ -103,6 +103,11 @@ static void sort_pairs(int32_t* j, int32_t* ref, uint8_t* col, float* lam, int m
     }
 }
 
+/* Bytes of the packed copy of the contacts (renumber_contacts). */
+static size_t packed_bytes(size_t pairs, size_t bodies, int jacobi) {
+    return pairs * (4 + 4 + 1 + (jacobi ? 12 : 0)) + bodies * (12 + 4 + 1);
+}
+
 /* Memory for the packed copy of the contacts. Reordering is rare (not a steady-state step), and
  * memory that no stage needs then is borrowed: the Gauss-Seidel rows' spare fields (the colouring
  * restarts after a renumbering; the impulses, which the refs name, stay) or Jacobi's normals
@@ -127,7 +132,7 @@ static void* borrow(loam_world* w, size_t bytes, int* own) {
  * last step instead (it stays while in the list) measured 6% more contacts in a column at rest and
  * 11% in Bulldozing, with their memory and time; Gauss-Seidel beds settled no better, Jacobi ones
  * calmer. work: 3 n ints. Returns 0 when out of memory. */
-static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* inv, int32_t* work) {
+static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* inv, int32_t* work, void* packed) {
     loam_contacts* c = &w->contacts;
     int n = w->count, blocks = loam_block_count(n);
     int32_t* owned = work;                     /* pairs each particle owns under the new numbers */
@@ -158,8 +163,8 @@ static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* 
     }
     /* Growing moves the old contacts with their (old) blocks: still consistent, as nothing is renumbered yet. */
     if (grow && !loam_contacts_reserve(w, pair_need, body_need)) return 0;
-    int own, jacobi = c->pair_lambda != NULL;
-    float* body_lam = borrow(w, pairs * (4 + 4 + 1 + (jacobi ? 12 : 0)) + bodies * (12 + 4 + 1), &own);
+    int own = 0, jacobi = c->pair_lambda != NULL;
+    float* body_lam = packed ? packed : borrow(w, packed_bytes(pairs, bodies, jacobi), &own);
     if (!body_lam) return 0;
     float* lam = jacobi ? body_lam + 3 * bodies : NULL;
     int32_t* pj = (int32_t*)(body_lam + 3 * bodies + (jacobi ? 3 * pairs : 0));
@@ -223,11 +228,24 @@ static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* 
 int loam_granular_reorder(loam_world* w) {
     int n = w->count;
     if (n < 2) return 1;
-    /* Scratch borrowed from buffers that the coming stages rewrite anyway (16 bytes a particle
-     * each): the solver velocities hold two key arrays, the push buffer four index arrays. */
+    /* Scratch borrowed from buffers that the coming stages rewrite anyway: the solver velocities
+     * (16 bytes a particle) hold two key arrays; four index arrays (16 bytes a particle) and the
+     * packed copy of the contacts go to Jacobi's push buffer and renumber_contacts' borrow, or to
+     * spare memory (loam_granular_spare). */
+    const loam_contacts* c = &w->contacts;
+    size_t pairs = 0, bodies = 0;
+    for (int i = 0; c->pair_start && i < n; ++i) {
+        pairs += (size_t)c->pair_count[i];
+        bodies += (size_t)c->body_count[i];
+    }
+    size_t index_bytes = 4 * sizeof(int32_t) * (size_t)n;
+    char* spare = w->push_velocity ? (char*)w->push_velocity
+                                   : loam_granular_spare(w, index_bytes + packed_bytes(pairs, bodies, c->pair_lambda != NULL));
+    if (!spare) return 0;
+    void* packed = w->push_velocity ? NULL : spare + index_bytes;
     uint64_t* key = (uint64_t*)w->sv;
     uint64_t* key_tmp = key + n;
-    int32_t* perm = (int32_t*)w->push_velocity;
+    int32_t* perm = (int32_t*)spare;
     int32_t* inv = perm + n;
     int32_t* itmp = perm + 2 * (size_t)n;
     int32_t* ptmp = perm + 3 * (size_t)n;
@@ -241,5 +259,5 @@ int loam_granular_reorder(loam_world* w) {
     permute_ints(w->id, perm, itmp, n);
     permute_ints(w->calm, perm, itmp, n); /* wake flags are clear between steps */
     /* The solver velocities are free again: they hold renumber_contacts' counts. */
-    return !w->contacts.pair_start || renumber_contacts(w, perm, inv, (int32_t*)w->sv);
+    return !w->contacts.pair_start || renumber_contacts(w, perm, inv, (int32_t*)w->sv, packed);
 }

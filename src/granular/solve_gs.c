@@ -232,26 +232,32 @@ static void pair_pushes(loam_gs_rows* r, int lo, int hi, float* u, float rate) {
     loam_gs_pair_pushes(r, lo, hi, u, rate);
 }
 
-/* Push velocities u = 0, u.w = loam_solve_inv_mass, over lanes [i, i + m). */
-LOAM_LANES_INLINE void clear_push_lanes(loam_world* w, int i, int m) {
-    loam_f4 zero = f4_splat(0.0f);
+/* The solved velocities stored (sv to vx, vy, vz), and in their place the push velocities u = 0,
+ * u.w = loam_solve_inv_mass, over lanes [i, i + m). */
+LOAM_LANES_INLINE void store_and_clear_lanes(loam_world* w, int i, int m) {
+    float* vel[3] = {w->vx, w->vy, w->vz};
+    loam_f4 v[4], zero = f4_splat(0.0f);
+    f4_load_rows(&w->sv[4 * (size_t)i], m, v);
+    for (int a = 0; a < 3; ++a) f4_store_upto(&vel[a][i], v[a], m);
     loam_f4 im = f4_select(f4_int_eq_upto(&w->calm[i], m, LOAM_ASLEEP), f4_load_upto(&w->inv_mass[i], m), zero);
-    f4_store_rows(&w->push_velocity[4 * (size_t)i], m, zero, zero, zero, im);
+    f4_store_rows(&w->sv[4 * (size_t)i], m, zero, zero, zero, im);
 }
 
-/* Overlap removal (push.c) over the rows, in the velocity sweeps' order. */
+/* Overlap removal (push.c) over the rows, in the velocity sweeps' order. The step's velocities are
+ * stored first and the pushes run in their buffer (sv): 16 bytes a particle less than a buffer of
+ * their own. */
 void loam_granular_push_gs(loam_world* w) {
     loam_coloring* k = &w->coloring;
     loam_gs_rows* r = &k->rows;
     float rate = w->params.baumgarte / (float)w->params.dt;
-    float* u = w->push_velocity;
+    float* u = w->sv;
     int n = w->count, blocks = loam_block_count(n), serial = crossing_serial(k);
 #pragma omp parallel
     {
 #pragma omp for schedule(static)
         for (int i = 0; i < n; i += 4) {
-            if (n - i >= 4) clear_push_lanes(w, i, 4);
-            else clear_push_lanes(w, i, n - i);
+            if (n - i >= 4) store_and_clear_lanes(w, i, 4);
+            else store_and_clear_lanes(w, i, n - i);
         }
         for (int s = 0; s < w->params.push_sweeps; ++s) {
 #pragma omp for schedule(dynamic, 1)

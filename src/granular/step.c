@@ -9,6 +9,7 @@
 #include "core/clock.h"
 #include "core/lanes.h"
 #include "core/vec.h"
+#include "granular/gs_rows.h"
 #include "granular/solve_common.h"
 #include "granular/world_internal.h"
 
@@ -44,7 +45,6 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
         ok = loam_contacts_reserve(w, w->block_need, w->block_need + blocks);
     }
     w->sv = loam_malloc(sizeof(float) * 4 * (size_t)(n > 0 ? n : 1));
-    w->push_velocity = loam_calloc(4 * (size_t)(n > 0 ? n : 1), sizeof(float));
     w->coloring.mask = loam_malloc(sizeof(uint64_t) * (size_t)(n > 0 ? n : 1));
     w->coloring.block_counts = loam_malloc(sizeof(int32_t) * 3 * LOAM_COLOR_SLOTS * (size_t)blocks);
     w->coloring.inner = loam_malloc(sizeof(int32_t) * LOAM_BLOCK_MARKS * (size_t)blocks);
@@ -58,7 +58,7 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     w->shape_pose = loam_malloc(sizeof(loam_pose) * (size_t)shapes);
     w->shape_lo = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
     w->shape_hi = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
-    if (!ok || !w->sv || !w->push_velocity || !w->coloring.mask || !w->coloring.block_counts || !w->coloring.inner || !w->coloring.block_order || !w->coloring.fresh || !w->radix_counts || !w->calm || !w->wake || !w->asleep || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
+    if (!ok || !w->sv || !w->coloring.mask || !w->coloring.block_counts || !w->coloring.inner || !w->coloring.block_order || !w->coloring.fresh || !w->radix_counts || !w->calm || !w->wake || !w->asleep || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
         return loam_error_set(err, LOAM_ERR_NOMEM, "out of memory preparing a world of %d particles", n);
     /* Particles given outside the periodic interval start at their image inside it. */
     if (p->periodic_axis >= 0) {
@@ -75,6 +75,23 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     }
     w->ready = 1;
     return LOAM_OK;
+}
+
+void* loam_granular_spare(loam_world* w, size_t bytes) {
+    size_t have;
+    void* rows = loam_gs_rows_spare(&w->coloring, &have);
+    if (rows && bytes <= have) {
+        loam_free(w->spare); /* the rows have grown enough: give it back */
+        w->spare = NULL;
+        w->spare_bytes = 0;
+        return rows;
+    }
+    if (bytes > w->spare_bytes) {
+        loam_free(w->spare);
+        w->spare = loam_malloc(bytes);
+        w->spare_bytes = w->spare ? bytes : 0;
+    }
+    return w->spare;
 }
 
 /* Speculative margins for this step. A contact that is not detected cannot act, so the margin must
@@ -191,23 +208,26 @@ static int find_diverged(const loam_world* w, float dt) {
     return first < n ? first : -1;
 }
 
-/* x += dt (v + u) and v stored, over lanes [i, i + m). */
-LOAM_LANES_INLINE void integrate_lanes(loam_world* w, int i, int m, loam_f4 step, int push) {
+/* x += dt (v + u) over lanes [i, i + m): v from vel4 (AoS, then stored in vx, vy, vz) or, when it is
+ * NULL, from vx, vy, vz (stored already); u from push4 (AoS) or 0. */
+LOAM_LANES_INLINE void integrate_lanes(loam_world* w, int i, int m, loam_f4 step, const float* vel4, const float* push4) {
     float* pos[3] = {w->x, w->y, w->z};
     float* vel[3] = {w->vx, w->vy, w->vz};
     loam_f4 v[4], u[4] = {f4_splat(0.0f), f4_splat(0.0f), f4_splat(0.0f), f4_splat(0.0f)};
-    f4_load_rows(&w->sv[4 * (size_t)i], m, v);
-    if (push) f4_load_rows(&w->push_velocity[4 * (size_t)i], m, u);
+    if (vel4) f4_load_rows(&vel4[4 * (size_t)i], m, v);
+    else
+        for (int a = 0; a < 3; ++a) v[a] = f4_load_upto(&vel[a][i], m);
+    if (push4) f4_load_rows(&push4[4 * (size_t)i], m, u);
     for (int a = 0; a < 3; ++a) {
         f4_store_upto(&pos[a][i], f4_add(f4_load_upto(&pos[a][i], m), f4_mul(step, f4_add(v[a], u[a]))), m);
-        f4_store_upto(&vel[a][i], v[a], m);
+        if (vel4) f4_store_upto(&vel[a][i], v[a], m);
     }
 }
 
-/* x += dt (v + push velocity), wrapped into the periodic interval, and the new velocities stored:
- * one pass (one parallel region) over the particles. */
-static void integrate_and_store(loam_world* w, float dt) {
-    int n = w->count, push = w->params.push_sweeps > 0;
+/* x += dt (v + push velocity), wrapped into the periodic interval, and the new velocities stored
+ * (from vel4, see integrate_lanes): one pass (one parallel region) over the particles. */
+static void integrate_and_store(loam_world* w, float dt, const float* vel4, const float* push4) {
+    int n = w->count;
     const loam_granular_params* p = &w->params;
     float* axis_pos[3] = {w->x, w->y, w->z};
     float* period = p->periodic_axis >= 0 ? axis_pos[p->periodic_axis] : NULL;
@@ -216,8 +236,8 @@ static void integrate_and_store(loam_world* w, float dt) {
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < n; i += 4) {
         int m = n - i >= 4 ? 4 : n - i;
-        if (m == 4) integrate_lanes(w, i, 4, step, push);
-        else integrate_lanes(w, i, m, step, push);
+        if (m == 4) integrate_lanes(w, i, 4, step, vel4, push4);
+        else integrate_lanes(w, i, m, step, vel4, push4);
         for (int k = i; period && k < i + m; ++k) {
             float q = period[k] - lo;
             if (q < 0.0f || q >= len) {
@@ -350,9 +370,13 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
                               (long long)w->step + 1, w->time, w->id[bad], w->x[bad], w->y[bad], w->z[bad], v[0], v[1], v[2],
                               w->params.bound);
     }
+    /* Gauss-Seidel's push stores the velocities and reuses their buffer (push_gs); Jacobi pushes in
+     * a buffer of its own. */
+    int pushes = w->params.push_sweeps > 0, gs = w->params.solver == LOAM_SOLVER_GAUSS_SEIDEL;
     loam_granular_push(w);
     double t4 = loam_clock_seconds();
-    integrate_and_store(w, dt);
+    if (gs && pushes) integrate_and_store(w, dt, NULL, w->sv);
+    else integrate_and_store(w, dt, w->sv, pushes ? w->push_velocity : NULL);
     loam_granular_update_sleep(w);
     body_wrenches(w, dt);
     w->stats.time_detect = t1 - t0;

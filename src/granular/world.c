@@ -91,6 +91,10 @@ static void scratch_free(loam_world* w) {
     memset(&w->coloring, 0, sizeof w->coloring);
     w->coloring.colored_step = -1;
     w->push_velocity = NULL;
+    loam_free(w->spare);
+    w->spare = NULL;
+    w->spare_bytes = 0;
+    w->vel_pack = NULL;
     loam_free(w->contact_total);
     loam_free(w->calm);
     loam_free(w->wake);
@@ -335,7 +339,8 @@ size_t loam_world_memory(const loam_world* w) {
     bytes += n * 20 + blocks * (size_t)w->neighbors.block_capacity * 4;             /* neighbour list */
     bytes += n * 4 * 4 + slots * (4 + 4 + 1) + bslots * (4 + 12 + 1 + 4 + 16 + 16 + 4); /* contacts */
     if (w->contacts.pair_n) bytes += slots * (16 + 4 + 4 + 12) + n * 2 * 4;                      /* Jacobi's */
-    bytes += n * (16 + 16 + 4 + 8) + (size_t)w->coloring.list_capacity * 4 * 2 + 65536 * 4; /* solver scratch */
+    bytes += n * (16 + 4 + 8) + (size_t)w->coloring.list_capacity * 4 * 2 + 65536 * 4 + w->spare_bytes; /* solver scratch */
+    if (w->push_velocity) bytes += n * 16;                                             /* Jacobi's pushes */
     bytes += loam_gs_rows_field_bytes((size_t)w->coloring.list_capacity); /* rows' fields */
     return bytes;
 }

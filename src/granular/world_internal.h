@@ -203,10 +203,16 @@ struct loam_world {
     loam_contacts contacts;   /* last step's until detection replaces them, block by block */
     loam_coloring coloring;
     loam_neighbor_list neighbors;
-    float* push_velocity;     /* 4 * n: pseudo-velocity that removes overlaps (push.c); .w = inverse mass
-                                 (Gauss-Seidel) */
+    float* push_velocity;     /* 4 * n: pseudo-velocity that removes overlaps (push.c); Jacobi only
+                                 (NULL until it runs): Gauss-Seidel pushes in sv, once the step's
+                                 velocities are stored */
     float* sv;                /* 4 * n: solver velocity (AoS so a neighbour is one cache line) and
-                                 mass-split inverse mass */
+                                 mass-split inverse mass; before the solve, positions and radii
+                                 packed by detection; after it (Gauss-Seidel), the push velocities */
+    float* vel_pack;          /* 4 * n: (vx, vy, vz, 0) packed by detection, during detection only
+                                 (push_velocity or loam_granular_spare) */
+    void* spare;              /* loam_granular_spare's own memory when the rows' is too small */
+    size_t spare_bytes;
     int32_t* contact_total;   /* n: contacts of each particle (Jacobi: every step, its mass splitting
                                  needs them; Gauss-Seidel: only when loam_world_particles asks) */
     int contact_total_stale;  /* contact_total does not count this step's contacts yet */
@@ -251,6 +257,11 @@ int loam_neighbors_valid(loam_world* w); /* also sets moved_spread, and may reba
 void loam_granular_color(loam_world* w, int keep);
 /* Pseudo-velocities that remove overlaps without adding kinetic energy (push.c). */
 void loam_granular_push(loam_world* w);
+/* Scratch of `bytes` for a stage that runs between two solves (detection, a renumbering): the
+ * Gauss-Seidel rows' spare fields when they are large enough (a dense bed's always are), else memory
+ * of its own, kept until the rows suffice. A stage asks once, for all it needs: the next call may
+ * move it. NULL when out of memory (step.c). */
+void* loam_granular_spare(loam_world* w, size_t bytes);
 /* Renumber particles so bucket-mates are neighbours in memory (see reorder.c); 0 when out of
  * memory. */
 int loam_granular_reorder(loam_world* w);
