@@ -7,15 +7,20 @@
 
 static const uint32_t k_primes[3] = {73856093u, 19349663u, 83492791u};
 
-int loam_hash_init(loam_spatial_hash* h, int table_size, int capacity) {
+static void set_sizes(loam_spatial_hash* h, int table_size, int capacity) {
     h->table_size = table_size > 0 ? table_size : 1;
-    h->capacity = capacity;
+    h->capacity = capacity > 0 ? capacity : 1;
     h->mod_magic = UINT64_MAX / (uint64_t)h->table_size + 1;
+}
+
+int loam_hash_init(loam_spatial_hash* h, int table_size, int capacity) {
+    set_sizes(h, table_size, capacity);
     h->head = loam_malloc(sizeof(int32_t) * ((size_t)h->table_size + 1));
-    h->next = loam_malloc(sizeof(int32_t) * (size_t)(capacity > 0 ? capacity : 1));
-    h->bucket_of = loam_malloc(sizeof(int32_t) * (size_t)(capacity > 0 ? capacity : 1));
+    h->next = loam_malloc(sizeof(int32_t) * (size_t)h->capacity);
+    h->bucket_of = loam_malloc(sizeof(int32_t) * (size_t)h->capacity);
     h->items = h->next;
     h->bucket_start = h->head;
+    h->owned = 1;
     h->periodic_axis = -1;
     h->periodic_cells = 0;
     for (int a = 0; a < 3; ++a) {
@@ -25,11 +30,38 @@ int loam_hash_init(loam_spatial_hash* h, int table_size, int capacity) {
     return h->head && h->next && h->bucket_of;
 }
 
+size_t loam_hash_bytes(int table_size, int capacity) {
+    size_t table = (size_t)(table_size > 0 ? table_size : 1), cap = (size_t)(capacity > 0 ? capacity : 1);
+    return sizeof(int32_t) * (table + 1 + 2 * cap);
+}
+
+void loam_hash_attach(loam_spatial_hash* h, int table_size, int capacity, void* memory) {
+    if (h->owned) loam_hash_free(h);
+    set_sizes(h, table_size, capacity);
+    int32_t* m = memory;
+    h->head = m;
+    h->next = m ? m + h->table_size + 1 : NULL;
+    h->bucket_of = m ? h->next + h->capacity : NULL;
+    h->items = h->next;
+    h->bucket_start = h->head;
+    h->owned = 0;
+    if (m) return;
+    h->periodic_axis = -1;
+    h->periodic_cells = 0;
+    for (int a = 0; a < 3; ++a) {
+        h->inv_cell[a] = 1.0f;
+        h->origin[a] = 0.0f;
+    }
+}
+
 void loam_hash_free(loam_spatial_hash* h) {
-    loam_free(h->head);
-    loam_free(h->next);
-    loam_free(h->bucket_of);
+    if (h->owned) {
+        loam_free(h->head);
+        loam_free(h->next);
+        loam_free(h->bucket_of);
+    }
     h->head = h->next = h->bucket_of = h->items = h->bucket_start = 0;
+    h->owned = 0;
 }
 
 void loam_hash_set_cell(loam_spatial_hash* h, float cell, int axis, float lo, float hi) {

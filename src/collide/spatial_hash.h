@@ -11,6 +11,7 @@
 #ifndef LOAM_COLLIDE_SPATIAL_HASH_H
 #define LOAM_COLLIDE_SPATIAL_HASH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum { LOAM_HASH_Q = 100 };   /* the paper's offset q */
@@ -33,10 +34,17 @@ typedef struct loam_spatial_hash {
     float origin[3];          /* cell coordinates count from here */
     int periodic_axis;        /* -1 or the wrapped axis */
     int periodic_cells;       /* cells along the periodic axis */
+    int owned;                /* head, next and bucket_of are the hash's own (loam_hash_init) */
 } loam_spatial_hash;
 
 /* Allocates; returns 0 on out-of-memory. */
 int loam_hash_init(loam_spatial_hash* h, int table_size, int capacity);
+/* Bytes of memory a hash of these sizes needs (loam_hash_attach). */
+size_t loam_hash_bytes(int table_size, int capacity);
+/* Sets the sizes and puts the arrays in memory the caller owns (loam_hash_bytes of it, 4-byte
+ * aligned), for a hash needed only while it is built and queried; cell settings are kept. With
+ * memory NULL: the sizes only, no arrays until the next attach, and the cell settings reset. */
+void loam_hash_attach(loam_spatial_hash* h, int table_size, int capacity, void* memory);
 void loam_hash_free(loam_spatial_hash* h);
 
 /* Cell size c; with a periodic axis of length L, that axis uses L / floor(L / c) >= c. */

@@ -790,10 +790,12 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     if (w->params.solver == LOAM_SOLVER_JACOBI && !w->contacts.pair_n && !loam_contacts_reserve_jacobi(w, blocks))
         return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     size_t per = 4 * (size_t)(w->count > 0 ? w->count : 1); /* floats of one packed array */
+    size_t packs = w->push_velocity ? 0 : 2 * per;               /* in the spare: velocities, bucket positions */
     float* pos = w->sv;
-    float* spare = w->push_velocity ? w->push_velocity : loam_granular_spare(w, 2 * sizeof(float) * per);
+    float* spare = loam_granular_spare(w, sizeof(float) * packs + loam_hash_bytes(w->hash.table_size, w->hash.capacity));
     if (!spare) return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for detection", (long long)w->step);
-    float* vel = w->vel_pack = spare;
+    loam_hash_attach(&w->hash, w->hash.table_size, w->hash.capacity, spare + packs); /* after the packs */
+    float* vel = w->vel_pack = w->push_velocity ? w->push_velocity : spare;
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) pack_block(w, pos, vel, b);
     if (classify_blocks(w, blocks)) w->neighbors.valid = 0; /* a block woke whose list was skipped */

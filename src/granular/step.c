@@ -35,7 +35,9 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
      * touching walls); blocks that need more grow them once. */
     w->block_need = loam_malloc(sizeof(int32_t) * 2 * (size_t)blocks);
     w->block_info = loam_calloc((size_t)blocks, sizeof(loam_block_info));
-    int ok = w->block_need && w->block_info && loam_hash_init(&w->hash, table, n) && loam_neighbors_alloc(&w->neighbors, n) &&
+    /* The hash lives in spare memory while a list build needs it (detect.c). */
+    loam_hash_attach(&w->hash, table, n, NULL);
+    int ok = w->block_need && w->block_info && loam_neighbors_alloc(&w->neighbors, n) &&
              loam_neighbors_reserve(&w->neighbors, blocks, 6 * LOAM_BLOCK) && loam_contacts_alloc(w, n);
     if (ok) {
         for (int b = 0; b < blocks; ++b) {
