@@ -25,6 +25,24 @@ static inline void solve6(const double* l, double* b) {
     }
 }
 
+/* solve6 on three right-hand sides at once, each with solve6's operations in its order (the same
+ * bits): one substitution is a chain of dependent operations, three side by side keep the
+ * floating-point unit busy (a contact's three rows share their groups). */
+static inline void solve6x3(const double* l, double* b0, double* b1, double* b2) {
+    double inv[6];
+    for (int i = 0; i < 6; ++i) inv[i] = 1.0 / l[i * 6 + i];
+    for (int i = 0; i < 6; ++i) {
+        double s0 = b0[i], s1 = b1[i], s2 = b2[i];
+        for (int k = 0; k < i; ++k) s0 -= l[i * 6 + k] * b0[k], s1 -= l[i * 6 + k] * b1[k], s2 -= l[i * 6 + k] * b2[k];
+        b0[i] = s0 * inv[i], b1[i] = s1 * inv[i], b2[i] = s2 * inv[i];
+    }
+    for (int i = 5; i >= 0; --i) {
+        double x0 = b0[i] * inv[i], x1 = b1[i] * inv[i], x2 = b2[i] * inv[i];
+        b0[i] = x0, b1[i] = x1, b2[i] = x2;
+        for (int k = 0; k < i; ++k) b0[k] -= l[i * 6 + k] * x0, b1[k] -= l[i * 6 + k] * x1, b2[k] -= l[i * 6 + k] * x2;
+    }
+}
+
 /* x = A_g^-1 x through group g's factor (banded for an FEM piece: O(n bw)). */
 static void group_solve(const cp_group* g, double* x) {
     if (g->bw > 0) dense_cholesky_band_solve(g->L, g->n, g->bw, x);
@@ -32,20 +50,39 @@ static void group_solve(const cp_group* g, double* x) {
     else dense_cholesky_solve(g->L, g->n, x);
 }
 
-void cp_prepare(cp_problem* p) {
-    for (int r = 0; r < p->m; ++r) {
-        double d = 0.0;
-        for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k) {
-            const cp_seg* sg = &p->seg[k];
-            const cp_group* g = &p->group[sg->group];
-            double* a = p->AJ + sg->val;
-            const double* j = p->J + sg->val;
-            memcpy(a, j, sizeof(double) * (size_t)g->n);
-            group_solve(g, a);
-            for (int i = 0; i < g->n; ++i) d += j[i] * a[i];
+static int same_groups(const cp_problem* p, int r);
+
+/* A^-1 J^T and the Delassus diagonal of rows [r, r + nr) that share their groups (same_groups),
+ * each row's segments in order. */
+static void prepare_rows(cp_problem* p, int r, int nr) {
+    double d[3] = {0.0, 0.0, 0.0};
+    for (int q = 0; q < p->row_seg[r + 1] - p->row_seg[r]; ++q) {
+        const cp_group* g = &p->group[p->seg[p->row_seg[r] + q].group];
+        double* a[3];
+        const double* j[3];
+        for (int i = 0; i < nr; ++i) {
+            const cp_seg* sg = &p->seg[p->row_seg[r + i] + q];
+            a[i] = p->AJ + sg->val, j[i] = p->J + sg->val;
+            memcpy(a[i], j[i], sizeof(double) * (size_t)g->n);
         }
-        p->diag[r] = d;
-        if (p->lambda[r] != 0.0) cp_apply(p, r, p->lambda[r]);
+        if (nr == 3 && g->bw == 0 && g->n == 6) solve6x3(g->L, a[0], a[1], a[2]);
+        else
+            for (int i = 0; i < nr; ++i) group_solve(g, a[i]);
+        for (int i = 0; i < nr; ++i)
+            for (int c = 0; c < g->n; ++c) d[i] += j[i][c] * a[i][c];
+    }
+    for (int i = 0; i < nr; ++i) p->diag[r + i] = d[i];
+}
+
+void cp_prepare(cp_problem* p) {
+    for (int r = 0; r < p->m;) {
+        int nr = 1;
+        while (nr < 3 && same_groups(p, r + nr - 1)) ++nr;
+        prepare_rows(p, r, nr);
+        /* The warm start in row order: a row's diagonal does not depend on the velocities. */
+        for (int i = r; i < r + nr; ++i)
+            if (p->lambda[i] != 0.0) cp_apply(p, i, p->lambda[i]);
+        r += nr;
     }
 }
 
