@@ -127,8 +127,10 @@ static void test_rest_skips_and_edits(void) {
     for (int i = 0, start = 0; i < w->count && pi < 0; start += nl->count[i++]) {
         if (i % LOAM_BLOCK == 0) start = (i / LOAM_BLOCK) * nl->block_capacity; /* lists per block */
         if (!SKIPS(i)) continue;
-        for (int k = start; k < start + nl->count[i]; ++k) {
-            int j = nl->j[k];
+        int32_t partners[1536];
+        int np = loam_list_partners(i, &nl->j[start], nl->count[i], partners);
+        for (int k = 0; k < np; ++k) {
+            int j = partners[k];
             float g = pair_gap(w, i, j);
             if (g > 1.1f * margin && g < 1.5f * margin && !is_contact(w, i, j)) {
                 pi = i;

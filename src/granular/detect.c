@@ -124,9 +124,9 @@ typedef struct scan_params {
 
 /* Whether any of a sleeper's listed partners is awake: a branch-free pass (most sleepers have only
  * sleeping partners, in no pattern a branch predictor could learn). */
-static inline int any_awake(const uint8_t* asleep, const int32_t* cand, int listed) {
+static inline int any_awake(const uint8_t* asleep, int i, const uint16_t* entries, int n) {
     int awake = 0;
-    for (int k = 0; k < listed; ++k) awake |= !asleep[cand[k]];
+    for (int k = 0; k < n;) awake |= !asleep[loam_list_next(i, entries, &k)];
     return awake;
 }
 
@@ -139,7 +139,7 @@ static inline int any_awake(const uint8_t* asleep, const int32_t* cand, int list
  * listed pair found to be no contact (-inf if a pair of sleepers went untested). *fresh: whether
  * any contact is new (it needs a colour). A sleeper is scanned only when a listed partner is awake
  * (any_awake, in the caller). */
-static int contacts_of(const loam_world* w, const scan_params* sp, const float* pos, int i, const int32_t* cand,
+static int contacts_of(const loam_world* w, const scan_params* sp, const float* pos, int i, const uint16_t* entries,
                        int listed, float margin, int32_t* out, int32_t* from, int* same_partners, int* fresh,
                        float* far_gap) {
     const loam_contacts* c = &w->contacts; /* i's block has not replaced them yet: last step's */
@@ -152,8 +152,8 @@ static int contacts_of(const loam_world* w, const scan_params* sp, const float* 
     int i_asleep = asleep[i];
     int count = 0, kept = 0, added = 0;
     /* A sleeper whose partners all sleep has no pair contact (the caller found that out). */
-    for (int k = 0; k < listed; ++k) {
-        int j = cand[k];
+    for (int k = 0; k < listed;) {
+        int j = loam_list_next(i, entries, &k);
         int j_asleep = asleep[j];
         if (i_asleep && j_asleep) { /* neither moves: nothing to solve */
             if (far_gap) *far_gap = -INFINITY;
@@ -215,10 +215,14 @@ static void list_block(loam_world* w, const float* pos, int b, float reach, cand
     int end = loam_block_end(w, b);
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
         int n = find_neighbors(w, pos, i, reach, cand, nbr, dropped); /* each pair once, by its owner */
-        nl->count[i] = (uint16_t)n;
-        for (int k = 0; k < n; ++k)
-            if (used + k < cap) nl->j[base + used + k] = nbr[k];
-        used += n;
+        int first = used;
+        for (int k = 0; k < n; ++k) {
+            uint16_t e[3];
+            int m = loam_list_code(i, nbr[k], e);
+            for (int q = 0; q < m; ++q, ++used)
+                if (used < cap) nl->j[base + used] = e[q];
+        }
+        nl->count[i] = (uint16_t)(used - first); /* at most 3 LOAM_MAX_NEIGHBORS */
     }
     *need = used;
 }
@@ -568,13 +572,13 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
     block_shapes(w, &w->block_info[b], &shapes);
     float moved = block_moved(w, &w->block_info[b]);
     int needed = rule->may_skip ? code_needed(rule, moved) : 256;
-    const int32_t* listed = &w->neighbors.j[(size_t)b * (size_t)w->neighbors.block_capacity];
+    const uint16_t* entries = &w->neighbors.j[(size_t)b * (size_t)w->neighbors.block_capacity];
     scan_params sp = {w->params.margin * w->max_radius, 2.0f * (float)w->params.dt,
                       w->params.sleep_speed * w->params.sleep_speed};
-    for (int i = b * LOAM_BLOCK; i < end; listed += w->neighbors.count[i++]) {
+    for (int i = b * LOAM_BLOCK; i < end; entries += w->neighbors.count[i++]) {
         int same_partners = 1, n, i_asleep = w->asleep[i], fresh = 0, nlisted = w->neighbors.count[i];
         if (!shapes.every && (i - b * LOAM_BLOCK) % LOAM_SHAPE_CHUNK == 0) chunk_shapes(w, pos, i, end, &shapes, &chunk);
-        int partner_awake = i_asleep ? any_awake(w->asleep, listed, nlisted) : 1;
+        int partner_awake = i_asleep ? any_awake(w->asleep, i, entries, nlisted) : 1;
         if (!partner_awake && !rule->may_skip && !shapes.every && chunk.n_moving == 0 && c->pair_count[i] == 0 &&
             c->body_count[i] == 0) {
             /* A sleeper among sleepers, with no moving shape near and no contact last step: none
@@ -588,7 +592,8 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
                 all_same = c->pair_start[i] == pair_base + pairs && c->body_start[i] == body_base + bodies;
             continue;
         }
-        /* Straight into the scratch where it has room for every listed pair, else through nbr. */
+        /* Straight into the scratch where it has room for every listed pair (there are at most as
+         * many as entries), else through nbr. */
         int direct = cap - pairs >= nlisted;
         int32_t* out = direct ? &x->pair_j[pairs] : nbr;
         if (w->neighbors.slack[i] >= needed) {
@@ -596,7 +601,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
         } else {
             float far_gap = INFINITY;
             if (partner_awake) {
-                n = contacts_of(w, &sp, pos, i, listed, nlisted, margin, out, direct ? &x->pair_from[pairs] : from,
+                n = contacts_of(w, &sp, pos, i, entries, nlisted, margin, out, direct ? &x->pair_from[pairs] : from,
                                 &same_partners, &fresh, rule->may_skip ? &far_gap : NULL);
             } else {
                 n = 0;
@@ -766,7 +771,7 @@ static loam_status build_neighbor_list(loam_world* w, const float* pos, float* b
                 /* The block's room beyond this build's need: a list that grew while material
                  * fell (wide margins and skins) gives those pages back once it rests. */
                 size_t cap = (size_t)nl->block_capacity, base = (size_t)b * cap;
-                if ((size_t)need < cap) loam_release(nl->j, sizeof(int32_t) * (base + (size_t)need), sizeof(int32_t) * (base + cap));
+                if ((size_t)need < cap) loam_release(nl->j, sizeof(uint16_t) * (base + (size_t)need), sizeof(uint16_t) * (base + cap));
             }
         }
         w->stats.dropped_neighbors = dropped;

@@ -72,9 +72,10 @@ static void body_row(const loam_world* w, loam_gs_rows* r, int q) {
 }
 
 /* The pair rows' warm-start impulses after a colouring, from where the slots' refs point: last
- * step's rows, at the same place in the impulse fields (the new rows are listed in place of the old
- * ones, so each field goes through the push field, which the refresh clears anyway). The refs then
- * name the new rows. */
+ * step's rows, at the same place in the impulse fields. First each new row's source replaces its
+ * slot in the list (the list is not read again) and the slot's ref names the new row; then each
+ * field goes through the push field (which the refresh clears anyway), as the new rows are listed
+ * in place of the old ones. */
 static void impulses_from_old_rows(loam_world* w, int total) {
     loam_coloring* k = &w->coloring;
     loam_gs_rows* r = &k->rows;
@@ -83,15 +84,25 @@ static void impulses_from_old_rows(loam_world* w, int total) {
     float* old = r->push;
     int old_total = k->rows_total;
 #pragma omp parallel
-    for (int a = 0; a < 3; ++a) {
-#pragma omp for schedule(static)
-        for (int q = 0; q < old_total; ++q) old[q] = field[a][q];
+    {
 #pragma omp for schedule(static)
         for (int q = 0; q < total; ++q) {
             int32_t s = k->list[q];
-            if (s < 0) continue; /* body rows: from their slots */
-            int32_t f = ref[s];
-            field[a][q] = f >= 0 ? old[f] : f == LOAM_REF_NONE ? 0.0f : -old[-2 - f];
+            if (s < 0) { /* a body row: its impulse comes from its slot after this (body_row) */
+                k->list[q] = LOAM_REF_NONE;
+                continue;
+            }
+            k->list[q] = ref[s];
+            ref[s] = q;
+        }
+        for (int a = 0; a < 3; ++a) {
+#pragma omp for schedule(static)
+            for (int q = 0; q < old_total; ++q) old[q] = field[a][q];
+#pragma omp for schedule(static)
+            for (int q = 0; q < total; ++q) {
+                int32_t f = k->list[q];
+                field[a][q] = f >= 0 ? old[f] : f == LOAM_REF_NONE ? 0.0f : -old[-2 - f];
+            }
         }
     }
 }
@@ -120,8 +131,8 @@ float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid) {
                 body_row(w, r, q);
                 continue;
             }
+            if (from_rows) continue; /* impulses and refs done (impulses_from_old_rows) */
             if (!rows_valid) c->pair_ref[k->list[q]] = q;
-            if (from_rows) continue;
             if (from_slots) {
                 const float* lam = &c->pair_lambda[3 * (size_t)k->list[q]];
                 r->lx[q] = lam[0];

@@ -30,7 +30,7 @@ void loam_neighbors_free(loam_neighbor_list* nl) {
 
 int loam_neighbors_reserve(loam_neighbor_list* nl, int blocks, int cap) {
     if (cap <= nl->block_capacity) return 1;
-    int32_t* j = loam_malloc(sizeof(int32_t) * (size_t)blocks * (size_t)cap);
+    uint16_t* j = loam_malloc(sizeof(uint16_t) * (size_t)blocks * (size_t)cap);
     if (!j) return 0;
     loam_free(nl->j);
     nl->j = j;

@@ -126,10 +126,11 @@ typedef struct loam_coloring {
 } loam_coloring;
 
 typedef struct loam_neighbor_list {
-    int block_capacity;       /* slots reserved per block in j */
-    uint16_t* count;          /* n: partners listed for each particle (at most LOAM_MAX_NEIGHBORS) */
-    int32_t* j;               /* partners j > i of each particle i, ascending; block b's particles'
-                                 lists follow one another from j[b * block_capacity] */
+    int block_capacity;       /* entries reserved per block in j */
+    uint16_t* count;          /* n: entries of each particle's list (loam_list_partners) */
+    uint16_t* j;              /* partners j > i of each particle i, ascending, coded in 16-bit
+                                 entries (loam_list_partners: 2 bytes a partner, not 4); block b's
+                                 particles' lists follow one another from j[b * block_capacity] */
     float* ref[3];            /* x, y, z of each particle at the last build or rebase (neighbors.c) */
     uint8_t* slack;           /* n: i's listed non-contacts' smallest gap at its last scan less
                                  twice the movement bound then, coded in a byte (detect.c,
@@ -150,6 +151,36 @@ typedef struct loam_neighbor_list {
     int valid;
     long long builds;
 } loam_neighbor_list;
+
+/* A neighbour-list entry e of particle i: partner i + e for e < LOAM_LIST_FAR (after the Z-order
+ * renumbering nearly every partner is that near in number), else the partner's number in the two
+ * entries that follow, high half first. Writes the n entries' partners to out; returns how many. */
+enum { LOAM_LIST_FAR = 0xffff };
+/* The entries of partner j > i, into e; returns how many (1 or 3). */
+static inline int loam_list_code(int i, int32_t j, uint16_t e[3]) {
+    uint32_t d = (uint32_t)(j - i);
+    if (d < LOAM_LIST_FAR) {
+        e[0] = (uint16_t)d;
+        return 1;
+    }
+    e[0] = LOAM_LIST_FAR;
+    e[1] = (uint16_t)((uint32_t)j >> 16);
+    e[2] = (uint16_t)((uint32_t)j & 0xffff);
+    return 3;
+}
+/* The partner of particle i that entry *k of e codes; *k moves past it. */
+static inline int32_t loam_list_next(int i, const uint16_t* e, int* k) {
+    uint16_t d = e[(*k)++];
+    if (d < LOAM_LIST_FAR) return i + d;
+    int32_t j = (int32_t)((uint32_t)e[*k] << 16 | e[*k + 1]);
+    *k += 2;
+    return j;
+}
+static inline int loam_list_partners(int i, const uint16_t* e, int n, int32_t* out) {
+    int m = 0;
+    for (int k = 0; k < n;) out[m++] = loam_list_next(i, e, &k);
+    return m;
+}
 
 /* What detection knows about each block of particles this step (detect.c). A quiet block is all
  * asleep, with nothing awake and no moving shape within reach: none of its particles can have a
