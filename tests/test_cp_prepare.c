@@ -52,8 +52,8 @@ int main(void) {
     static double AJA[NSEG * NB], AJB[NSEG * NB];
     for (int i = 0; i < N; ++i) vA[i] = vB[i] = cos(0.3 * i);
     memcpy(lamA, lambda0, sizeof lamA), memcpy(lamB, lambda0, sizeof lamB);
-    cp_problem pa = {N, 3, groups, vA, NROW, row_seg, seg, J, AJA, e, lamA, 4, blocks, diagA};
-    cp_problem pb = {N, 3, groups, vB, NROW, row_seg, seg, J, AJB, e, lamB, 4, blocks, diagB};
+    cp_problem pa = {N, 3, groups, vA, NROW, row_seg, seg, J, AJA, e, lamA, 4, blocks, diagA, NULL};
+    cp_problem pb = {N, 3, groups, vB, NROW, row_seg, seg, J, AJB, e, lamB, 4, blocks, diagB, NULL};
     cp_prepare(&pa);
     cp_prepare_diag(&pb, segd, t);
 

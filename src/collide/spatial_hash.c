@@ -13,6 +13,16 @@ static void set_sizes(loam_spatial_hash* h, int table_size, int capacity) {
     h->mod_magic = UINT64_MAX / (uint64_t)h->table_size + 1;
 }
 
+/* Unit cells from the origin, no periodic axis (until loam_hash_set_cell). */
+static void reset_cells(loam_spatial_hash* h) {
+    h->periodic_axis = -1;
+    h->periodic_cells = 0;
+    for (int a = 0; a < 3; ++a) {
+        h->inv_cell[a] = 1.0f;
+        h->origin[a] = 0.0f;
+    }
+}
+
 int loam_hash_init(loam_spatial_hash* h, int table_size, int capacity) {
     set_sizes(h, table_size, capacity);
     h->head = loam_malloc(sizeof(int32_t) * ((size_t)h->table_size + 1));
@@ -21,12 +31,7 @@ int loam_hash_init(loam_spatial_hash* h, int table_size, int capacity) {
     h->items = h->next;
     h->bucket_start = h->head;
     h->owned = 1;
-    h->periodic_axis = -1;
-    h->periodic_cells = 0;
-    for (int a = 0; a < 3; ++a) {
-        h->inv_cell[a] = 1.0f;
-        h->origin[a] = 0.0f;
-    }
+    reset_cells(h);
     return h->head && h->next && h->bucket_of;
 }
 
@@ -45,13 +50,7 @@ void loam_hash_attach(loam_spatial_hash* h, int table_size, int capacity, void* 
     h->items = h->next;
     h->bucket_start = h->head;
     h->owned = 0;
-    if (m) return;
-    h->periodic_axis = -1;
-    h->periodic_cells = 0;
-    for (int a = 0; a < 3; ++a) {
-        h->inv_cell[a] = 1.0f;
-        h->origin[a] = 0.0f;
-    }
+    if (!m) reset_cells(h);
 }
 
 void loam_hash_free(loam_spatial_hash* h) {

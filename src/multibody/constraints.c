@@ -18,13 +18,15 @@ static loam_status reserve(mb_work* w, int rows, int segs, size_t vals, loam_err
     if (rows > w->row_cap) {
         int cap = rows > 2 * w->row_cap ? rows : 2 * w->row_cap;
         loam_free(w->e), loam_free(w->lambda), loam_free(w->diag), loam_free(w->row_dof), loam_free(w->row_seg), loam_free(w->blocks);
+        loam_free(w->pgs_scratch);
         w->e = loam_malloc(sizeof(double) * (size_t)cap);
         w->lambda = loam_malloc(sizeof(double) * (size_t)cap);
         w->diag = loam_malloc(sizeof(double) * (size_t)cap);
         w->row_dof = loam_malloc(sizeof(int) * (size_t)cap);
         w->row_seg = loam_malloc(sizeof(int) * ((size_t)cap + 1));
         w->blocks = loam_malloc(sizeof(cp_block) * (size_t)cap);
-        w->row_cap = (w->e && w->lambda && w->diag && w->row_dof && w->row_seg && w->blocks) ? cap : 0;
+        w->pgs_scratch = loam_malloc(cp_pgs_scratch_bytes(cap)); /* blocks <= rows */
+        w->row_cap = (w->e && w->lambda && w->diag && w->row_dof && w->row_seg && w->blocks && w->pgs_scratch) ? cap : 0;
     }
     if (segs > w->seg_cap) {
         int cap = segs > 2 * w->seg_cap ? segs : 2 * w->seg_cap;
@@ -413,7 +415,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
             }
         }
     }
-    cp_problem p = {nall, ngroup, groups, v, rows, w->row_seg, w->segs, w->J, w->AJ, w->e, w->lambda, nb, w->blocks, w->diag};
+    cp_problem p = {nall, ngroup, groups, v, rows, w->row_seg, w->segs, w->J, w->AJ, w->e, w->lambda, nb, w->blocks, w->diag, w->pgs_scratch};
     double t0 = loam_clock_seconds();
     int admm = m->opt.solver == LOAM_SOLVER_SUBADMM || m->opt.solver == LOAM_SOLVER_FADMM;
     if (!admm) cp_prepare(&p); /* SubADMM makes what it needs of it itself (cp.h) */

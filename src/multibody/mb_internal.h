@@ -38,6 +38,7 @@ typedef struct mb_work {
     int row_cap, seg_cap, val_cap;
     double *e, *lambda, *diag;   /* row_cap */
     int* row_dof;                /* row_cap: limit rows: the dof (-2 - dof for an upper limit); -1 contacts */
+    void* pgs_scratch;           /* cp_pgs_scratch_bytes(row_cap) */
     int* row_seg;                /* row_cap + 1 */
     struct cp_block* blocks;     /* row_cap */
     struct cp_seg* segs;         /* seg_cap */

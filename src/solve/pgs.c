@@ -112,10 +112,13 @@ static void contact6(cp_problem* p, const cp_block* k, const contact6_rows* c, d
     *change = max2(*change, max2(fabs(d1) * p->diag[r + 1], fabs(d2) * p->diag[r + 2]));
 }
 
+size_t cp_pgs_scratch_bytes(int nblock) { return sizeof(contact6_rows) * (size_t)(nblock > 0 ? nblock : 0); }
+
 cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance) {
     cp_result res = {0, 0.0};
     /* Without memory for them, the lookups are made per block and sweep (the same results). */
-    contact6_rows* fast = p->nblock > 0 ? loam_malloc(sizeof(contact6_rows) * (size_t)p->nblock) : NULL;
+    contact6_rows* fast = p->pgs_scratch ? p->pgs_scratch
+                                         : p->nblock > 0 ? loam_malloc(cp_pgs_scratch_bytes(p->nblock)) : NULL;
     for (int b = 0; fast && b < p->nblock; ++b) contact6_lookup(p, &p->block[b], &fast[b]);
     for (int it = 0; it < iterations; ++it) {
         double change = 0.0;
@@ -153,7 +156,7 @@ cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance) {
         res.iterations = it + 1;
         if (change <= tolerance) break;
     }
-    loam_free(fast);
+    if (fast != p->pgs_scratch) loam_free(fast);
     res.error = cp_error(p);
     return res;
 }
