@@ -1,7 +1,7 @@
 /* A renumbering (src/granular/reorder.c) moves every contact to its new owner and keeps its impulse:
- * Gauss-Seidel keeps pair impulses only in its rows, and each contact slot a ref to its row, which
- * names the row's impulse negated when the pair changed owner (the lower of its two new numbers);
- * Jacobi keeps them in the slots. Checked here on a pile added in a scrambled order (so the Morton
+ * both solvers keep pair impulses only in the rows, and each contact slot a ref to its row, which
+ * names the row's impulse negated when the pair changed owner (the lower of its two new numbers).
+ * Checked here on a pile added in a scrambled order (so the Morton
  * renumbering really permutes it), in mid-fall: every pair's impulse, keyed by the two particles'
  * ids, is the same, bit for bit, before and after the renumbering, and some pairs did change owner. */
 #include <stdlib.h>
@@ -37,8 +37,7 @@ static int impulses(const loam_world* w, pair_impulse* out) {
         for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
             int j = c->pair_j[s];
             float l[3];
-            if (w->params.solver == LOAM_SOLVER_GAUSS_SEIDEL) loam_ref_impulse(r->lx, r->ly, r->lz, c->pair_ref[s], l);
-            else memcpy(l, &c->pair_lambda[3 * (size_t)s], sizeof l);
+            loam_ref_impulse(r->lx, r->ly, r->lz, c->pair_ref[s], l);
             int flip = w->id[i] > w->id[j];
             pair_impulse* p = &out[m++];
             p->lo = flip ? w->id[j] : w->id[i];

@@ -20,11 +20,9 @@ static void scratch_free(loam_contacts* c) {
 void loam_contacts_free(loam_world* w) {
     loam_contacts* c = &w->contacts;
     scratch_free(c);
-    void* arrays[] = {c->pair_start, c->pair_count, c->pair_j,     c->pair_lambda, c->pair_ref, c->body_start,
-                      c->body_count, c->body_shape, c->body_lambda, c->pair_color,  c->body_color,
-                      c->pair_n,     c->pair_push,  c->body_owner,  c->body_n,      c->body_v,
-                      c->body_push,  c->in_start,   c->in_count,    c->in_slot,     c->pair_region,
-                      c->body_region};
+    void* arrays[] = {c->pair_start,  c->pair_count, c->pair_j,      c->pair_ref, c->body_start,
+                      c->body_count,  c->body_shape, c->body_lambda, c->pair_color, c->body_color,
+                      c->body_owner,  c->body_n,     c->body_v,      c->pair_region, c->body_region};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) loam_free(arrays[k]);
     memset(c, 0, sizeof *c);
 }
@@ -65,15 +63,14 @@ int loam_contacts_scratch(loam_world* w) {
     for (int t = 0; t < threads; ++t) {
         size_t p = (size_t)pairs, b = (size_t)bodies;
         loam_contact_scratch* s = &c->scratch[t];
-        s->pair_j = loam_malloc(p * (4 + 4 + 4 + 12 + 1) + b * (4 + 4 + 12 + 1) + 1); /* owns the rest */
+        s->pair_j = loam_malloc(p * (4 + 4 + 4 + 1) + b * (4 + 4 + 12 + 1) + 1); /* owns the rest */
         if (!s->pair_j) return 0;
         c->scratch_count = t + 1;
         s->pair_from = s->pair_j + p;
         s->pair_ref = s->pair_from + p;
         s->body_shape = s->pair_ref + p;
         s->body_from = s->body_shape + b;
-        s->pair_lambda = (float*)(s->body_from + b);
-        s->body_lambda = s->pair_lambda + 3 * p;
+        s->body_lambda = (float*)(s->body_from + b);
         s->pair_color = (uint8_t*)(s->body_lambda + 3 * b);
         s->body_color = s->pair_color + p;
     }
@@ -105,12 +102,11 @@ static long long plan_regions(const int32_t* region, const int32_t* need, int bl
  * allocated first, so out of memory leaves every array as it was. A kept array gets each block's
  * slots in use (its particles' contacts lie packed from the region's start) at the block's new
  * place; only those are copied, so the rest of a grown region stays untouched memory, off the
- * resident size. The others are scratch that no step carries over (rewritten before read). An
- * optional array that does not exist yet stays absent. */
+ * resident size. The others are scratch that no step carries over (rewritten before read). */
 typedef struct slot_array {
     void** array;
     size_t size;
-    int keep, optional;
+    int keep;
 } slot_array;
 
 enum { LOAM_MAX_SLOT_ARRAYS = 8 };
@@ -120,14 +116,12 @@ static int move_arrays(loam_world* w, const slot_array* a, int n, const int32_t*
     int blocks = loam_block_count(w->count);
     char* fresh[LOAM_MAX_SLOT_ARRAYS] = {0};
     for (int k = 0; k < n; ++k) {
-        if (a[k].optional && !*a[k].array) continue;
         fresh[k] = loam_malloc(a[k].size * (size_t)to[blocks] + a[k].size);
         if (fresh[k]) continue;
         for (int m = 0; m < k; ++m) loam_free(fresh[m]);
         return 0;
     }
     for (int k = 0; k < n; ++k) {
-        if (!fresh[k]) continue;
         for (int b = 0; a[k].keep && *a[k].array && b < blocks; ++b) {
             size_t used = 0;
             for (int i = b * LOAM_BLOCK; i < loam_block_end(w, b); ++i) used += (size_t)count[i];
@@ -160,20 +154,16 @@ int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t
         const int32_t *from = c->pair_region, *to = pair_plan;
         /* The blocks whose contacts this step are in place, and those still holding last step's
          * (detection reads them again), keep them: every array that holds a contact's data moves. */
-        slot_array arrays[] = {{(void**)&c->pair_j, 4, 1, 0},    {(void**)&c->pair_ref, 4, 1, 0},
-                               {(void**)&c->pair_lambda, 12, 1, 1},
-                               {(void**)&c->pair_color, 1, 1, 0}, {(void**)&c->pair_n, 16, 1, 1},
-                               {(void**)&c->pair_push, 4, 0, 1},  {(void**)&c->in_slot, 4, 0, 1}};
+        slot_array arrays[] = {{(void**)&c->pair_j, 4, 1}, {(void**)&c->pair_ref, 4, 1}, {(void**)&c->pair_color, 1, 1}};
         ok = move_arrays(w, arrays, sizeof arrays / sizeof arrays[0], from, to, c->pair_count);
         if (ok) shift_starts(w, c->pair_start, from, to, blocks);
         if (ok) memcpy(c->pair_region, pair_plan, sizeof(int32_t) * (size_t)(blocks + 1));
     }
     if (ok && bodies >= 0) {
         const int32_t *from = c->body_region, *to = body_plan;
-        slot_array arrays[] = {{(void**)&c->body_shape, 4, 1, 0}, {(void**)&c->body_lambda, 12, 1, 0},
-                               {(void**)&c->body_color, 1, 1, 0}, {(void**)&c->body_owner, 4, 1, 0},
-                               {(void**)&c->body_n, 16, 1, 0},    {(void**)&c->body_v, 16, 1, 0},
-                               {(void**)&c->body_push, 4, 0, 0}};
+        slot_array arrays[] = {{(void**)&c->body_shape, 4, 1}, {(void**)&c->body_lambda, 12, 1},
+                               {(void**)&c->body_color, 1, 1},  {(void**)&c->body_owner, 4, 1},
+                               {(void**)&c->body_n, 16, 1},     {(void**)&c->body_v, 16, 1}};
         ok = move_arrays(w, arrays, sizeof arrays / sizeof arrays[0], from, to, c->body_count);
         if (ok) shift_starts(w, c->body_start, from, to, blocks);
         if (ok) memcpy(c->body_region, body_plan, sizeof(int32_t) * (size_t)(blocks + 1));
@@ -186,31 +176,21 @@ int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t
     return ok && loam_contacts_scratch(w);
 }
 
-int loam_contacts_reserve_jacobi(loam_world* w, int blocks) {
-    loam_contacts* c = &w->contacts;
-    size_t slots = (size_t)c->pair_region[blocks], n = (size_t)(w->count > 0 ? w->count : 1);
-    /* Per particle, once: the incoming lists and the contact counts of the mass splitting. */
-    if (!c->in_start) c->in_start = loam_calloc(n, sizeof(int32_t));
-    if (!c->in_count) c->in_count = loam_calloc(n, sizeof(int32_t));
-    if (!w->contact_total) w->contact_total = loam_calloc(n, sizeof(int32_t));
-    if (!w->push_velocity) w->push_velocity = loam_calloc(4 * n, sizeof(float));
-    if (!c->in_start || !c->in_count || !w->contact_total || !w->push_velocity) return 0;
-    loam_free(c->pair_n);
-    loam_free(c->pair_push);
-    loam_free(c->in_slot);
-    loam_free(c->pair_lambda);
-    c->pair_n = loam_malloc(slots * 16 + 16);
-    c->pair_push = loam_malloc(slots * 4 + 4);
-    c->in_slot = loam_malloc(slots * 4 + 4);
-    /* The impulses: from the Gauss-Seidel rows (detection flushes them here through the refs), or
-     * none before any solve. */
-    c->pair_lambda = loam_calloc(slots + 1, 12);
-    if (c->pair_n && c->pair_push && c->in_slot && c->pair_lambda) return 1;
-    loam_free(c->pair_n);
-    loam_free(c->pair_push);
-    loam_free(c->in_slot);
-    loam_free(c->pair_lambda);
-    c->pair_n = c->pair_push = c->pair_lambda = NULL;
-    c->in_slot = NULL;
-    return 0;
+int loam_contacts_count(loam_world* w) {
+    const loam_contacts* c = &w->contacts;
+    int n = w->count;
+    if (!w->contact_total) w->contact_total = loam_malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+    if (!w->contact_total) return 0;
+    int32_t* total = w->contact_total;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+        for (int i = 0; i < n; ++i) total[i] = c->pair_count[i] + c->body_count[i];
+        /* Integer sums: the order the threads add in cannot change them. */
+#pragma omp for schedule(static)
+        for (int i = 0; i < n; ++i)
+            for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s)
+                __atomic_add_fetch(&total[c->pair_j[s]], 1, __ATOMIC_RELAXED);
+    }
+    return 1;
 }

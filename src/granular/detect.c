@@ -13,7 +13,6 @@
 #include "core/sort.h"
 #include "core/vec.h"
 #include "granular/reach.h"
-#include "granular/solve_common.h"
 #include "granular/world_internal.h"
 
 enum { LOAM_MAX_NEIGHBORS = 512 };
@@ -311,14 +310,6 @@ static void chunk_shapes(const loam_world* w, const float* pos, int i, int end, 
     }
 }
 
-/* Particle i's velocity as (vx, vy, vz, 0) in vel: a pair's closing speed is then one more line. */
-static inline void pack_velocity(const loam_world* w, float* vel, int i) {
-    vel[4 * i] = w->vx[i];
-    vel[4 * i + 1] = w->vy[i];
-    vel[4 * i + 2] = w->vz[i];
-    vel[4 * i + 3] = 0.0f;
-}
-
 /* Bounds of a block's particles, and of its awake ones. */
 typedef struct block_bounds {
     loam_f4 lo[3], hi[3], awake_lo[3], awake_hi[3];
@@ -335,7 +326,7 @@ LOAM_LANES_INLINE int pack_lanes(loam_world* w, float* pos, float* vel, int i, i
     }
     f4_store_rows(&pos[4 * (size_t)i], m, p[0], p[1], p[2], f4_load_upto(&w->radius[i], m));
     f4_store_rows(&vel[4 * (size_t)i], m, v[0], v[1], v[2], f4_splat(0.0f));
-    loam_f4 asleep = f4_int_eq_upto(&w->calm[i], m, LOAM_ASLEEP); /* loam_is_asleep */
+    loam_f4 asleep = f4_int_eq_upto(&w->calm[i], m, LOAM_ASLEEP); 
     int bits = f4_bits(asleep) & ((1 << m) - 1);
     for (int q = 0; q < m; ++q) w->asleep[i + q] = (uint8_t)(bits >> q & 1);
     for (int a = 0; a < 3; ++a) {
@@ -413,7 +404,7 @@ static void quiet_block(loam_world* w, int b) {
     }
     loam_block_info* bi = &w->block_info[b];
     bi->same = (uint8_t)same;
-    bi->done = bi->flushed = 1; /* impulses of its old rows have no contact left to go to */
+    bi->done = 1;
 }
 
 /* Each new contact's colour, and its impulse if warm starting, from the slot it continues. */
@@ -433,19 +424,13 @@ static void take_over(const int32_t* from, int n, const float* lambda, const uin
  * impulse stays where it is, in last step's rows: the new slot takes the old one's ref. */
 static void commit_block(loam_world* w, int b, loam_contact_scratch* x, int pairs, int bodies) {
     loam_contacts* c = &w->contacts;
-    loam_block_info* bi = &w->block_info[b];
     int warm = w->params.warm_start;
-    /* Jacobi's copies of last step's impulses may be stale (the rows hold them): this block's first. */
-    if (c->pair_lambda && warm && w->coloring.lambda_in_rows && !bi->flushed) loam_granular_block_rows_to_slots(w, b);
-    bi->flushed = 1;
-    take_over(x->pair_from, pairs, c->pair_lambda, c->pair_color, c->pair_lambda ? x->pair_lambda : NULL, x->pair_color,
-              warm);
+    take_over(x->pair_from, pairs, NULL, c->pair_color, NULL, x->pair_color, warm);
     take_over(x->body_from, bodies, c->body_lambda, c->body_color, x->body_lambda, x->body_color, warm);
     for (int k = 0; k < pairs; ++k) x->pair_ref[k] = x->pair_from[k] >= 0 && warm ? c->pair_ref[x->pair_from[k]] : LOAM_REF_NONE;
     int pair_at = c->pair_region[b], body_at = c->body_region[b];
     memcpy(&c->pair_j[pair_at], x->pair_j, sizeof(int32_t) * (size_t)pairs);
     memcpy(&c->pair_ref[pair_at], x->pair_ref, sizeof(int32_t) * (size_t)pairs);
-    if (c->pair_lambda) memcpy(&c->pair_lambda[3 * (size_t)pair_at], x->pair_lambda, 3 * sizeof(float) * (size_t)pairs);
     memcpy(&c->pair_color[pair_at], x->pair_color, (size_t)pairs);
     memcpy(&c->body_shape[body_at], x->body_shape, sizeof(int32_t) * (size_t)bodies);
     memcpy(&c->body_lambda[3 * (size_t)body_at], x->body_lambda, 3 * sizeof(float) * (size_t)bodies);
@@ -472,7 +457,7 @@ static void commit_block(loam_world* w, int b, loam_contact_scratch* x, int pair
  * skips almost every scan, the larger part of detection (each loads its partners' positions): only
  * particles with a pair just outside the margin are scanned. M comes from the positions themselves,
  * so particles moved between steps (through the views) are covered too. Sleepers make pairs come
- * and go and must be woken, so any sleeper means scans; the Jacobi solve needs the scan's normals. */
+ * and go and must be woken, so any sleeper means scans. */
 typedef struct scan_rule {
     int may_skip;
     float base;   /* params.margin radii: the codes measure from it, m */
@@ -482,7 +467,7 @@ typedef struct scan_rule {
 
 static scan_rule scan_rule_of(const loam_world* w, float margin) {
     scan_rule r;
-    r.may_skip = w->params.solver == LOAM_SOLVER_GAUSS_SEIDEL && w->stats.sleeping == 0;
+    r.may_skip = w->stats.sleeping == 0;
     r.base = w->params.margin * w->max_radius;
     r.span = w->neighbors.reach - r.base;
     float rounding = 1e-5f * (2.0f * w->max_radius + margin); /* of the float distances and codes */
@@ -560,7 +545,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
         return;
     }
     float worst = 0.0f;
-    int all_same = 1, jacobi = w->params.solver == LOAM_SOLVER_JACOBI;
+    int all_same = 1;
     loam_contacts* c = &w->contacts;
     int32_t nbr[LOAM_MAX_NEIGHBORS], from[LOAM_MAX_NEIGHBORS];
     int pair_base = c->pair_region[b], body_base = c->body_region[b];
@@ -614,21 +599,6 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
                 x->pair_j[pairs + k] = nbr[k];
                 x->pair_from[pairs + k] = from[k];
             }
-        }
-        /* Normals and gaps: the Gauss-Seidel solve computes them into its rows (solve_gs.c); the
-         * Jacobi sweeps read them from the slots (no step reads last step's: written in place).
-         * Jacobi never skips a scan (scan_rule), so out holds the pairs. */
-        for (int k = 0; jacobi && k < n; ++k) {
-            int32_t j = out[k];
-            int s = pair_base + pairs + k;
-            if (s >= pair_base + cap) break;
-            float o[3];
-            loam_pair_offset(w, pos, i, j, o); /* i owns the pair: i < j */
-            float dist = sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
-            float* nd = &c->pair_n[4 * (size_t)s];
-            loam_pair_normal(o, dist, nd);
-            nd[3] = dist - w->radius[i] - w->radius[j];
-            worst = -nd[3] > worst ? -nd[3] : worst;
         }
         x->pair_count[i % LOAM_BLOCK] = n;
         int pair_at = pair_base + pairs, body_at = body_base + bodies;
@@ -707,19 +677,6 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
     if (bi->done && !(all_same && w->params.warm_start)) commit_block(w, b, x, pairs, bodies);
 }
 
-/* Jacobi's slot copies of the rows' impulses, for every block not flushed yet: that solver reads
- * them there. */
-static void flush_rest(loam_world* w, int blocks) {
-    if (!w->coloring.lambda_in_rows || !w->contacts.pair_lambda) return;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int b = 0; b < blocks; ++b) {
-        if (w->block_info[b].flushed) continue;
-        loam_granular_block_rows_to_slots(w, b);
-        w->block_info[b].flushed = 1;
-    }
-    w->coloring.lambda_in_rows = 0;
-}
-
 static loam_status build_neighbor_list(loam_world* w, const float* pos, float* bucket_pos, loam_error* err) {
     loam_neighbor_list* nl = &w->neighbors;
     int blocks = loam_block_count(w->count);
@@ -788,36 +745,28 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     int blocks = loam_block_count(w->count);
     float margin = w->pair_margin;
     /* The solver's velocity buffer is free until the solve: pack positions and radii into it (one
-     * cache line per particle); the Gauss-Seidel solve reads them there for its rows' normals.
-     * Velocities are packed too, so a pair's closing speed is one more line, not three: in Jacobi's
-     * push buffer (free until its push, which clears it), else in spare memory, with the list
-     * build's bucket-ordered positions after them. */
-    if (w->params.solver == LOAM_SOLVER_JACOBI && !w->contacts.pair_n && !loam_contacts_reserve_jacobi(w, blocks))
-        return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
+     * cache line per particle); the solve reads them there for its rows' normals. Velocities are
+     * packed too, so a pair's closing speed is one more line, not three: in spare memory, with the
+     * list build's bucket-ordered positions after them. */
     size_t per = 4 * (size_t)(w->count > 0 ? w->count : 1); /* floats of one packed array */
-    size_t packs = w->push_velocity ? 0 : 2 * per;               /* in the spare: velocities, bucket positions */
+    size_t packs = 2 * per;                                  /* in the spare: velocities, bucket positions */
     float* pos = w->sv;
     float* spare = loam_granular_spare(w, sizeof(float) * packs + loam_hash_bytes(w->hash.table_size, w->hash.capacity));
     if (!spare) return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for detection", (long long)w->step);
     loam_hash_attach(&w->hash, w->hash.table_size, w->hash.capacity, spare + packs); /* after the packs */
-    float* vel = w->vel_pack = w->push_velocity ? w->push_velocity : spare;
+    float* vel = w->vel_pack = spare;
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < blocks; ++b) pack_block(w, pos, vel, b);
     if (classify_blocks(w, blocks)) w->neighbors.valid = 0; /* a block woke whose list was skipped */
     if (!w->neighbors.valid) {
-        loam_status st = build_neighbor_list(w, pos, w->push_velocity ? vel : vel + per, err);
+        loam_status st = build_neighbor_list(w, pos, vel + per, err);
         if (st != LOAM_OK) return st;
-        /* Jacobi's build borrowed the packed velocities' buffer: pack them again. */
-        if (w->push_velocity) {
-#pragma omp parallel for schedule(static)
-            for (int i = 0; i < w->count; ++i) pack_velocity(w, vel, i);
-        }
     }
     if (!loam_contacts_scratch(w))
         return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     int32_t* pair_need = w->block_need;
     int32_t* body_need = w->block_need + blocks;
-    for (int b = 0; b < blocks; ++b) w->block_info[b].done = w->block_info[b].flushed = 0;
+    for (int b = 0; b < blocks; ++b) w->block_info[b].done = 0;
     /* A block that overflows its region in one pass finds only part of its contacts, so its worst
      * overlap there is at most that of its pass that fits: the maximum over passes is the step's. */
     float worst = 0.0f;
@@ -862,9 +811,6 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     /* A particle that fell asleep or woke changes its rows' masses even where its contacts stayed. */
     same = same && w->contacts.layout == w->layout_at_last_step && !w->sleep_changed;
     w->layout_at_last_step = w->contacts.layout;
-    /* Gauss-Seidel takes its warm start from the rows (gs_rows.c); Jacobi from its slot copies. */
-    if (w->params.solver == LOAM_SOLVER_JACOBI) flush_rest(w, blocks);
     w->contacts_unchanged = same;
-    if (w->params.solver == LOAM_SOLVER_JACOBI) loam_contacts_incoming(w);
     return LOAM_OK;
 }

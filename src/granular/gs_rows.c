@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "granular/gs_rows.h"
-#include "granular/solve_common.h"
 #include "granular/world_internal.h"
 
 int loam_coloring_reserve(loam_coloring* k, int need) {
@@ -117,9 +116,8 @@ float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid) {
     int blocks = loam_block_count(w->count);
     r->omega = w->params.relaxation;
     /* Where this step's warm start is: in the rows already (the same contacts as last step), in last
-     * step's rows (a new colouring: the refs say where), in Jacobi's slot copies, or nowhere. */
+     * step's rows (a new colouring: the refs say where), or nowhere. */
     int from_rows = !rows_valid && warm && k->lambda_in_rows;
-    int from_slots = !rows_valid && warm && !k->lambda_in_rows && c->pair_lambda;
     if (from_rows) impulses_from_old_rows(w, total);
 #pragma omp parallel for schedule(static) reduction(max : worst)
     for (int q0 = 0; q0 < total; q0 += LOAM_GS_CHUNK) {
@@ -133,14 +131,7 @@ float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid) {
             }
             if (from_rows) continue; /* impulses and refs done (impulses_from_old_rows) */
             if (!rows_valid) c->pair_ref[k->list[q]] = q;
-            if (from_slots) {
-                const float* lam = &c->pair_lambda[3 * (size_t)k->list[q]];
-                r->lx[q] = lam[0];
-                r->ly[q] = lam[1];
-                r->lz[q] = lam[2];
-            } else {
-                r->lx[q] = r->ly[q] = r->lz[q] = 0.0f;
-            }
+            r->lx[q] = r->ly[q] = r->lz[q] = 0.0f;
         }
         worst = pair_geometry(r, q0, hi, pos, axis, len, worst);
         memset(&r->push[q0], 0, sizeof(float) * (size_t)(hi - q0));
@@ -173,13 +164,4 @@ void loam_gs_rows_scatter_bodies(loam_world* w) {
                 lam[2] = r->lz[q];
             }
     }
-}
-
-/* Jacobi's slot copies of block b's pair impulses, from the rows their refs name. */
-void loam_granular_block_rows_to_slots(loam_world* w, int b) {
-    const loam_contacts* c = &w->contacts;
-    const loam_gs_rows* r = &w->coloring.rows;
-    int first = b * LOAM_BLOCK, last = loam_block_end(w, b) - 1;
-    for (int s = c->pair_start[first]; s < c->pair_start[last] + c->pair_count[last]; ++s)
-        loam_ref_impulse(r->lx, r->ly, r->lz, c->pair_ref[s], &c->pair_lambda[3 * (size_t)s]);
 }

@@ -13,6 +13,9 @@
  * and which as the scalar tail never depends on the thread count. */
 enum { LOAM_GS_CHUNK = 256 };
 
+/* Room for `need` rows in the colouring's list and rows; 0 when out of memory. */
+int loam_coloring_reserve(loam_coloring* k, int need);
+
 /* Bytes of the block that holds the rows' float and normal fields, for cap rows. */
 static inline size_t loam_gs_rows_field_bytes(size_t cap) { return cap * (5 * sizeof(float) + 3 * sizeof(int16_t)); }
 
@@ -67,15 +70,22 @@ static inline void loam_gs_row_update(loam_gs_rows* r, int q, float vx, float vy
     d[2] = az - oz;
 }
 
-/* Velocity rows [lo, hi) of particle pairs; returns the largest |dv|^2 they caused. */
-static inline float loam_gs_pair_rows(loam_gs_rows* r, int lo, int hi, float* sv, float mu, float inv_dt, float alpha,
-                                      float most) {
+/* Velocity rows [lo, hi) of particle pairs; returns the largest |dv|^2 they caused. sv holds
+ * (velocity, inverse mass) per particle and takes each row's change. The relative velocity and
+ * the effective mass come from prev: Gauss-Seidel passes sv itself (each row sees the rows before
+ * it); Jacobi passes the velocities of the sweep before, with the mass-split inverse masses in .w
+ * (solve_rows.c), so every row of a sweep sees the same velocities. */
+static inline float loam_gs_pair_rows(loam_gs_rows* r, int lo, int hi, float* sv, const float* prev, float mu,
+                                      float inv_dt, float alpha, float most) {
     for (int q = lo; q < hi; ++q) {
         float* a = &sv[4 * (size_t)r->i[q]];
         float* b = &sv[4 * (size_t)r->j[q]];
+        const float* pa = &prev[4 * (size_t)r->i[q]];
+        const float* pb = &prev[4 * (size_t)r->j[q]];
         float d[3];
         float wi = a[3], wj = b[3]; /* inverse masses ride along in sv.w */
-        loam_gs_row_update(r, q, a[0] - b[0], a[1] - b[1], a[2] - b[2], r->omega / (wi + wj), mu, inv_dt, alpha, d);
+        loam_gs_row_update(r, q, pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2], r->omega / (pa[3] + pb[3]), mu, inv_dt,
+                           alpha, d);
         for (int k = 0; k < 3; ++k) {
             a[k] = a[k] + wi * d[k];
             b[k] = b[k] - wj * d[k];
@@ -88,16 +98,18 @@ static inline float loam_gs_pair_rows(loam_gs_rows* r, int lo, int hi, float* sv
 }
 
 /* Push rows [lo, hi) of particle pairs: pseudo-impulses p >= 0 with n . (u_i - u_j) >= rate * overlap.
- * u holds (pseudo-velocity, inverse mass) per particle. */
-static inline void loam_gs_pair_pushes(loam_gs_rows* r, int lo, int hi, float* u, float rate) {
+ * u holds (pseudo-velocity, inverse mass) per particle; prev as in loam_gs_pair_rows. */
+static inline void loam_gs_pair_pushes(loam_gs_rows* r, int lo, int hi, float* u, const float* prev, float rate) {
     for (int q = lo; q < hi; ++q) {
         float gap = r->gap[q];
         if (!(gap < 0.0f)) continue;
         float* a = &u[4 * (size_t)r->i[q]];
         float* b = &u[4 * (size_t)r->j[q]];
+        const float* pa = &prev[4 * (size_t)r->i[q]];
+        const float* pb = &prev[4 * (size_t)r->j[q]];
         float nx = loam_normal_unpack(r->nx[q]), ny = loam_normal_unpack(r->ny[q]), nz = loam_normal_unpack(r->nz[q]);
-        float un = nx * (a[0] - b[0]) + ny * (a[1] - b[1]) + nz * (a[2] - b[2]);
-        float p = r->push[q] - r->omega / (a[3] + b[3]) * (un + rate * gap);
+        float un = nx * (pa[0] - pb[0]) + ny * (pa[1] - pb[1]) + nz * (pa[2] - pb[2]);
+        float p = r->push[q] - r->omega / (pa[3] + pb[3]) * (un + rate * gap);
         p = p > 0.0f ? p : 0.0f;
         float dp = p - r->push[q];
         r->push[q] = p;
@@ -157,9 +169,9 @@ static inline float loam_gs_pair_geometry(loam_gs_rows* r, int lo, int hi, const
 #ifdef LOAM_HAVE_AVX2
 /* The same kernels, 8 rows at a time (solve_gs_avx2.c); only call when the CPU has AVX2. The warm
  * start takes pair rows only. */
-float loam_gs_pair_rows_avx2(loam_gs_rows* r, int lo, int hi, float* sv, float mu, float inv_dt, float alpha,
-                             float most);
-void loam_gs_pair_pushes_avx2(loam_gs_rows* r, int lo, int hi, float* u, float rate);
+float loam_gs_pair_rows_avx2(loam_gs_rows* r, int lo, int hi, float* sv, const float* prev, float mu, float inv_dt,
+                             float alpha, float most);
+void loam_gs_pair_pushes_avx2(loam_gs_rows* r, int lo, int hi, float* u, const float* prev, float rate);
 float loam_gs_pair_geometry_avx2(loam_gs_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst);
 void loam_gs_pair_warm_avx2(const loam_gs_rows* r, int lo, int hi, float* sv);
 #endif

@@ -3,92 +3,79 @@
  * problem, so the push that separates overlapping particles stays in their velocities as kinetic
  * energy; with warm starting and a few Jacobi sweeps a settling column then never comes to rest
  * (measured: kinetic energy stuck near 0.1 m g r per particle). Here the push is a separate,
- * normal-only problem on pseudo-velocities that start from zero every step:
+ * normal-only problem on pseudo-velocities u that start from zero every step:
  *     find pseudo-impulses p_k >= 0 with  n . (u_i - u_j) >= alpha * overlap_k / dt,
- * solved by the same mass-split Jacobi sweeps; positions move by dt (v + u) and u is dropped.
- * push_sweeps = 0 restores the paper's form (the term inside the velocity solve). */
-#include "core/vec.h"
-#include "granular/solve_common.h"
+ * swept over the rows like the velocities (Gauss-Seidel or mass-split Jacobi, solve.c); positions
+ * move by dt (v + u) and u is dropped. push_sweeps = 0 restores the paper's form (the term inside
+ * the velocity solve). */
+#include "core/lanes.h"
+#include "granular/gs_rows.h"
+#include "granular/row_sweep.h"
 #include "granular/world_internal.h"
 
-static void update_pushes(loam_world* w, int i, float target_rate) {
-    const loam_contacts* c = &w->contacts;
-    const float* u = w->push_velocity;
-    const float* sv = w->sv; /* .w holds the mass-split inverse mass */
-    float omega = w->params.relaxation;
-    loam_vec3 ui = v3(u[4 * i], u[4 * i + 1], u[4 * i + 2]);
-    float wi = sv[4 * i + 3];
-    int s0 = c->pair_start[i], s1 = s0 + c->pair_count[i];
-    for (int s = s0; s < s1; ++s) {
-        const float* nd = &c->pair_n[4 * (size_t)s];
-        if (nd[3] >= 0.0f) continue; /* not overlapping: nothing to push */
-        int j = c->pair_j[s];
-        float un = nd[0] * (ui.x - u[4 * j]) + nd[1] * (ui.y - u[4 * j + 1]) + nd[2] * (ui.z - u[4 * j + 2]);
-        float p = c->pair_push[s] - omega / (wi + sv[4 * j + 3]) * (un + target_rate * nd[3]);
-        c->pair_push[s] = p > 0.0f ? p : 0.0f;
+/* Push rows [lo, hi) of body contacts (see loam_gs_pair_pushes). */
+static float body_pushes(const loam_row_pass* pass, int lo, int hi, float most) {
+    loam_gs_rows* r = &pass->w->coloring.rows;
+    float rate = pass->alpha;
+    for (int q = lo; q < hi; ++q) {
+        float gap = r->gap[q];
+        if (!(gap < 0.0f)) continue;
+        float* a = &pass->sv[4 * (size_t)r->i[q]];
+        const float* pa = &pass->prev[4 * (size_t)r->i[q]];
+        float nx = loam_normal_unpack(r->nx[q]), ny = loam_normal_unpack(r->ny[q]), nz = loam_normal_unpack(r->nz[q]);
+        float un = nx * pa[0] + ny * pa[1] + nz * pa[2];
+        float p = r->push[q] - r->omega / pa[3] * (un + rate * gap);
+        p = p > 0.0f ? p : 0.0f;
+        float di = a[3] * (p - r->push[q]);
+        r->push[q] = p;
+        a[0] = a[0] + di * nx;
+        a[1] = a[1] + di * ny;
+        a[2] = a[2] + di * nz;
     }
-    s0 = c->body_start[i];
-    s1 = s0 + c->body_count[i];
-    for (int s = s0; s < s1; ++s) {
-        const float* nd = &c->body_n[4 * (size_t)s];
-        if (nd[3] >= 0.0f) continue;
-        float un = nd[0] * ui.x + nd[1] * ui.y + nd[2] * ui.z;
-        float p = c->body_push[s] - omega / wi * (un + target_rate * nd[3]);
-        c->body_push[s] = p > 0.0f ? p : 0.0f;
-    }
+    return most;
 }
 
-static void gather_push(loam_world* w, int i) {
-    const loam_contacts* c = &w->contacts;
-    loam_vec3 sum = v3(0, 0, 0);
-    int s0 = c->pair_start[i], s1 = s0 + c->pair_count[i];
-    for (int s = s0; s < s1; ++s) sum = v3_add(sum, v3_scale(v3(c->pair_n[4 * (size_t)s], c->pair_n[4 * (size_t)s + 1],
-                                                                 c->pair_n[4 * (size_t)s + 2]), c->pair_push[s]));
-    s0 = c->in_start[i];
-    s1 = s0 + c->in_count[i];
-    for (int k = s0; k < s1; ++k) {
-        int s = c->in_slot[k];
-        if (s < 0) continue;
-        sum = v3_sub(sum, v3_scale(v3(c->pair_n[4 * (size_t)s], c->pair_n[4 * (size_t)s + 1], c->pair_n[4 * (size_t)s + 2]),
-                                   c->pair_push[s]));
+static float pair_pushes(const loam_row_pass* p, int lo, int hi, int colored, float most) {
+    loam_gs_rows* r = &p->w->coloring.rows;
+#ifdef LOAM_HAVE_AVX2
+    if (colored && loam_cpu_has_avx2()) {
+        loam_gs_pair_pushes_avx2(r, lo, hi, p->sv, p->prev, p->alpha);
+        return most;
     }
-    s0 = c->body_start[i];
-    s1 = s0 + c->body_count[i];
-    for (int s = s0; s < s1; ++s) sum = v3_add(sum, v3_scale(v3(c->body_n[4 * (size_t)s], c->body_n[4 * (size_t)s + 1],
-                                                                 c->body_n[4 * (size_t)s + 2]), c->body_push[s]));
-    float im = loam_solve_inv_mass(w, i);
-    w->push_velocity[4 * i] = im * sum.x;
-    w->push_velocity[4 * i + 1] = im * sum.y;
-    w->push_velocity[4 * i + 2] = im * sum.z;
+#endif
+    (void)colored;
+    loam_gs_pair_pushes(r, lo, hi, p->sv, p->prev, p->alpha);
+    return most;
 }
 
-void loam_granular_push_reset(loam_world* w) {
-    const loam_contacts* c = &w->contacts;
-    int n = w->count;
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < n; ++i) {
-        w->push_velocity[4 * i] = w->push_velocity[4 * i + 1] = w->push_velocity[4 * i + 2] = 0.0f;
-        for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) c->pair_push[s] = 0.0f;
-        for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) c->body_push[s] = 0.0f;
-    }
+/* The solved velocities stored (sv to vx, vy, vz), and in their place the push velocities u = 0,
+ * u.w = the inverse mass (0 for a sleeper), over lanes [i, i + m). */
+LOAM_LANES_INLINE void store_and_clear_lanes(loam_world* w, int i, int m) {
+    float* vel[3] = {w->vx, w->vy, w->vz};
+    loam_f4 v[4], zero = f4_splat(0.0f);
+    f4_load_rows(&w->sv[4 * (size_t)i], m, v);
+    for (int a = 0; a < 3; ++a) f4_store_upto(&vel[a][i], v[a], m);
+    loam_f4 im = f4_select(f4_int_eq_upto(&w->calm[i], m, LOAM_ASLEEP), f4_load_upto(&w->inv_mass[i], m), zero);
+    f4_store_rows(&w->sv[4 * (size_t)i], m, zero, zero, zero, im);
 }
 
+/* The step's velocities are stored first and the pushes run in their buffer (sv): 16 bytes a
+ * particle less than a buffer of their own. */
 void loam_granular_push(loam_world* w) {
-    int n = w->count, sweeps = w->params.push_sweeps;
-    if (sweeps <= 0) return;
-    if (w->params.solver == LOAM_SOLVER_GAUSS_SEIDEL) {
-        loam_granular_push_gs(w);
-        return;
-    }
-    float rate = w->params.baumgarte / (float)w->params.dt;
-    loam_granular_push_reset(w);
+    int n = w->count, jacobi = w->params.solver == LOAM_SOLVER_JACOBI;
+    if (w->params.push_sweeps <= 0) return;
+    loam_row_pass push = {w,          w->sv,       jacobi ? w->sv_prev : w->sv, 0.0f, 0.0f,
+                          w->params.baumgarte / (float)w->params.dt, pair_pushes, body_pushes};
 #pragma omp parallel
     {
-        for (int s = 0; s < sweeps; ++s) {
 #pragma omp for schedule(static)
-            for (int i = 0; i < n; ++i) update_pushes(w, i, rate);
-#pragma omp for schedule(static)
-            for (int i = 0; i < n; ++i) gather_push(w, i);
+        for (int i = 0; i < n; i += 4) {
+            if (n - i >= 4) store_and_clear_lanes(w, i, 4);
+            else store_and_clear_lanes(w, i, n - i);
+        }
+        for (int s = 0; s < w->params.push_sweeps; ++s) {
+            if (jacobi) loam_granular_jacobi_snapshot_for(w);
+            loam_row_sweep(&push);
         }
     }
 }

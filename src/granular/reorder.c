@@ -82,45 +82,25 @@ static void permute_ints(int32_t* a, const int32_t* perm, int32_t* tmp, int n) {
     memcpy(a, tmp, sizeof(int32_t) * (size_t)n);
 }
 
-/* Sort one owner's pairs by partner, refs, colours and (Jacobi's) impulses along (lists are short). */
-static void sort_pairs(int32_t* j, int32_t* ref, uint8_t* col, float* lam, int m) {
+/* Sort one owner's pairs by partner, refs and colours along (lists are short). */
+static void sort_pairs(int32_t* j, int32_t* ref, uint8_t* col, int m) {
     for (int k = 1; k < m; ++k) {
         int32_t jk = j[k], rk = ref[k];
         uint8_t ck = col[k];
-        float l[3] = {0.0f, 0.0f, 0.0f};
-        if (lam) memcpy(l, &lam[3 * k], sizeof l);
         int q = k - 1;
         for (; q >= 0 && j[q] > jk; --q) {
             j[q + 1] = j[q];
             ref[q + 1] = ref[q];
             col[q + 1] = col[q];
-            if (lam) memcpy(&lam[3 * (q + 1)], &lam[3 * q], 3 * sizeof(float));
         }
         j[q + 1] = jk;
         ref[q + 1] = rk;
         col[q + 1] = ck;
-        if (lam) memcpy(&lam[3 * (q + 1)], l, 3 * sizeof(float));
     }
 }
 
 /* Bytes of the packed copy of the contacts (renumber_contacts). */
-static size_t packed_bytes(size_t pairs, size_t bodies, int jacobi) {
-    return pairs * (4 + 4 + 1 + (jacobi ? 12 : 0)) + bodies * (12 + 4 + 1);
-}
-
-/* Memory for the packed copy of the contacts. Reordering is rare (not a steady-state step), and
- * memory that no stage needs then is borrowed: the Gauss-Seidel rows' spare fields (the colouring
- * restarts after a renumbering; the impulses, which the refs name, stay) or Jacobi's normals
- * (detection rewrites them). Only when neither is large enough is it allocated (*own set). */
-static void* borrow(loam_world* w, size_t bytes, int* own) {
-    size_t slots = (size_t)w->contacts.pair_region[loam_block_count(w->count)], spare;
-    void* rows = loam_gs_rows_spare(&w->coloring, &spare);
-    *own = 0;
-    if (rows && bytes <= spare) return rows;
-    if (w->contacts.pair_n && bytes <= 16 * slots) return w->contacts.pair_n;
-    *own = 1;
-    return loam_malloc(bytes + 1);
-}
+static size_t packed_bytes(size_t pairs, size_t bodies) { return pairs * (4 + 4 + 1) + bodies * (12 + 4 + 1); }
 
 /* Renumber last step's contacts so that detection finds them under the new numbers: a pair goes to
  * its new owner, the lower of its two new indices (where that is the old partner, the impulse on
@@ -163,11 +143,8 @@ static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* 
     }
     /* Growing moves the old contacts with their (old) blocks: still consistent, as nothing is renumbered yet. */
     if (grow && !loam_contacts_reserve(w, pair_need, body_need)) return 0;
-    int own = 0, jacobi = c->pair_lambda != NULL;
-    float* body_lam = packed ? packed : borrow(w, packed_bytes(pairs, bodies, jacobi), &own);
-    if (!body_lam) return 0;
-    float* lam = jacobi ? body_lam + 3 * bodies : NULL;
-    int32_t* pj = (int32_t*)(body_lam + 3 * bodies + (jacobi ? 3 * pairs : 0));
+    float* body_lam = packed;
+    int32_t* pj = (int32_t*)(body_lam + 3 * bodies);
     int32_t* ref = pj + pairs;
     int32_t* shape = ref + pairs;
     uint8_t* col = (uint8_t*)(shape + bodies);
@@ -183,10 +160,6 @@ static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* 
             int32_t q = at[a < p ? a : p]++;
             pj[q] = a < p ? p : a;
             ref[q] = a < p ? c->pair_ref[s] : loam_ref_flip(c->pair_ref[s]);
-            for (int d = 0; jacobi && d < 3; ++d) {
-                float l = c->pair_lambda[3 * (size_t)s + d];
-                lam[3 * (size_t)q + d] = a < p ? l : -l;
-            }
             col[q] = a < p ? c->pair_color[s] : LOAM_REOWNED;
         }
     for (int k = 0, q = 0; k < n; q += bodies_of[k++]) {
@@ -197,7 +170,7 @@ static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* 
     }
     for (int k = 0; k < n; ++k) {
         int32_t q = at[k] - owned[k];
-        sort_pairs(&pj[q], &ref[q], &col[q], jacobi ? &lam[3 * (size_t)q] : NULL, owned[k]);
+        sort_pairs(&pj[q], &ref[q], &col[q], owned[k]);
     }
     /* Back into the regions, block by block (the packed copy is in the same order). */
     size_t q = 0, bq = 0;
@@ -205,7 +178,6 @@ static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* 
         int32_t pa = c->pair_region[b], ba = c->body_region[b];
         memcpy(&c->pair_j[pa], &pj[q], sizeof(int32_t) * (size_t)pair_need[b]);
         memcpy(&c->pair_ref[pa], &ref[q], sizeof(int32_t) * (size_t)pair_need[b]);
-        if (jacobi) memcpy(&c->pair_lambda[3 * (size_t)pa], &lam[3 * q], 3 * sizeof(float) * (size_t)pair_need[b]);
         memcpy(&c->pair_color[pa], &col[q], (size_t)pair_need[b]);
         memcpy(&c->body_shape[ba], &shape[bq], sizeof(int32_t) * (size_t)body_need[b]);
         memcpy(&c->body_lambda[3 * (size_t)ba], &body_lam[3 * bq], 3 * sizeof(float) * (size_t)body_need[b]);
@@ -221,7 +193,6 @@ static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* 
             ba += bodies_of[k];
         }
     }
-    if (own) loam_free(body_lam);
     return 1;
 }
 
@@ -230,8 +201,9 @@ int loam_granular_reorder(loam_world* w) {
     if (n < 2) return 1;
     /* Scratch borrowed from buffers that the coming stages rewrite anyway: the solver velocities
      * (16 bytes a particle) hold two key arrays; four index arrays (16 bytes a particle) and the
-     * packed copy of the contacts go to Jacobi's push buffer and renumber_contacts' borrow, or to
-     * spare memory (loam_granular_spare). */
+     * packed copy of the contacts go to spare memory (loam_granular_spare: the rows' spare fields,
+     * which the colouring that follows a renumbering rewrites; the impulses, which the refs name,
+     * stay). */
     const loam_contacts* c = &w->contacts;
     size_t pairs = 0, bodies = 0;
     for (int i = 0; c->pair_start && i < n; ++i) {
@@ -239,10 +211,9 @@ int loam_granular_reorder(loam_world* w) {
         bodies += (size_t)c->body_count[i];
     }
     size_t index_bytes = 4 * sizeof(int32_t) * (size_t)n;
-    char* spare = w->push_velocity ? (char*)w->push_velocity
-                                   : loam_granular_spare(w, index_bytes + packed_bytes(pairs, bodies, c->pair_lambda != NULL));
+    char* spare = loam_granular_spare(w, index_bytes + packed_bytes(pairs, bodies));
     if (!spare) return 0;
-    void* packed = w->push_velocity ? NULL : spare + index_bytes;
+    void* packed = spare + index_bytes;
     uint64_t* key = (uint64_t*)w->sv;
     uint64_t* key_tmp = key + n;
     int32_t* perm = (int32_t*)spare;

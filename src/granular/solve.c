@@ -1,110 +1,116 @@
-/* Projected Jacobi on the velocity-level contact NCP of paper 000 (eqs. 1-3, Algorithm 1).
+/* The velocity solve of paper 000 (eqs. 1-3): sweeps of the contact update of Algorithm 1,
+ *     lambda <- proj( lambda - m_eff (v_rel + bias n) ),
+ * projected onto the Coulomb cone, over the contact rows (gs_rows.h), in one of two ways:
  *
- * Each contact k keeps its accumulated impulse lambda_k (on the lower-index particle i; its partner
- * gets -lambda_k). A sweep has two race-free halves:
- *   A. every contact computes a new lambda from the velocities of the previous sweep and projects it
- *      (normal >= 0, tangential within mu times normal);
- *   B. every particle recomputes its velocity from scratch, v = v_free + (1/m) sum(+-lambda).
- * No particle writes another particle's data, so there is no atomic and no race (GranularGym adds to
- * a neighbour's impulse from another thread).
+ * - Projected Gauss-Seidel by colour (default): a row's impulse change goes to both particles at
+ *   once and the next row sees it, m_eff = omega / (1/m_i + 1/m_j). Rows of one colour share no
+ *   particle, so a colour runs in parallel without atomics and the result does not depend on the
+ *   thread count.
+ * - Projected Jacobi (Algorithm 1 proper): every row of a sweep reads the velocities of the sweep
+ *   before (a snapshot, sv_prev), and the changes add up in sv. Plain Jacobi lets each of a
+ *   particle's n contacts correct the whole error at once, so the particle over-corrects n-fold and
+ *   dense packings jitter or blow up; loam splits the mass (Tonge, Benevolenski, Voroshilov 2012):
+ *   particle i becomes n_i sub-particles of mass m_i/n_i, one per contact, m_eff =
+ *   omega / (n_i/m_i + n_j/m_j), and adding every contact's change to the particle averages the
+ *   sub-particles. Impulses stay equal and opposite (momentum is conserved exactly) and it converges
+ *   without a tuned damping factor. The changes are added by the Gauss-Seidel schedule below, so no
+ *   two threads write one particle (GranularGym adds to a neighbour's impulse without an atomic).
  *
- * Relaxation by mass splitting (Tonge, Benevolenski, Voroshilov 2012): plain Jacobi lets each of a
- * particle's n contacts correct the whole error at once, so the particle over-corrects n-fold and
- * dense packings jitter or blow up. Instead particle i is split into n_i sub-particles of mass
- * m_i/n_i, one per contact, so a contact's effective mass is omega / (n_i/m_i + n_j/m_j); averaging
- * the sub-particles gives the B update above. Impulses stay equal and opposite, so momentum is
- * conserved exactly, and the iteration converges without a tuned damping factor. omega (the
- * `relaxation` parameter, default 1) scales it further.
+ * Why Gauss-Seidel is the default: with mass splitting a contact gets only about 1/n of the mass, so
+ * in a dense packing (n ~ 6 to 8) a Jacobi sweep corrects a fraction of what a Gauss-Seidel sweep
+ * does. Measured on a 40-layer column at dt = 1e-3 with 3 sweeps, Jacobi left overlaps of 0.2 to
+ * 0.3 r and the column kept creeping; see docs/solver.md.
  *
- * Normal target: the normal relative velocity v_n may not be below -g/dt for a speculative contact
- * with gap g > 0 (it may close the gap, not more), and must be at least -alpha g/dt when overlapping
- * (g < 0): the Baumgarte term alpha psi/dt of the paper.
- * By default that overlap term is solved apart, on pseudo-velocities (push.c), and alpha is 0 here. */
+ * Schedule (loam_coloring, color.c): each block's inner rows are swept by one thread, with no
+ * barrier and its velocities in cache; then the rows that cross blocks, colour by colour. Pair rows
+ * of one colour touch disjoint particles, so 8 of them are one AVX2 batch (solve_gs_avx2.c) where
+ * the CPU has it; its arithmetic is the scalar kernels' (gs_rows.h), in the same order, so both give
+ * the same bits. Reading the slot arrays in colour order instead cost five scattered loads per
+ * contact per sweep (the solve took 70% of a step at rest).
+ *
+ * Normal target: the normal relative velocity may not be below -g/dt for a speculative contact with
+ * gap g > 0 (it may close the gap, not more), and must be at least -alpha g/dt when overlapping: the
+ * Baumgarte term alpha psi/dt of the paper. By default that overlap term is solved apart, on
+ * pseudo-velocities (push.c), and alpha is 0 here. */
 #include <math.h>
-#include <string.h>
 
 #include "core/lanes.h"
 #include "core/vec.h"
-#include "granular/solve_common.h"
+#include "granular/gs_rows.h"
+#include "granular/row_sweep.h"
 #include "granular/world_internal.h"
 
-/* Half A for particle i: its owned pairs and its body contacts. */
-static void update_contacts(loam_world* w, int i, float inv_dt, float alpha) {
-    const loam_contacts* c = &w->contacts;
-    const float* sv = w->sv;
-    float omega = w->params.relaxation, mu = w->params.friction;
-    loam_vec3 vi = v3(sv[4 * i], sv[4 * i + 1], sv[4 * i + 2]);
-    float wi = sv[4 * i + 3];
-    int s0 = c->pair_start[i], s1 = s0 + c->pair_count[i];
-    for (int s = s0; s < s1; ++s) {
-        int j = c->pair_j[s];
-        loam_vec3 vrel = v3_sub(vi, v3(sv[4 * j], sv[4 * j + 1], sv[4 * j + 2]));
-        float meff = omega / (wi + sv[4 * j + 3]);
-        loam_contact_update(&c->pair_lambda[3 * (size_t)s], &c->pair_n[4 * (size_t)s], vrel, meff, mu, inv_dt, alpha);
+/* Velocity rows [lo, hi) of body contacts: the body's point velocity and friction come from the
+ * slot arrays (body contacts are few). */
+static float body_rows(const loam_row_pass* p, int lo, int hi, float most) {
+    loam_gs_rows* r = &p->w->coloring.rows;
+    const loam_contacts* c = &p->w->contacts;
+    for (int q = lo; q < hi; ++q) {
+        const float* vb = &c->body_v[4 * (size_t)~r->j[q]];
+        float* a = &p->sv[4 * (size_t)r->i[q]];
+        const float* pa = &p->prev[4 * (size_t)r->i[q]];
+        float d[3], wi = a[3];
+        loam_gs_row_update(r, q, pa[0] - vb[0], pa[1] - vb[1], pa[2] - vb[2], r->omega / pa[3], vb[3], p->inv_dt, p->alpha,
+                           d);
+        for (int k = 0; k < 3; ++k) a[k] = a[k] + wi * d[k];
+        float d2 = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) * wi * wi;
+        most = d2 > most ? d2 : most;
     }
-    s0 = c->body_start[i];
-    s1 = s0 + c->body_count[i];
-    for (int s = s0; s < s1; ++s) {
-        const float* vb = &c->body_v[4 * (size_t)s];
-        loam_vec3 vrel = v3_sub(vi, v3(vb[0], vb[1], vb[2]));
-        loam_contact_update(&c->body_lambda[3 * (size_t)s], &c->body_n[4 * (size_t)s], vrel, omega / wi, vb[3], inv_dt,
-                       alpha);
+    return most;
+}
+
+static float pair_rows(const loam_row_pass* p, int lo, int hi, int colored, float most) {
+    loam_gs_rows* r = &p->w->coloring.rows;
+#ifdef LOAM_HAVE_AVX2
+    if (colored && loam_cpu_has_avx2())
+        return loam_gs_pair_rows_avx2(r, lo, hi, p->sv, p->prev, p->mu, p->inv_dt, p->alpha, most);
+#endif
+    (void)colored;
+    return loam_gs_pair_rows(r, lo, hi, p->sv, p->prev, p->mu, p->inv_dt, p->alpha, most);
+}
+
+/* Warm start: each row's impulse applied to its particles (8 pair rows at a time where they share
+ * no particle). Both methods add the whole impulse with the plain inverse mass. */
+static float warm_pairs(const loam_row_pass* p, int lo, int hi, int colored, float most) {
+#ifdef LOAM_HAVE_AVX2
+    if (colored && loam_cpu_has_avx2()) {
+        loam_gs_pair_warm_avx2(&p->w->coloring.rows, lo, hi, p->sv);
+        return most;
+    }
+#endif
+    (void)colored;
+    loam_gs_warm_rows(&p->w->coloring.rows, lo, hi, p->sv);
+    return most;
+}
+
+static float warm_bodies(const loam_row_pass* p, int lo, int hi, float most) {
+    loam_gs_warm_rows(&p->w->coloring.rows, lo, hi, p->sv);
+    return most;
+}
+
+/* Jacobi counts each particle's rows (its contacts, for the mass splitting) as the warm start
+ * visits them: the rows' race-free schedule, so no atomics and no pass of its own. */
+static void count_rows(const loam_row_pass* p, int lo, int hi) {
+    const loam_gs_rows* r = &p->w->coloring.rows;
+    int32_t* count = p->w->contact_total;
+    for (int q = lo; q < hi; ++q) {
+        count[r->i[q]]++;
+        if (r->j[q] >= 0) count[r->j[q]]++;
     }
 }
 
-/* Half B for particle i; returns |dv|^2 of this update. */
-/* Velocity after gravity and damping, before contacts. */
-static inline loam_vec3 free_velocity_of(const loam_world* w, int i, loam_vec3 gdt, float decay) {
-    if (loam_is_asleep(w, i)) return v3(0.0f, 0.0f, 0.0f);
-    return v3((w->vx[i] + gdt.x) * decay, (w->vy[i] + gdt.y) * decay, (w->vz[i] + gdt.z) * decay);
+static float warm_counting_pairs(const loam_row_pass* p, int lo, int hi, int colored, float most) {
+    count_rows(p, lo, hi);
+    return warm_pairs(p, lo, hi, colored, most);
 }
 
-static float gather_velocity(loam_world* w, int i, loam_vec3 gdt, float decay) {
-    const loam_contacts* c = &w->contacts;
-    loam_vec3 sum = v3(0.0f, 0.0f, 0.0f);
-    int s0 = c->pair_start[i], s1 = s0 + c->pair_count[i];
-    for (int s = s0; s < s1; ++s) {
-        const float* l = &c->pair_lambda[3 * (size_t)s];
-        sum = v3_add(sum, v3(l[0], l[1], l[2]));
-    }
-    s0 = c->in_start[i];
-    s1 = s0 + c->in_count[i];
-    for (int k = s0; k < s1; ++k) {
-        int s = c->in_slot[k];
-        if (s < 0) continue;
-        const float* l = &c->pair_lambda[3 * (size_t)s];
-        sum = v3_sub(sum, v3(l[0], l[1], l[2]));
-    }
-    s0 = c->body_start[i];
-    s1 = s0 + c->body_count[i];
-    for (int s = s0; s < s1; ++s) {
-        const float* l = &c->body_lambda[3 * (size_t)s];
-        sum = v3_add(sum, v3(l[0], l[1], l[2]));
-    }
-    loam_vec3 v = v3_add(free_velocity_of(w, i, gdt, decay), v3_scale(sum, loam_solve_inv_mass(w, i)));
-    float* sv = &w->sv[4 * i];
-    loam_vec3 d = v3(v.x - sv[0], v.y - sv[1], v.z - sv[2]);
-    sv[0] = v.x;
-    sv[1] = v.y;
-    sv[2] = v.z;
-    return v3_dot(d, d);
+static float warm_counting_bodies(const loam_row_pass* p, int lo, int hi, float most) {
+    count_rows(p, lo, hi);
+    return warm_bodies(p, lo, hi, most);
 }
 
-void loam_granular_initial_velocity(loam_world* w) {
-    int n = w->count;
-    float dt = (float)w->params.dt;
-    loam_vec3 gdt = v3_scale(w->params.gravity, dt);
-    float decay = expf(-w->params.damping * dt);
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < n; ++i) {
-        int nc = w->contact_total[i];
-        w->sv[4 * i + 3] = (float)(nc > 0 ? nc : 1) * loam_solve_inv_mass(w, i);
-        w->sv[4 * i] = w->sv[4 * i + 1] = w->sv[4 * i + 2] = 0.0f;
-        gather_velocity(w, i, gdt, decay);
-    }
-}
-
-/* free_velocity_of and loam_solve_inv_mass into sv over lanes [i, i + m). */
+/* free velocity (gravity, damping; zero for a sleeper) and inverse mass into sv over lanes
+ * [i, i + m). */
 LOAM_LANES_INLINE void free_velocity_lanes(loam_world* w, int i, int m, const loam_f4 g[3], loam_f4 decay) {
     const float* vel[3] = {w->vx, w->vy, w->vz};
     loam_f4 zero = f4_splat(0.0f), asleep = f4_int_eq_upto(&w->calm[i], m, LOAM_ASLEEP), v[3];
@@ -112,7 +118,8 @@ LOAM_LANES_INLINE void free_velocity_lanes(loam_world* w, int i, int m, const lo
     f4_store_rows(&w->sv[4 * (size_t)i], m, v[0], v[1], v[2], f4_select(asleep, f4_load_upto(&w->inv_mass[i], m), zero));
 }
 
-void loam_granular_free_velocity_for(loam_world* w) {
+/* A work-shared loop: call it inside a parallel region. Jacobi's contact counts are zeroed too. */
+static void free_velocity_for(loam_world* w, int32_t* count) {
     int n = w->count;
     float dt = (float)w->params.dt;
     loam_vec3 gdt = v3_scale(w->params.gravity, dt);
@@ -122,41 +129,66 @@ void loam_granular_free_velocity_for(loam_world* w) {
     for (int i = 0; i < n; i += 4) {
         if (n - i >= 4) free_velocity_lanes(w, i, 4, g, decay);
         else free_velocity_lanes(w, i, n - i, g, decay);
+        for (int k = i; count && k < i + 4 && k < n; ++k) count[k] = 0;
     }
 }
 
-static void run_sweeps(loam_world* w, int count, float alpha) {
+void loam_granular_jacobi_snapshot_for(loam_world* w) {
+    const float* sv = w->sv;
+    float* prev = w->sv_prev;
+    const int32_t* count = w->contact_total;
     int n = w->count;
-    float dt = (float)w->params.dt, inv_dt = 1.0f / dt;
-    loam_vec3 gdt = v3_scale(w->params.gravity, dt);
-    float decay = expf(-w->params.damping * dt);
-    float tol2 = w->params.tolerance * w->params.tolerance;
-    float change2 = 0.0f;
-    int sweeps = 0;
-    loam_granular_initial_velocity(w);
-#pragma omp parallel
-    {
-        for (int s = 0; s < count; ++s) {
 #pragma omp for schedule(static)
-            for (int i = 0; i < n; ++i) update_contacts(w, i, inv_dt, alpha);
-#pragma omp single
-            change2 = 0.0f;
-#pragma omp for schedule(static) reduction(max : change2)
-            for (int i = 0; i < n; ++i) {
-                float d2 = gather_velocity(w, i, gdt, decay);
-                if (d2 > change2) change2 = d2;
-            }
-#pragma omp single
-            sweeps = s + 1;
-            if (tol2 > 0.0f && change2 < tol2) break; /* every thread sees the same change2 */
-        }
+    for (int i = 0; i < n; ++i) {
+        float split = (float)(count[i] > 0 ? count[i] : 1);
+        prev[4 * (size_t)i] = sv[4 * (size_t)i];
+        prev[4 * (size_t)i + 1] = sv[4 * (size_t)i + 1];
+        prev[4 * (size_t)i + 2] = sv[4 * (size_t)i + 2];
+        prev[4 * (size_t)i + 3] = split * sv[4 * (size_t)i + 3];
     }
-    w->stats.sweeps_run = sweeps;
-    w->stats.last_sweep_change = sqrtf(change2);
 }
 
 void loam_granular_solve(loam_world* w, int rows_valid) {
     float alpha = w->params.push_sweeps > 0 ? 0.0f : w->params.baumgarte;
-    if (w->params.solver == LOAM_SOLVER_JACOBI) run_sweeps(w, w->params.sweeps, alpha);
-    else loam_granular_solve_gs(w, alpha, rows_valid);
+    int jacobi = w->params.solver == LOAM_SOLVER_JACOBI;
+    float tol2 = w->params.tolerance * w->params.tolerance;
+    float change2[2] = {0.0f, 0.0f}; /* by sweep parity, so resetting one never races a reader */
+    int sweeps = 0;
+    loam_row_pass warm = {w, w->sv, w->sv, 0.0f, 0.0f, 0.0f, jacobi ? warm_counting_pairs : warm_pairs,
+                          jacobi ? warm_counting_bodies : warm_bodies};
+    loam_row_pass velocity = {w, w->sv, jacobi ? w->sv_prev : w->sv, w->params.friction, (float)(1.0 / w->params.dt),
+                              alpha, pair_rows, body_rows};
+    /* Detection left the positions and radii packed in the solver's velocity buffer. */
+    float worst = loam_gs_rows_gather(w, w->sv, rows_valid);
+    if (worst > w->stats.max_overlap) w->stats.max_overlap = worst;
+#pragma omp parallel
+    {
+        free_velocity_for(w, jacobi ? w->contact_total : NULL); /* its barrier orders it before the warm start */
+        loam_row_sweep(&warm);
+        int nsweeps = w->params.sweeps;
+        for (int s = 0; s < nsweeps; ++s) {
+            if (jacobi) loam_granular_jacobi_snapshot_for(w); /* its barrier: after the last sweep */
+            float mine = loam_row_sweep(&velocity);
+            /* The largest change is gathered (a critical section and a barrier) only where it is
+             * used: after every sweep when there is a tolerance, else after the last one, for the
+             * step's statistics. Barriers are the dear part of a small bed's sweep. */
+            if (!(tol2 > 0.0f || s == nsweeps - 1)) continue;
+#pragma omp critical(loam_solve_change)
+            if (mine > change2[s & 1]) change2[s & 1] = mine;
+#pragma omp barrier
+            /* Clear the next gathering sweep's slot: every thread has read this one, and passes the
+             * next sweep's first barrier (after this) before it writes the next. */
+#pragma omp single nowait
+            {
+                sweeps = s + 1;
+                change2[(s + 1) & 1] = 0.0f;
+            }
+            if (tol2 > 0.0f && change2[s & 1] < tol2) break; /* every thread sees the same value */
+        }
+#pragma omp barrier
+        loam_gs_rows_scatter_bodies(w);
+    }
+    w->coloring.lambda_in_rows = 1;
+    w->stats.sweeps_run = sweeps;
+    w->stats.last_sweep_change = sqrtf(change2[(sweeps - 1) & 1]);
 }

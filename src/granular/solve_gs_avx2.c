@@ -68,24 +68,33 @@ static inline void store_normal8(int16_t* p, __m256 v, __m256i keep) {
 #define SUB _mm256_sub_ps
 #define MUL _mm256_mul_ps
 
-float loam_gs_pair_rows_avx2(loam_gs_rows* r, int lo, int hi, float* sv, float mu, float inv_dt, float alpha,
-                             float most) {
+/* Relative velocity and effective mass read from prev: the same records as sv's for Gauss-Seidel
+ * (jacobi = 0: no second load), the sweep before's with mass-split masses for Jacobi. */
+static inline __attribute__((always_inline)) float pair_rows(loam_gs_rows* r, int lo, int hi, float* sv,
+                                                             const float* prev, int jacobi, float mu, float inv_dt,
+                                                             float alpha, float most) {
     const __m256 zero = _mm256_setzero_ps(), vmu = _mm256_set1_ps(mu), vinv = _mm256_set1_ps(inv_dt);
     const __m256 valpha = _mm256_set1_ps(alpha), vomega = _mm256_set1_ps(r->omega);
     __m256 vmost = _mm256_set1_ps(most);
     int q = lo;
     for (; q + 8 <= hi; q += 8) {
-        __m256 ax, ay, az, wi, bx, by, bz, wj;
+        __m256 ax, ay, az, wi, bx, by, bz, wj, pax, pay, paz, si, pbx, pby, pbz, sj;
         load8(sv, &r->i[q], &ax, &ay, &az, &wi);
         load8(sv, &r->j[q], &bx, &by, &bz, &wj);
+        if (jacobi) {
+            load8(prev, &r->i[q], &pax, &pay, &paz, &si);
+            load8(prev, &r->j[q], &pbx, &pby, &pbz, &sj);
+        } else {
+            pax = ax, pay = ay, paz = az, si = wi, pbx = bx, pby = by, pbz = bz, sj = wj;
+        }
         __m256 nx = load_normal8(&r->nx[q]), ny = load_normal8(&r->ny[q]), nz = load_normal8(&r->nz[q]);
-        __m256 m = _mm256_div_ps(vomega, ADD(wi, wj)), gap = _mm256_loadu_ps(&r->gap[q]);
+        __m256 m = _mm256_div_ps(vomega, ADD(si, sj)), gap = _mm256_loadu_ps(&r->gap[q]);
         __m256 ox = _mm256_loadu_ps(&r->lx[q]), oy = _mm256_loadu_ps(&r->ly[q]), oz = _mm256_loadu_ps(&r->lz[q]);
         /* loam_gs_bias */
         __m256 bias = _mm256_blendv_ps(MUL(MUL(valpha, gap), vinv), MUL(gap, vinv), _mm256_cmp_ps(gap, zero, _CMP_GT_OQ));
-        __m256 lx = SUB(ox, MUL(m, ADD(SUB(ax, bx), MUL(bias, nx))));
-        __m256 ly = SUB(oy, MUL(m, ADD(SUB(ay, by), MUL(bias, ny))));
-        __m256 lz = SUB(oz, MUL(m, ADD(SUB(az, bz), MUL(bias, nz))));
+        __m256 lx = SUB(ox, MUL(m, ADD(SUB(pax, pbx), MUL(bias, nx))));
+        __m256 ly = SUB(oy, MUL(m, ADD(SUB(pay, pby), MUL(bias, ny))));
+        __m256 lz = SUB(oz, MUL(m, ADD(SUB(paz, pbz), MUL(bias, nz))));
         __m256 ln = ADD(ADD(MUL(lx, nx), MUL(ly, ny)), MUL(lz, nz));
         __m256 pushing = _mm256_cmp_ps(ln, zero, _CMP_NLE_UQ); /* !(ln <= 0) */
         __m256 tx = SUB(lx, MUL(nx, ln)), ty = SUB(ly, MUL(ny, ln)), tz = SUB(lz, MUL(nz, ln));
@@ -113,23 +122,36 @@ float loam_gs_pair_rows_avx2(loam_gs_rows* r, int lo, int hi, float* sv, float m
     float lanes[8];
     _mm256_storeu_ps(lanes, vmost);
     for (int k = 0; k < 8; ++k) most = lanes[k] > most ? lanes[k] : most;
-    return loam_gs_pair_rows(r, q, hi, sv, mu, inv_dt, alpha, most);
+    return loam_gs_pair_rows(r, q, hi, sv, prev, mu, inv_dt, alpha, most);
 }
 
-void loam_gs_pair_pushes_avx2(loam_gs_rows* r, int lo, int hi, float* u, float rate) {
+float loam_gs_pair_rows_avx2(loam_gs_rows* r, int lo, int hi, float* sv, const float* prev, float mu, float inv_dt,
+                             float alpha, float most) {
+    if (prev == sv) return pair_rows(r, lo, hi, sv, sv, 0, mu, inv_dt, alpha, most);
+    return pair_rows(r, lo, hi, sv, prev, 1, mu, inv_dt, alpha, most);
+}
+
+static inline __attribute__((always_inline)) void pair_pushes(loam_gs_rows* r, int lo, int hi, float* u,
+                                                              const float* prev, int jacobi, float rate) {
     const __m256 zero = _mm256_setzero_ps(), vrate = _mm256_set1_ps(rate), vomega = _mm256_set1_ps(r->omega);
     int q = lo;
     for (; q + 8 <= hi; q += 8) {
         __m256 gap = _mm256_loadu_ps(&r->gap[q]);
         __m256 active = _mm256_cmp_ps(gap, zero, _CMP_LT_OQ);
         if (_mm256_testz_ps(active, active)) continue; /* no overlap among these 8 */
-        __m256 ax, ay, az, wi, bx, by, bz, wj;
+        __m256 ax, ay, az, wi, bx, by, bz, wj, pax, pay, paz, si, pbx, pby, pbz, sj;
         load8(u, &r->i[q], &ax, &ay, &az, &wi);
         load8(u, &r->j[q], &bx, &by, &bz, &wj);
+        if (jacobi) {
+            load8(prev, &r->i[q], &pax, &pay, &paz, &si);
+            load8(prev, &r->j[q], &pbx, &pby, &pbz, &sj);
+        } else {
+            pax = ax, pay = ay, paz = az, si = wi, pbx = bx, pby = by, pbz = bz, sj = wj;
+        }
         __m256 nx = load_normal8(&r->nx[q]), ny = load_normal8(&r->ny[q]), nz = load_normal8(&r->nz[q]);
         __m256 old = _mm256_loadu_ps(&r->push[q]);
-        __m256 un = ADD(ADD(MUL(nx, SUB(ax, bx)), MUL(ny, SUB(ay, by))), MUL(nz, SUB(az, bz)));
-        __m256 p = SUB(old, MUL(_mm256_div_ps(vomega, ADD(wi, wj)), ADD(un, MUL(vrate, gap))));
+        __m256 un = ADD(ADD(MUL(nx, SUB(pax, pbx)), MUL(ny, SUB(pay, pby))), MUL(nz, SUB(paz, pbz)));
+        __m256 p = SUB(old, MUL(_mm256_div_ps(vomega, ADD(si, sj)), ADD(un, MUL(vrate, gap))));
         p = _mm256_blendv_ps(zero, p, _mm256_cmp_ps(p, zero, _CMP_GT_OQ)); /* p > 0 ? p : 0 */
         p = _mm256_blendv_ps(old, p, active);
         __m256 dp = SUB(p, old);
@@ -141,7 +163,12 @@ void loam_gs_pair_pushes_avx2(loam_gs_rows* r, int lo, int hi, float* u, float r
         store8(u, &r->j[q], _mm256_blendv_ps(bx, SUB(bx, MUL(dj, nx)), active),
                _mm256_blendv_ps(by, SUB(by, MUL(dj, ny)), active), _mm256_blendv_ps(bz, SUB(bz, MUL(dj, nz)), active), wj);
     }
-    loam_gs_pair_pushes(r, q, hi, u, rate);
+    loam_gs_pair_pushes(r, q, hi, u, prev, rate);
+}
+
+void loam_gs_pair_pushes_avx2(loam_gs_rows* r, int lo, int hi, float* u, const float* prev, float rate) {
+    if (prev == u) pair_pushes(r, lo, hi, u, u, 0, rate);
+    else pair_pushes(r, lo, hi, u, prev, 1, rate);
 }
 
 float loam_gs_pair_geometry_avx2(loam_gs_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst) {

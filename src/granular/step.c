@@ -10,7 +10,6 @@
 #include "core/lanes.h"
 #include "core/vec.h"
 #include "granular/gs_rows.h"
-#include "granular/solve_common.h"
 #include "granular/world_internal.h"
 
 
@@ -348,19 +347,25 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     if (st != LOAM_OK) return st;
     w->stats.list_rebuilt = w->neighbors.builds != w->stats.list_builds;
     w->stats.list_builds = w->neighbors.builds;
+    /* Jacobi's sweeps read a snapshot, and its mass splitting counts every particle's contacts (the
+     * solve's warm start does). */
+    int jacobi = w->params.solver == LOAM_SOLVER_JACOBI;
+    size_t n_alloc = (size_t)(w->count > 0 ? w->count : 1);
+    if (jacobi && !w->sv_prev) w->sv_prev = loam_malloc(sizeof(float) * 4 * n_alloc);
+    if (jacobi && !w->contact_total) w->contact_total = loam_malloc(sizeof(int32_t) * n_alloc);
+    if (jacobi && (!w->sv_prev || !w->contact_total))
+        return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for the Jacobi solver", (long long)w->step);
     double t1 = loam_clock_seconds();
-    if (w->params.solver == LOAM_SOLVER_GAUSS_SEIDEL) {
-        if (!loam_coloring_reserve(&w->coloring, w->stats.contacts + w->stats.body_contacts))
-            return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
-        /* A bed at rest keeps its contacts from step to step: then last step's colouring holds. */
-        int colored_last_step = w->coloring.colored_step == w->step - 1 && w->step > 0;
-        w->stats.recolored = !(w->contacts_unchanged && colored_last_step);
-        if (w->stats.recolored) loam_granular_color(w, colored_last_step);
-        w->coloring.colored_step = w->step;
-    }
+    if (!loam_coloring_reserve(&w->coloring, w->stats.contacts + w->stats.body_contacts))
+        return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
+    /* A bed at rest keeps its contacts from step to step: then last step's colouring holds. */
+    int colored_last_step = w->coloring.colored_step == w->step - 1 && w->step > 0;
+    w->stats.recolored = !(w->contacts_unchanged && colored_last_step);
+    if (w->stats.recolored) loam_granular_color(w, colored_last_step);
+    w->coloring.colored_step = w->step;
     double t2 = loam_clock_seconds();
     loam_granular_solve(w, !w->stats.recolored);
-    w->contact_total_stale = w->params.solver == LOAM_SOLVER_GAUSS_SEIDEL; /* Jacobi counted them */
+    w->contact_total_stale = !jacobi; /* Jacobi counted them for its mass splitting */
     double t3 = loam_clock_seconds();
 
     int bad = find_diverged(w, dt);
@@ -372,13 +377,12 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
                               (long long)w->step + 1, w->time, w->id[bad], w->x[bad], w->y[bad], w->z[bad], v[0], v[1], v[2],
                               w->params.bound);
     }
-    /* Gauss-Seidel's push stores the velocities and reuses their buffer (push_gs); Jacobi pushes in
-     * a buffer of its own. */
-    int pushes = w->params.push_sweeps > 0, gs = w->params.solver == LOAM_SOLVER_GAUSS_SEIDEL;
+    /* The push stores the velocities and reuses their buffer (push.c). */
+    int pushes = w->params.push_sweeps > 0;
     loam_granular_push(w);
     double t4 = loam_clock_seconds();
-    if (gs && pushes) integrate_and_store(w, dt, NULL, w->sv);
-    else integrate_and_store(w, dt, w->sv, pushes ? w->push_velocity : NULL);
+    if (pushes) integrate_and_store(w, dt, NULL, w->sv);
+    else integrate_and_store(w, dt, w->sv, NULL);
     loam_granular_update_sleep(w);
     body_wrenches(w, dt);
     w->stats.time_detect = t1 - t0;

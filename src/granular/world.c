@@ -78,7 +78,7 @@ static void scratch_free(loam_world* w) {
     loam_hash_free(&w->hash);
     loam_contacts_free(w);
     loam_free(w->sv);
-    loam_free(w->push_velocity);
+    loam_free(w->sv_prev);
     loam_neighbors_free(&w->neighbors);
     loam_free(w->coloring.mask);
     loam_free(w->coloring.block_counts);
@@ -90,7 +90,7 @@ static void scratch_free(loam_world* w) {
     loam_free(w->coloring.rows.fields);
     memset(&w->coloring, 0, sizeof w->coloring);
     w->coloring.colored_step = -1;
-    w->push_velocity = NULL;
+    w->sv_prev = NULL;
     loam_free(w->spare);
     w->spare = NULL;
     w->spare_bytes = 0;
@@ -287,23 +287,10 @@ loam_status loam_world_place_body(loam_world* w, int body, loam_pose pose, loam_
     return LOAM_OK;
 }
 
-/* Each particle's contacts in the last step: its own pairs and body contacts, and the pairs it is the
- * partner of. Counted here, on request, rather than every step: a step needs them only for Jacobi's
- * mass splitting (which counts them itself, incoming.c). */
-static void count_contacts(loam_world* w) {
-    const loam_contacts* c = &w->contacts;
-    /* Allocated on the first request (4 bytes a particle that a Gauss-Seidel step never needs);
-     * out of memory, the particles report no counts (contact_count NULL). */
-    if (!w->contact_total) w->contact_total = loam_malloc(sizeof(int32_t) * (size_t)(w->count > 0 ? w->count : 1));
-    if (!w->contact_total) return;
-    for (int i = 0; i < w->count; ++i) w->contact_total[i] = c->pair_count[i] + c->body_count[i];
-    for (int i = 0; i < w->count; ++i)
-        for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) w->contact_total[c->pair_j[s]]++;
-    w->contact_total_stale = 0;
-}
-
 loam_particles loam_world_particles(loam_world* w) {
-    if (w->contact_total_stale) count_contacts(w);
+    /* Counted here, on request: a Gauss-Seidel step never needs them (Jacobi's count every step).
+     * Out of memory, the particles report no counts (contact_count NULL). */
+    if (w->contact_total_stale && loam_contacts_count(w)) w->contact_total_stale = 0;
     loam_particles p = {w->count, w->x, w->y, w->z, w->vx, w->vy, w->vz, w->radius, w->inv_mass, w->contact_total, w->id};
     return p;
 }
@@ -337,9 +324,8 @@ size_t loam_world_memory(const loam_world* w) {
     size_t bytes = cap * (8 * sizeof(float) + sizeof(int32_t));                     /* particles */
     bytes += n * 20 + blocks * (size_t)w->neighbors.block_capacity * sizeof(uint16_t); /* neighbour list */
     bytes += n * 4 * 4 + slots * (4 + 4 + 1) + bslots * (4 + 12 + 1 + 4 + 16 + 16 + 4); /* contacts */
-    if (w->contacts.pair_n) bytes += slots * (16 + 4 + 4 + 12) + n * 2 * 4;                      /* Jacobi's */
     bytes += n * (16 + 4 + 8) + (size_t)w->coloring.list_capacity * 4 * 2 + 65536 * 4 + w->spare_bytes; /* solver scratch */
-    if (w->push_velocity) bytes += n * 16;                                             /* Jacobi's pushes */
+    if (w->sv_prev) bytes += n * (16 + 4);                                             /* Jacobi's */
     bytes += loam_gs_rows_field_bytes((size_t)w->coloring.list_capacity); /* rows' fields */
     return bytes;
 }

@@ -34,11 +34,9 @@ typedef struct loam_contacts {
     int32_t* pair_start;      /* n: first owned slot of i */
     int32_t* pair_count;      /* n */
     int32_t* pair_j;          /* slots: partner j > i */
-    int32_t* pair_ref;        /* slots: the Gauss-Seidel row that holds the pair's impulse (a
-                                 loam_ref) while coloring.lambda_in_rows; the rows are the only
-                                 store of pair impulses, 12 bytes a contact less */
-    float* pair_lambda;       /* 3 * slots: accumulated impulse on i, N s; Jacobi only (NULL until
-                                 that solver runs), and current only while !coloring.lambda_in_rows */
+    int32_t* pair_ref;        /* slots: the row that holds the pair's impulse (a loam_ref) once
+                                 coloring.lambda_in_rows; the rows are the only store of pair
+                                 impulses, 12 bytes a contact less */
     int32_t* body_start;      /* n */
     int32_t* body_count;      /* n */
     int32_t* body_shape;      /* body slots: global shape index */
@@ -49,17 +47,10 @@ typedef struct loam_contacts {
     int32_t* pair_region;     /* blocks + 1: block b fills pair slots [pair_region[b], [b + 1]) */
     int32_t* body_region;     /* blocks + 1: and body slots [body_region[b], [b + 1]) */
     int layout;               /* counts the changes of the regions */
-    /* Jacobi only (NULL until that solver runs; Gauss-Seidel keeps these in its rows): */
-    float* pair_n;            /* 4 * slots: unit normal from j to i, and gap (m, < 0 = overlap) */
-    float* pair_push;         /* slots: overlap-removal pseudo-impulse (push.c) */
+    /* Body contacts' geometry, written by detection (the rows copy it; body wrenches read it): */
     int32_t* body_owner;      /* body slots: the particle */
     float* body_n;            /* 4 * body slots: normal out of the shape, gap */
     float* body_v;            /* 4 * body slots: body point velocity, friction */
-    float* body_push;         /* body slots */
-    /* The pairs each particle is the partner of, sorted (incoming.c); in_slot is Jacobi only. */
-    int32_t* in_start;        /* n */
-    int32_t* in_count;        /* n */
-    int32_t* in_slot;         /* every pair slot once, grouped by partner */
     /* Per thread, one block's new contacts while detection finds them, before they replace the
      * block's old ones (loam_contact_scratch); sized to the largest region. */
     struct loam_contact_scratch* scratch;
@@ -72,7 +63,7 @@ typedef struct loam_contacts {
 typedef struct loam_contact_scratch {
     int32_t pair_count[LOAM_BLOCK], body_count[LOAM_BLOCK];
     int32_t *pair_j, *pair_from, *pair_ref, *body_shape, *body_from;
-    float *pair_lambda, *body_lambda; /* pair_lambda: only when contacts.pair_lambda exists */
+    float* body_lambda;
     uint8_t *pair_color, *body_color;
 } loam_contact_scratch;
 
@@ -121,8 +112,7 @@ typedef struct loam_coloring {
     int64_t colored_step;     /* the step the colouring was made for; -1 = none */
     int rows_total;           /* rows of that colouring (the pair refs index them) */
     int lambda_in_rows;       /* the pair impulses of the last step live in the rows, where the
-                                 slots' pair_ref point (Jacobi's slot copies are stale until
-                                 loam_granular_block_rows_to_slots) */
+                                 slots' pair_ref point (0 before the first solve: no warm start) */
 } loam_coloring;
 
 typedef struct loam_neighbor_list {
@@ -195,8 +185,6 @@ typedef struct loam_block_info {
     /* This step's detection (loam_granular_detect): */
     uint8_t done;                   /* the block's contacts of this step are in its region */
     uint8_t same;                   /* they are last step's, slot for slot */
-    uint8_t flushed;                /* the Gauss-Seidel rows hold no impulse of it that its slots
-                                       lack (copied back, or its slots hold new contacts) */
     float moved;                    /* largest displacement of its particles since the neighbour
                                        list's reference, m (neighbors.c) */
     float near_moved;               /* largest `moved` of the blocks that can hold a listed partner
@@ -234,18 +222,18 @@ struct loam_world {
     loam_contacts contacts;   /* last step's until detection replaces them, block by block */
     loam_coloring coloring;
     loam_neighbor_list neighbors;
-    float* push_velocity;     /* 4 * n: pseudo-velocity that removes overlaps (push.c); Jacobi only
-                                 (NULL until it runs): Gauss-Seidel pushes in sv, once the step's
-                                 velocities are stored */
     float* sv;                /* 4 * n: solver velocity (AoS so a neighbour is one cache line) and
-                                 mass-split inverse mass; before the solve, positions and radii
-                                 packed by detection; after it (Gauss-Seidel), the push velocities */
+                                 inverse mass; before the solve, positions and radii packed by
+                                 detection; after it, the push velocities (push.c) */
+    float* sv_prev;           /* 4 * n: Jacobi only (NULL until it runs): the sweep before's sv,
+                                 with mass-split inverse masses (loam_granular_jacobi_snapshot_for) */
     float* vel_pack;          /* 4 * n: (vx, vy, vz, 0) packed by detection, during detection only
-                                 (push_velocity or loam_granular_spare) */
+                                 (in loam_granular_spare) */
     void* spare;              /* loam_granular_spare's own memory when the rows' is too small */
     size_t spare_bytes;
-    int32_t* contact_total;   /* n: contacts of each particle (Jacobi: every step, its mass splitting
-                                 needs them; Gauss-Seidel: only when loam_world_particles asks) */
+    int32_t* contact_total;   /* n: contacts of each particle (Jacobi: counted every step by the
+                                 solve's warm start, its mass splitting needs them; Gauss-Seidel:
+                                 by loam_contacts_count, only when loam_world_particles asks) */
     int contact_total_stale;  /* contact_total does not count this step's contacts yet */
     int32_t* calm;            /* n: steps each particle has stayed slower than params.sleep_speed, or
                                  LOAM_ASLEEP (sleep.c) */
@@ -302,13 +290,12 @@ int loam_contacts_alloc(loam_world* w, int n);
 /* Grow the regions of the blocks whose need (pair_need[b], body_need[b] slots) exceeds them; every
  * block's slots move with its region (its particles' start indices follow). */
 int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t* body_need);
-/* The Jacobi solver's per-slot arrays (pair_n, pair_push, in_slot) at the current capacity. */
-int loam_contacts_reserve_jacobi(loam_world* w, int blocks);
 /* A detection scratch for each thread, as large as the largest region. */
 int loam_contacts_scratch(loam_world* w);
 void loam_contacts_free(loam_world* w);
-/* Jacobi only: list each particle's incoming pairs (incoming.c). */
-void loam_contacts_incoming(loam_world* w);
+/* contact_total: each particle's pairs (as owner or partner) and body contacts, allocated on first
+ * use; 0 when out of memory. */
+int loam_contacts_count(loam_world* w);
 
 /* Offset from particle hi to particle lo (pos holds x, y, z, r per particle), always taken as
  * (lower index) - (higher index) so both ends of a pair compute bitwise the same distance; along a
@@ -391,9 +378,6 @@ static inline int loam_block_end(const loam_world* w, int b) {
  * contacts at all. */
 enum { LOAM_ASLEEP = -1 };
 static inline int loam_is_asleep(const loam_world* w, int i) { return w->calm[i] == LOAM_ASLEEP; }
-static inline float loam_solve_inv_mass(const loam_world* w, int i) {
-    return loam_is_asleep(w, i) ? 0.0f : w->inv_mass[i];
-}
 /* After the step's velocities are stored: count calm steps, put calm particles to sleep, wake the
  * marked ones. */
 void loam_granular_update_sleep(loam_world* w);

@@ -1,0 +1,50 @@
+/* The rows' solve order as a schedule for threads (see loam_coloring in world_internal.h). */
+#include "granular/gs_rows.h"
+#include "granular/row_sweep.h"
+
+/* Few crossing rows are swept by one thread, colour after colour, with no barrier between colours:
+ * a barrier costs microseconds, and a bed where little moves (a bulldozer's, most of it asleep) has
+ * a dozen colours of a few dozen crossing rows each. One thread meets the rows in the same batches
+ * of 8 as the parallel sweep (chunks are multiples of 8 from each colour's start), so both give the
+ * same bits. Parallel by colour above this many crossing rows per colour on average. */
+enum { LOAM_SERIAL_CROSSING_PER_COLOR = 256 };
+
+static int crossing_serial(const loam_coloring* k) {
+    return k->color_start[LOAM_COLOR_SLOTS] - k->color_start[0] < LOAM_SERIAL_CROSSING_PER_COLOR * k->colors;
+}
+
+/* Block b's inner rows, colour by colour, pairs before bodies. */
+static float sweep_block(const loam_row_pass* p, int b, float most) {
+    const int32_t* marks = &p->w->coloring.inner[(size_t)b * LOAM_BLOCK_MARKS];
+    for (int col = 0; col < LOAM_COLOR_SLOTS; ++col) {
+        int lo = marks[2 * col], mid = marks[2 * col + 1], hi = marks[2 * col + 2];
+        most = p->pairs(p, lo, mid, col < LOAM_MAX_COLORS, most); /* the serial colour's may share */
+        most = p->bodies(p, mid, hi, most);
+    }
+    return most;
+}
+
+float loam_row_sweep(const loam_row_pass* p) {
+    const loam_coloring* k = &p->w->coloring;
+    int blocks = loam_block_count(p->w->count);
+    float mine = 0.0f;
+#pragma omp for schedule(dynamic, 1)
+    for (int b = 0; b < blocks; ++b) mine = sweep_block(p, k->block_order[b], mine);
+    if (crossing_serial(k)) {
+#pragma omp single
+        for (int col = 0; col < k->colors; ++col)
+            mine = p->pairs(p, k->color_start[col], k->color_start[col + 1], col < LOAM_MAX_COLORS, mine);
+        return mine;
+    }
+    for (int col = 0; col < k->colors; ++col) {
+        int lo = k->color_start[col], hi = k->color_start[col + 1];
+        if (col == LOAM_MAX_COLORS) {
+#pragma omp single
+            mine = p->pairs(p, lo, hi, 0, mine);
+            continue;
+        }
+#pragma omp for schedule(static)
+        for (int q = lo; q < hi; q += LOAM_GS_CHUNK) mine = p->pairs(p, q, q + LOAM_GS_CHUNK < hi ? q + LOAM_GS_CHUNK : hi, 1, mine);
+    }
+    return mine;
+}
