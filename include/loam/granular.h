@@ -94,8 +94,11 @@ typedef struct loam_step_stats {
     float last_sweep_change; /* largest |dv| of the last sweep, m/s */
     int list_rebuilt;        /* 1 if the neighbour list was rebuilt from the spatial hash this step */
     long long list_builds;   /* neighbour-list builds since the world was made */
-    int recolored;           /* 1 if the contact set changed and was coloured anew this step
-                                (Gauss-Seidel; a bed at rest keeps its colouring) */
+    int recolored;           /* 1 if the contact set changed and was coloured anew this step (a
+                                bed at rest keeps its colouring) */
+    int blocks_relisted;     /* blocks of 1024 particles whose contact rows were listed anew this
+                                step (only those whose contacts changed, unless every block's
+                                rows were laid out anew) */
     /* Wall time of each stage of the last step, s (Box2D's b2Profile, for finding hot spots). */
     double time_detect, time_color, time_solve, time_push, time_finish;
     int dropped_neighbors;   /* neighbours beyond 512 per particle that were ignored (0 unless the

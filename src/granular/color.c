@@ -1,15 +1,17 @@
 /* Colouring of the contact graph, so contacts of one colour share no particle and can be solved in
- * parallel with immediate velocity updates (Gauss-Seidel by colour, race-free without atomics).
+ * parallel with immediate velocity updates (Gauss-Seidel by colour, race-free without atomics), and
+ * the rows' layout in that order (see loam_coloring).
  *
  * Greedy, in particle order: each contact takes the lowest colour unused by its particles (a 64-bit
  * mask per particle). Contacts that persist from last step keep their colour (detect.c carries it
  * over) and the masks are kept, so when a few contacts appear in a bed at rest only those are
  * coloured, and the colour classes stay stable; a full colouring runs after a renumbering. The result depends only on the
  * contact lists, never on threads. Contacts that find all 64 colours taken go to a last colour that
- * one thread solves in order. The choice is serial; listing the rows in solve order (see
- * loam_coloring) runs in parallel by block. */
+ * one thread solves in order. The choice is serial; listing the rows in solve order runs in parallel
+ * by block, and only for the blocks whose contacts changed. */
 #include <string.h>
 
+#include "granular/gs_rows.h"
 #include "granular/world_internal.h"
 
 static inline int lowest_free(uint64_t used) {
@@ -47,56 +49,147 @@ static void choose_colors(loam_world* w, int all) {
     }
 }
 
-/* Count every colour's inner pairs, body contacts and crossing pairs of each block. Blocks are
- * taken one at a time, not in static shares: where a tool stirs a bed, a few neighbouring blocks
- * hold most contacts, and static shares gave them all to one thread. */
-static void count_colors(loam_world* w, int32_t* pairs_of, int32_t* bodies_of, int32_t* crossing_of) {
+enum { INNER_PAIRS, INNER_BODIES, CROSSING, KINDS };
+
+/* Block b's rows of each kind and colour. */
+static void count_block(const loam_world* w, int b, int32_t counts[KINDS][SLOTS_OF_COLORS]) {
     const loam_contacts* c = &w->contacts;
-    int n = w->count, blocks = loam_block_count(n);
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int b = 0; b < blocks; ++b) {
-        int32_t* pc = &pairs_of[(size_t)b * SLOTS_OF_COLORS];
-        int32_t* bc = &bodies_of[(size_t)b * SLOTS_OF_COLORS];
-        int32_t* xc = &crossing_of[(size_t)b * SLOTS_OF_COLORS];
-        if (w->block_info[b].quiet) continue; /* no contacts (detect.c) */
-        int end = loam_block_end(w, b);
-        for (int i = b * LOAM_BLOCK; i < end; ++i) {
-            for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
-                if (c->pair_j[s] / LOAM_BLOCK == b) pc[c->pair_color[s]]++;
-                else xc[c->pair_color[s]]++;
-            }
-            for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) bc[c->body_color[s]]++;
+    memset(counts, 0, sizeof(int32_t) * KINDS * SLOTS_OF_COLORS);
+    if (w->block_info[b].quiet) return; /* no contacts (detect.c) */
+    for (int i = b * LOAM_BLOCK; i < loam_block_end(w, b); ++i) {
+        for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s)
+            counts[c->pair_j[s] / LOAM_BLOCK == b ? INNER_PAIRS : CROSSING][c->pair_color[s]]++;
+        for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) counts[INNER_BODIES][c->body_color[s]]++;
+    }
+}
+
+static int32_t rows_of(const int32_t counts[KINDS][SLOTS_OF_COLORS]) {
+    int32_t sum = 0;
+    for (int kind = 0; kind < KINDS; ++kind)
+        for (int col = 0; col < SLOTS_OF_COLORS; ++col) sum += counts[kind][col];
+    return sum;
+}
+
+/* Block b's marks for its counts, its rows from region[b]; the counts become each group's first row. */
+static void mark_block(loam_coloring* k, int b, int32_t counts[KINDS][SLOTS_OF_COLORS]) {
+    int32_t* marks = &k->marks[(size_t)b * LOAM_BLOCK_MARKS];
+    int32_t at = k->region[b];
+    for (int col = 0; col < SLOTS_OF_COLORS; ++col)
+        for (int kind = INNER_PAIRS; kind <= INNER_BODIES; ++kind) {
+            marks[2 * col + kind] = at;
+            int32_t cnt = counts[kind][col];
+            counts[kind][col] = at;
+            at += cnt;
+        }
+    for (int col = 0; col < SLOTS_OF_COLORS; ++col) {
+        marks[2 * SLOTS_OF_COLORS + col] = at;
+        int32_t cnt = counts[CROSSING][col];
+        counts[CROSSING][col] = at;
+        at += cnt;
+    }
+    marks[3 * SLOTS_OF_COLORS] = at;
+}
+
+/* List block b's rows at the places mark_block gave: a pair slot s, or ~s for body slot s, in
+ * particle order within each group, and their particles in the rows. */
+static void list_block(loam_world* w, int b, int32_t fill[KINDS][SLOTS_OF_COLORS]) {
+    const loam_contacts* c = &w->contacts;
+    loam_coloring* k = &w->coloring;
+    if (w->block_info[b].quiet) return;
+    for (int i = b * LOAM_BLOCK; i < loam_block_end(w, b); ++i) {
+        for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
+            int j = c->pair_j[s];
+            int q = fill[j / LOAM_BLOCK == b ? INNER_PAIRS : CROSSING][c->pair_color[s]]++;
+            k->list[q] = s;
+            k->rows.i[q] = i;
+            k->rows.j[q] = j;
+        }
+        for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) {
+            int q = fill[INNER_BODIES][c->body_color[s]]++;
+            k->list[q] = ~s;
+            k->rows.i[q] = i;
+            k->rows.j[q] = ~s;
         }
     }
 }
 
 /* Blocks by inner rows, most first; ties by index, so the order is a function of the counts. */
+static int inner_rows(const loam_coloring* k, int b) {
+    const int32_t* marks = loam_block_marks(k, b);
+    return marks[2 * SLOTS_OF_COLORS] - marks[0];
+}
+
 static void order_blocks(loam_coloring* k, int blocks) {
     int32_t* order = k->block_order;
     for (int b = 0; b < blocks; ++b) {
-        int rows = k->inner[(size_t)b * LOAM_BLOCK_MARKS + 2 * SLOTS_OF_COLORS] - k->inner[(size_t)b * LOAM_BLOCK_MARKS];
-        int at = b;
+        int rows = inner_rows(k, b), at = b;
         /* Insertion: blocks are few (one per 1024 particles) and mostly in order already. */
-        while (at > 0) {
-            int o = order[at - 1];
-            int orows = k->inner[(size_t)o * LOAM_BLOCK_MARKS + 2 * SLOTS_OF_COLORS] - k->inner[(size_t)o * LOAM_BLOCK_MARKS];
-            if (orows >= rows) break;
-            order[at] = o;
+        while (at > 0 && inner_rows(k, order[at - 1]) < rows) {
+            order[at] = order[at - 1];
             --at;
         }
         order[at] = b;
     }
 }
 
-void loam_granular_color(loam_world* w, int keep) {
+/* Relist only the blocks whose contacts changed, in their regions; 0 when one no longer fits (its
+ * rows are then listed anew but not placed: the caller lays every region out anew). A block whose
+ * contacts are last step's, slot for slot, has the same rows: the same particles, and its pairs'
+ * impulses in place (its slots' refs name them). */
+static int relist_changed(loam_world* w, int blocks) {
+    loam_coloring* k = &w->coloring;
+    int fits = 1;
+#pragma omp parallel for schedule(dynamic, 1) reduction(&& : fits)
+    for (int b = 0; b < blocks; ++b) {
+        k->listed_from[b] = -1;
+        if (w->block_info[b].same) continue;
+        int32_t counts[KINDS][SLOTS_OF_COLORS];
+        count_block(w, b, counts);
+        if (rows_of(counts) > k->region[b + 1] - k->region[b]) {
+            fits = 0;
+            continue;
+        }
+        k->listed_from[b] = loam_block_marks(k, b)[3 * SLOTS_OF_COLORS];
+        mark_block(k, b, counts);
+        list_block(w, b, counts);
+    }
+    return fits;
+}
+
+/* Every block's region anew, each its need and a little more (a block whose contact count creeps
+ * up then stays in place for a while), and every block listed. 0 when out of memory. */
+static int relay_all(loam_world* w, int blocks) {
+    loam_coloring* k = &w->coloring;
+    int32_t* need = k->listed_from; /* the need, until each block is listed */
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int b = 0; b < blocks; ++b) {
+        int32_t counts[KINDS][SLOTS_OF_COLORS];
+        count_block(w, b, counts);
+        need[b] = rows_of(counts);
+    }
+    long long at = 0;
+    for (int b = 0; b < blocks; ++b) {
+        k->region[b] = (int32_t)at;
+        at += need[b] + need[b] / 64 + (need[b] > 0 ? 16 : 0);
+    }
+    if (at > INT32_MAX / 2 || !loam_coloring_reserve(k, (int)at)) return 0;
+    k->region[blocks] = (int32_t)at;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int b = 0; b < blocks; ++b) {
+        int32_t counts[KINDS][SLOTS_OF_COLORS];
+        count_block(w, b, counts);
+        mark_block(k, b, counts);
+        list_block(w, b, counts);
+        k->listed_from[b] = 0; /* every block listed; the refs may name any old row (relaid) */
+    }
+    k->relaid = 1;
+    return 1;
+}
+
+int loam_granular_color(loam_world* w, int keep) {
     loam_contacts* c = &w->contacts;
     loam_coloring* k = &w->coloring;
     int n = w->count, blocks = loam_block_count(n);
-    size_t per_kind = (size_t)blocks * SLOTS_OF_COLORS;
-    int32_t* pairs_of = k->block_counts; /* [block][colour]: inner pairs, inner bodies, crossing pairs */
-    int32_t* bodies_of = k->block_counts + per_kind;
-    int32_t* crossing_of = k->block_counts + 2 * per_kind;
-    memset(k->block_counts, 0, sizeof(int32_t) * 3 * per_kind);
     if (!keep) {
         memset(k->mask, 0, sizeof(uint64_t) * (size_t)n);
 #pragma omp parallel for schedule(static)
@@ -106,61 +199,20 @@ void loam_granular_color(loam_world* w, int keep) {
         }
     }
     choose_colors(w, !keep);
-    count_colors(w, pairs_of, bodies_of, crossing_of);
-    /* Turn the counts into each block's and colour's first row (the order of loam_coloring). */
-    int at = 0;
-    for (int b = 0; b < blocks; ++b) {
-        int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
-        for (int col = 0; col < SLOTS_OF_COLORS; ++col) {
-            int32_t* pc = &pairs_of[(size_t)b * SLOTS_OF_COLORS + col];
-            int32_t* bc = &bodies_of[(size_t)b * SLOTS_OF_COLORS + col];
-            marks[2 * col] = at;
-            int cnt = *pc;
-            *pc = at;
-            at += cnt;
-            marks[2 * col + 1] = at;
-            cnt = *bc;
-            *bc = at;
-            at += cnt;
-        }
-        marks[2 * SLOTS_OF_COLORS] = at;
-    }
+    /* Body rows name body slots, which move when the contact regions grow. */
+    k->relaid = 0;
+    int partial = keep && k->colored_layout == c->layout && k->rows_total > 0;
+    if (!(partial && relist_changed(w, blocks)) && !relay_all(w, blocks)) return 0;
+    k->colored_layout = c->layout;
+    w->stats.blocks_relisted = 0;
+    for (int b = 0; b < blocks; ++b) w->stats.blocks_relisted += k->listed_from[b] >= 0;
     order_blocks(k, blocks);
-    k->colors = 0;
-    for (int col = 0; col < SLOTS_OF_COLORS; ++col) {
-        k->color_start[col] = at;
-        for (int b = 0; b < blocks; ++b) {
-            int32_t* xc = &crossing_of[(size_t)b * SLOTS_OF_COLORS + col];
-            int cnt = *xc;
-            *xc = at;
-            at += cnt;
-        }
-        if (at > k->color_start[col]) k->colors = col + 1;
-    }
-    k->color_start[SLOTS_OF_COLORS] = at;
-    /* List the rows in that order, in particle order within each group: a pair slot s, or ~s for
-     * body slot s; and their particles in the rows. */
-#pragma omp parallel for schedule(dynamic, 1)
+    k->colors = k->crossing = 0;
     for (int b = 0; b < blocks; ++b) {
-        int32_t* pfill = &pairs_of[(size_t)b * SLOTS_OF_COLORS];
-        int32_t* bfill = &bodies_of[(size_t)b * SLOTS_OF_COLORS];
-        int32_t* xfill = &crossing_of[(size_t)b * SLOTS_OF_COLORS];
-        if (w->block_info[b].quiet) continue;
-        int end = loam_block_end(w, b);
-        for (int i = b * LOAM_BLOCK; i < end; ++i) {
-            for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
-                int j = c->pair_j[s];
-                int q = j / LOAM_BLOCK == b ? pfill[c->pair_color[s]]++ : xfill[c->pair_color[s]]++;
-                k->list[q] = s;
-                k->rows.i[q] = i;
-                k->rows.j[q] = j;
-            }
-            for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) {
-                int q = bfill[c->body_color[s]]++;
-                k->list[q] = ~s;
-                k->rows.i[q] = i;
-                k->rows.j[q] = ~s;
-            }
-        }
+        const int32_t* marks = loam_block_marks(k, b);
+        for (int col = 0; col < SLOTS_OF_COLORS; ++col)
+            if (marks[2 * SLOTS_OF_COLORS + col + 1] > marks[2 * SLOTS_OF_COLORS + col] && col + 1 > k->colors) k->colors = col + 1;
+        k->crossing += marks[3 * SLOTS_OF_COLORS] - marks[2 * SLOTS_OF_COLORS];
     }
+    return 1;
 }

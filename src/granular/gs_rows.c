@@ -70,80 +70,117 @@ static void body_row(const loam_world* w, loam_gs_rows* r, int q) {
     r->lz[q] = lam[2];
 }
 
-/* The pair rows' warm-start impulses after a colouring, from where the slots' refs point: last
- * step's rows, at the same place in the impulse fields. First each new row's source replaces its
- * slot in the list (the list is not read again) and the slot's ref names the new row; then each
- * field goes through the push field (which the refresh clears anyway), as the new rows are listed
- * in place of the old ones. */
-static void impulses_from_old_rows(loam_world* w, int total) {
+/* Rows [lo, hi) of block b's region (rows in use). */
+static void block_rows(const loam_coloring* k, int b, int* lo, int* hi) {
+    *lo = k->region[b];
+    *hi = loam_block_marks(k, b)[3 * LOAM_COLOR_SLOTS];
+}
+
+/* A listed row q's warm start: its slot's ref names where its impulse was (list[q] becomes that
+ * source, and the ref names q); body rows take theirs from their slots later (body_row). */
+static inline void take_ref(loam_coloring* k, int32_t* ref, int q) {
+    int32_t s = k->list[q];
+    if (s < 0) {
+        k->list[q] = LOAM_REF_NONE;
+        return;
+    }
+    k->list[q] = ref[s];
+    ref[s] = q;
+}
+
+/* Impulse of a row from old values and the source take_ref left. */
+static inline float from_old(const float* old, int32_t f) {
+    return f >= 0 ? old[f] : f == LOAM_REF_NONE ? 0.0f : -old[-2 - f];
+}
+
+/* After a colouring that laid every region out anew, every listed row's warm start from last
+ * step's rows, wherever the refs name them. Each field goes through the push field (which the
+ * refresh clears anyway), as the new rows are listed in place of the old ones. */
+static void impulses_relaid(loam_world* w) {
     loam_coloring* k = &w->coloring;
     loam_gs_rows* r = &k->rows;
     int32_t* ref = w->contacts.pair_ref;
     float* field[3] = {r->lx, r->ly, r->lz};
     float* old = r->push;
-    int old_total = k->rows_total;
+    int old_total = k->rows_total, blocks = loam_block_count(w->count);
 #pragma omp parallel
     {
-#pragma omp for schedule(static)
-        for (int q = 0; q < total; ++q) {
-            int32_t s = k->list[q];
-            if (s < 0) { /* a body row: its impulse comes from its slot after this (body_row) */
-                k->list[q] = LOAM_REF_NONE;
-                continue;
-            }
-            k->list[q] = ref[s];
-            ref[s] = q;
+#pragma omp for schedule(dynamic, 1)
+        for (int b = 0; b < blocks; ++b) {
+            int lo, hi;
+            block_rows(k, b, &lo, &hi);
+            for (int q = lo; q < hi; ++q) take_ref(k, ref, q);
         }
         for (int a = 0; a < 3; ++a) {
 #pragma omp for schedule(static)
             for (int q = 0; q < old_total; ++q) old[q] = field[a][q];
-#pragma omp for schedule(static)
-            for (int q = 0; q < total; ++q) {
-                int32_t f = k->list[q];
-                field[a][q] = f >= 0 ? old[f] : f == LOAM_REF_NONE ? 0.0f : -old[-2 - f];
+#pragma omp for schedule(dynamic, 1)
+            for (int b = 0; b < blocks; ++b) {
+                int lo, hi;
+                block_rows(k, b, &lo, &hi);
+                for (int q = lo; q < hi; ++q) field[a][q] = from_old(old, k->list[q]);
             }
         }
     }
 }
 
-float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid) {
-    const loam_contacts* c = &w->contacts;
+/* After a colouring that listed block b anew in its region: its rows' warm start from its old rows,
+ * which lay in the same region (a pair's row is in its owner's region, and owners change only at a
+ * renumbering, which lays every region out anew). Through the region's push field, as above. */
+static void impulses_of_block(loam_world* w, int b) {
+    loam_coloring* k = &w->coloring;
+    loam_gs_rows* r = &k->rows;
+    int32_t* ref = w->contacts.pair_ref;
+    float* field[3] = {r->lx, r->ly, r->lz};
+    int lo, hi, old_hi = k->listed_from[b];
+    block_rows(k, b, &lo, &hi);
+    for (int q = lo; q < hi; ++q) take_ref(k, ref, q);
+    for (int a = 0; a < 3; ++a) {
+        if (old_hi > lo) memcpy(&r->push[lo], &field[a][lo], sizeof(float) * (size_t)(old_hi - lo));
+        for (int q = lo; q < hi; ++q) field[a][q] = from_old(r->push, k->list[q]);
+    }
+}
+
+/* A block's rows without a warm start: no impulse; if listed anew, the refs name the rows. */
+static void cold_block(loam_world* w, int b, int listed) {
+    loam_coloring* k = &w->coloring;
+    loam_gs_rows* r = &k->rows;
+    int lo, hi;
+    block_rows(k, b, &lo, &hi);
+    for (int q = lo; q < hi; ++q) {
+        if (listed && r->j[q] >= 0) w->contacts.pair_ref[k->list[q]] = q;
+        r->lx[q] = r->ly[q] = r->lz[q] = 0.0f;
+    }
+}
+
+float loam_gs_rows_gather(loam_world* w, const float* pos) {
     loam_coloring* k = &w->coloring;
     loam_gs_rows* r = &k->rows;
     float worst = 0.0f;
     float len = w->params.periodic_hi - w->params.periodic_lo;
-    int total = k->color_start[LOAM_COLOR_SLOTS], warm = w->params.warm_start, axis = w->params.periodic_axis;
+    int warm = w->params.warm_start && k->lambda_in_rows, axis = w->params.periodic_axis;
     int blocks = loam_block_count(w->count);
     r->omega = w->params.relaxation;
-    /* Where this step's warm start is: in the rows already (the same contacts as last step), in last
-     * step's rows (a new colouring: the refs say where), or nowhere. */
-    int from_rows = !rows_valid && warm && k->lambda_in_rows;
-    if (from_rows) impulses_from_old_rows(w, total);
-#pragma omp parallel for schedule(static) reduction(max : worst)
-    for (int q0 = 0; q0 < total; q0 += LOAM_GS_CHUNK) {
-        int hi = q0 + LOAM_GS_CHUNK < total ? q0 + LOAM_GS_CHUNK : total;
-        /* The list (in the gap field) is read before the geometry overwrites it. */
-        for (int q = q0; q < hi && !(rows_valid && warm); ++q) {
-            int j = r->j[q];
-            if (j < 0) {
-                body_row(w, r, q);
-                continue;
-            }
-            if (from_rows) continue; /* impulses and refs done (impulses_from_old_rows) */
-            if (!rows_valid) c->pair_ref[k->list[q]] = q;
-            r->lx[q] = r->ly[q] = r->lz[q] = 0.0f;
-        }
-        worst = pair_geometry(r, q0, hi, pos, axis, len, worst);
-        memset(&r->push[q0], 0, sizeof(float) * (size_t)(hi - q0));
-    }
-    k->rows_total = total;
-    if (!(rows_valid && warm)) return worst;
-#pragma omp parallel for schedule(static)
+    /* Where this step's warm start is: in the rows already (a block whose rows were kept), in last
+     * step's rows (a block listed anew: its refs say where), or nowhere. */
+    if (warm && k->relaid) impulses_relaid(w);
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : worst)
     for (int b = 0; b < blocks; ++b) {
-        const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
+        int listed = k->listed_from[b] >= 0, lo, hi;
+        if (!warm) cold_block(w, b, listed);
+        else if (listed && !k->relaid) impulses_of_block(w, b);
+        block_rows(k, b, &lo, &hi);
+        const int32_t* marks = loam_block_marks(k, b);
         for (int col = 0; col < LOAM_COLOR_SLOTS; ++col)
             for (int q = marks[2 * col + 1]; q < marks[2 * col + 2]; ++q) body_row(w, r, q);
+        for (int q0 = lo; q0 < hi; q0 += LOAM_GS_CHUNK)
+            worst = pair_geometry(r, q0, q0 + LOAM_GS_CHUNK < hi ? q0 + LOAM_GS_CHUNK : hi, pos, axis, len, worst);
+        if (hi > lo) memset(&r->push[lo], 0, sizeof(float) * (size_t)(hi - lo)); /* no rows at all: no fields */
     }
+    k->rows_total = k->region[blocks];
+    /* Until the next colouring, the rows are kept as they are. */
+    for (int b = 0; b < blocks; ++b) k->listed_from[b] = -1;
+    k->relaid = 0;
     return worst;
 }
 
@@ -155,7 +192,7 @@ void loam_gs_rows_scatter_bodies(loam_world* w) {
     const loam_gs_rows* r = &k->rows;
 #pragma omp for schedule(static)
     for (int b = 0; b < loam_block_count(w->count); ++b) {
-        const int32_t* marks = &k->inner[(size_t)b * LOAM_BLOCK_MARKS];
+        const int32_t* marks = loam_block_marks(k, b);
         for (int col = 0; col < LOAM_COLOR_SLOTS; ++col)
             for (int q = marks[2 * col + 1]; q < marks[2 * col + 2]; ++q) {
                 float* lam = &c->body_lambda[3 * (size_t)~r->j[q]];

@@ -24,11 +24,11 @@ static inline size_t loam_gs_rows_field_bytes(size_t cap) { return cap * (5 * si
 void* loam_gs_rows_spare(const loam_coloring* k, size_t* bytes);
 
 /* Refresh the rows for this step (gs_rows.c): normals and gaps from the positions (pos: x, y, z, r
- * per particle), body contacts' from their slots. After a colouring (which wrote the rows'
- * particles) also the effective masses and the warm-start impulses from the slots; otherwise the
- * rows hold this step's contacts already, and their impulses, last step's results, are exactly the
- * warm start. Returns the largest pair overlap, m. */
-float loam_gs_rows_gather(loam_world* w, const float* pos, int rows_valid);
+ * per particle), body contacts' from their slots. Rows that the colouring listed anew take their
+ * warm-start impulses from last step's rows (the slots' refs say where, and then name the new
+ * rows); kept rows hold last step's results, which are exactly the warm start. Returns the largest
+ * pair overlap, m. */
+float loam_gs_rows_gather(loam_world* w, const float* pos);
 /* Inside a parallel region: body rows' impulses back to their slots (body wrenches read them). */
 void loam_gs_rows_scatter_bodies(loam_world* w);
 

@@ -10,16 +10,27 @@
 enum { LOAM_SERIAL_CROSSING_PER_COLOR = 256 };
 
 static int crossing_serial(const loam_coloring* k) {
-    return k->color_start[LOAM_COLOR_SLOTS] - k->color_start[0] < LOAM_SERIAL_CROSSING_PER_COLOR * k->colors;
+    return k->crossing < LOAM_SERIAL_CROSSING_PER_COLOR * k->colors;
 }
 
 /* Block b's inner rows, colour by colour, pairs before bodies. */
 static float sweep_block(const loam_row_pass* p, int b, float most) {
-    const int32_t* marks = &p->w->coloring.inner[(size_t)b * LOAM_BLOCK_MARKS];
+    const int32_t* marks = loam_block_marks(&p->w->coloring, b);
     for (int col = 0; col < LOAM_COLOR_SLOTS; ++col) {
         int lo = marks[2 * col], mid = marks[2 * col + 1], hi = marks[2 * col + 2];
         most = p->pairs(p, lo, mid, col < LOAM_MAX_COLORS, most); /* the serial colour's may share */
         most = p->bodies(p, mid, hi, most);
+    }
+    return most;
+}
+
+/* Crossing rows of colour col of every block, in block order (rows of one colour share no
+ * particle, so the order changes no bit; the serial colour's may, and keep this order). */
+static float sweep_color(const loam_row_pass* p, int col, int blocks, float most) {
+    for (int b = 0; b < blocks; ++b) {
+        const int32_t* marks = loam_block_marks(&p->w->coloring, b);
+        int lo = marks[2 * LOAM_COLOR_SLOTS + col], hi = marks[2 * LOAM_COLOR_SLOTS + col + 1];
+        if (hi > lo) most = p->pairs(p, lo, hi, col < LOAM_MAX_COLORS, most);
     }
     return most;
 }
@@ -32,19 +43,22 @@ float loam_row_sweep(const loam_row_pass* p) {
     for (int b = 0; b < blocks; ++b) mine = sweep_block(p, k->block_order[b], mine);
     if (crossing_serial(k)) {
 #pragma omp single
-        for (int col = 0; col < k->colors; ++col)
-            mine = p->pairs(p, k->color_start[col], k->color_start[col + 1], col < LOAM_MAX_COLORS, mine);
+        for (int col = 0; col < k->colors; ++col) mine = sweep_color(p, col, blocks, mine);
         return mine;
     }
     for (int col = 0; col < k->colors; ++col) {
-        int lo = k->color_start[col], hi = k->color_start[col + 1];
         if (col == LOAM_MAX_COLORS) {
 #pragma omp single
-            mine = p->pairs(p, lo, hi, 0, mine);
+            mine = sweep_color(p, col, blocks, mine);
             continue;
         }
-#pragma omp for schedule(static)
-        for (int q = lo; q < hi; q += LOAM_GS_CHUNK) mine = p->pairs(p, q, q + LOAM_GS_CHUNK < hi ? q + LOAM_GS_CHUNK : hi, 1, mine);
+        /* A colour's rows are spread over the blocks: each block's share is a task. */
+#pragma omp for schedule(dynamic, 1)
+        for (int b = 0; b < blocks; ++b) {
+            const int32_t* marks = loam_block_marks(k, b);
+            int lo = marks[2 * LOAM_COLOR_SLOTS + col], hi = marks[2 * LOAM_COLOR_SLOTS + col + 1];
+            if (hi > lo) mine = p->pairs(p, lo, hi, 1, mine);
+        }
     }
     return mine;
 }

@@ -148,7 +148,7 @@ void loam_granular_jacobi_snapshot_for(loam_world* w) {
     }
 }
 
-void loam_granular_solve(loam_world* w, int rows_valid) {
+void loam_granular_solve(loam_world* w) {
     float alpha = w->params.push_sweeps > 0 ? 0.0f : w->params.baumgarte;
     int jacobi = w->params.solver == LOAM_SOLVER_JACOBI;
     float tol2 = w->params.tolerance * w->params.tolerance;
@@ -159,7 +159,7 @@ void loam_granular_solve(loam_world* w, int rows_valid) {
     loam_row_pass velocity = {w, w->sv, jacobi ? w->sv_prev : w->sv, w->params.friction, (float)(1.0 / w->params.dt),
                               alpha, pair_rows, body_rows};
     /* Detection left the positions and radii packed in the solver's velocity buffer. */
-    float worst = loam_gs_rows_gather(w, w->sv, rows_valid);
+    float worst = loam_gs_rows_gather(w, w->sv);
     if (worst > w->stats.max_overlap) w->stats.max_overlap = worst;
 #pragma omp parallel
     {

@@ -47,8 +47,9 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     }
     w->sv = loam_malloc(sizeof(float) * 4 * (size_t)(n > 0 ? n : 1));
     w->coloring.mask = loam_malloc(sizeof(uint64_t) * (size_t)(n > 0 ? n : 1));
-    w->coloring.block_counts = loam_malloc(sizeof(int32_t) * 3 * LOAM_COLOR_SLOTS * (size_t)blocks);
-    w->coloring.inner = loam_malloc(sizeof(int32_t) * LOAM_BLOCK_MARKS * (size_t)blocks);
+    w->coloring.region = loam_calloc((size_t)blocks + 1, sizeof(int32_t));
+    w->coloring.listed_from = loam_malloc(sizeof(int32_t) * (size_t)blocks);
+    w->coloring.marks = loam_calloc((size_t)LOAM_BLOCK_MARKS * (size_t)blocks, sizeof(int32_t));
     w->coloring.block_order = loam_malloc(sizeof(int32_t) * (size_t)blocks);
     w->coloring.fresh = loam_calloc((size_t)(n > 0 ? n : 1), 1);
     w->calm = loam_calloc((size_t)(n > 0 ? n : 1), sizeof(int32_t));
@@ -59,8 +60,9 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     w->shape_pose = loam_malloc(sizeof(loam_pose) * (size_t)shapes);
     w->shape_lo = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
     w->shape_hi = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
-    if (!ok || !w->sv || !w->coloring.mask || !w->coloring.block_counts || !w->coloring.inner || !w->coloring.block_order || !w->coloring.fresh || !w->radix_counts || !w->calm || !w->wake || !w->asleep || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
+    if (!ok || !w->sv || !w->coloring.mask || !w->coloring.region || !w->coloring.listed_from || !w->coloring.marks || !w->coloring.block_order || !w->coloring.fresh || !w->radix_counts || !w->calm || !w->wake || !w->asleep || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
         return loam_error_set(err, LOAM_ERR_NOMEM, "out of memory preparing a world of %d particles", n);
+    for (int b = 0; b < blocks; ++b) w->coloring.listed_from[b] = -1; /* no rows listed yet */
     /* Particles given outside the periodic interval start at their image inside it. */
     if (p->periodic_axis >= 0) {
         float* axis[3] = {w->x, w->y, w->z};
@@ -356,15 +358,15 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     if (jacobi && (!w->sv_prev || !w->contact_total))
         return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for the Jacobi solver", (long long)w->step);
     double t1 = loam_clock_seconds();
-    if (!loam_coloring_reserve(&w->coloring, w->stats.contacts + w->stats.body_contacts))
-        return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     /* A bed at rest keeps its contacts from step to step: then last step's colouring holds. */
     int colored_last_step = w->coloring.colored_step == w->step - 1 && w->step > 0;
     w->stats.recolored = !(w->contacts_unchanged && colored_last_step);
-    if (w->stats.recolored) loam_granular_color(w, colored_last_step);
+    w->stats.blocks_relisted = 0;
+    if (w->stats.recolored && !loam_granular_color(w, colored_last_step))
+        return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for contacts", (long long)w->step);
     w->coloring.colored_step = w->step;
     double t2 = loam_clock_seconds();
-    loam_granular_solve(w, !w->stats.recolored);
+    loam_granular_solve(w);
     w->contact_total_stale = !jacobi; /* Jacobi counted them for its mass splitting */
     double t3 = loam_clock_seconds();
 

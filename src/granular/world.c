@@ -81,8 +81,9 @@ static void scratch_free(loam_world* w) {
     loam_free(w->sv_prev);
     loam_neighbors_free(&w->neighbors);
     loam_free(w->coloring.mask);
-    loam_free(w->coloring.block_counts);
-    loam_free(w->coloring.inner);
+    loam_free(w->coloring.region);
+    loam_free(w->coloring.listed_from);
+    loam_free(w->coloring.marks);
     loam_free(w->coloring.block_order);
     loam_free(w->coloring.fresh);
     loam_free(w->coloring.rows.i);

@@ -85,35 +85,50 @@ typedef struct loam_gs_rows {
                                  bytes a row and a load per row per sweep) */
 } loam_gs_rows;
 
-/* Solve order of the rows (color.c): first the inner rows of each block of particles (both particles
- * in the block, or a body contact), block after block, within a block colour by colour with pairs
- * before body contacts; then the rows whose particles lie in two blocks, colour by colour. A
- * thread sweeps a whole block's inner rows with no barrier, its 1024 velocities in L1 cache; only
- * the crossing rows need the colour-by-colour barriers. */
-enum { LOAM_COLOR_SLOTS = LOAM_MAX_COLORS + 1, LOAM_BLOCK_MARKS = 2 * LOAM_COLOR_SLOTS + 1 };
+/* Solve order of the rows (color.c). Each block of particles has a region of rows (sized to its
+ * need and a little more), where its particles' rows lie: first its inner rows (both particles in
+ * the block, or a body contact), colour by colour with pairs before body contacts, then its
+ * crossing rows (the partner in a later block), colour by colour. A thread sweeps a whole block's
+ * inner rows with no barrier, its 1024 velocities in L1 cache; then the crossing rows of each
+ * colour, over all blocks, with a barrier between colours. A block whose contacts are last step's
+ * keeps its rows where they are when the colouring is redone: in a bed at rest a few blocks of a
+ * hundred change a step, and only those are listed again. */
+enum { LOAM_COLOR_SLOTS = LOAM_MAX_COLORS + 1, LOAM_BLOCK_MARKS = 3 * LOAM_COLOR_SLOTS + 1 };
 
 typedef struct loam_coloring {
     uint64_t* mask;           /* n: colours used by each particle */
     uint8_t* fresh;           /* n: particle i owns a contact still to colour (set by detection's
                                  warm start, so the serial colouring visits only those) */
-    int32_t* list;            /* constraints in solve order: pair slot s, or ~s for body slot s; from
-                                 the colouring to the rows' refresh only, in the rows' gap field */
-    loam_gs_rows rows;        /* the list's contacts, in the same order */
+    int32_t* list;            /* per row of a block listed anew: pair slot s, or ~s for body slot s;
+                                 from the colouring to the rows' refresh only, in the rows' gap field */
+    loam_gs_rows rows;        /* the rows, in solve order */
     int list_capacity;        /* entries of list and of each rows array */
-    int32_t* block_counts;    /* 3 * blocks * LOAM_COLOR_SLOTS: per-block counts, then offsets */
-    int32_t* inner;           /* blocks * LOAM_BLOCK_MARKS: block b's first pair row of colour c at
-                                 [b * LOAM_BLOCK_MARKS + 2c], first body row at [.. + 2c + 1], and the
-                                 block's end at [.. + 2 LOAM_COLOR_SLOTS] */
-    int color_start[LOAM_COLOR_SLOTS + 1]; /* crossing rows of colour c: [color_start[c], [c + 1]) */
+    int32_t* region;          /* blocks + 1: block b's rows lie in [region[b], region[b + 1]) */
+    int32_t* marks;           /* blocks * LOAM_BLOCK_MARKS: block b's first inner pair row of colour c
+                                 at [b * LOAM_BLOCK_MARKS + 2c], first inner body row at [.. + 2c + 1],
+                                 first crossing row of colour c at [.. + 2 LOAM_COLOR_SLOTS + c], and
+                                 the end of its rows at [.. + 3 LOAM_COLOR_SLOTS] */
+    int32_t* listed_from;     /* blocks: for a block listed anew by the last colouring, where its rows
+                                 ended before (its old rows, which its refs name, lay in its region);
+                                 -1 for a block whose rows were kept */
+    int relaid;               /* the last colouring laid every region out anew: the refs may name
+                                 any old row */
     int colors;               /* crossing colours in use (the last may be the serial one) */
+    int crossing;             /* crossing rows in all */
     int32_t* block_order;     /* blocks: heaviest inner-row count first, the order threads take
                                  blocks in (the longest first, so no thread is left with a big
                                  one at the end) */
     int64_t colored_step;     /* the step the colouring was made for; -1 = none */
-    int rows_total;           /* rows of that colouring (the pair refs index them) */
+    int colored_layout;       /* contacts.layout at that colouring (body rows name body slots) */
+    int rows_total;           /* extent of the regions of that colouring (the pair refs index them) */
     int lambda_in_rows;       /* the pair impulses of the last step live in the rows, where the
                                  slots' pair_ref point (0 before the first solve: no warm start) */
 } loam_coloring;
+
+/* Block b's marks (loam_coloring.marks). */
+static inline const int32_t* loam_block_marks(const loam_coloring* k, int b) {
+    return &k->marks[(size_t)b * LOAM_BLOCK_MARKS];
+}
 
 typedef struct loam_neighbor_list {
     int block_capacity;       /* entries reserved per block in j */
@@ -261,9 +276,8 @@ struct loam_world {
 /* Stages of a step (src/granular/). */
 loam_status loam_granular_prepare(loam_world* w, loam_error* err);
 loam_status loam_granular_detect(loam_world* w, loam_error* err);
-/* rows_valid: Gauss-Seidel rows of last step match this step's contacts (only normals and gaps
- * need refreshing). */
-void loam_granular_solve(loam_world* w, int rows_valid);
+/* The velocity sweeps over this step's rows (solve.c). */
+void loam_granular_solve(loam_world* w);
 /* The Verlet neighbour list (neighbors.c). */
 int loam_neighbors_alloc(loam_neighbor_list* nl, int n);
 void loam_neighbors_free(loam_neighbor_list* nl);
@@ -271,9 +285,10 @@ int loam_neighbors_reserve(loam_neighbor_list* nl, int blocks, int cap);
 void loam_neighbors_mark_built(loam_world* w, float reach);
 int loam_neighbors_valid(loam_world* w); /* also sets moved_spread, and may rebase the list */
 
-/* Colour this step's contacts (color.c); needs coloring.list to hold every contact. keep: contacts
- * that persist from last step carry a valid colour (no renumbering since). */
-void loam_granular_color(loam_world* w, int keep);
+/* Colour this step's contacts and lay out their rows (color.c). keep: contacts that persist from
+ * last step carry a valid colour (no renumbering since), and last step's colouring was made: blocks
+ * whose contacts are last step's keep their rows. Returns 0 when out of memory. */
+int loam_granular_color(loam_world* w, int keep);
 /* Pseudo-velocities that remove overlaps without adding kinetic energy (push.c). */
 void loam_granular_push(loam_world* w);
 /* Scratch of `bytes` for a stage that runs between two solves (detection, a renumbering): the
