@@ -170,7 +170,7 @@ static int relay_all(loam_world* w, int blocks) {
     long long at = 0;
     for (int b = 0; b < blocks; ++b) {
         k->region[b] = (int32_t)at;
-        at += need[b] + need[b] / 64 + (need[b] > 0 ? 16 : 0);
+        at += need[b] + need[b] / 256 + (need[b] > 0 ? 8 : 0);
     }
     if (at > INT32_MAX / 2 || !loam_coloring_reserve(k, (int)at)) return 0;
     k->region[blocks] = (int32_t)at;
