@@ -31,7 +31,7 @@ static int by_ids(const void* a, const void* b) {
 /* Every pair contact's impulse, from where the solver keeps it, sorted by ids; returns the count. */
 static int impulses(const loam_world* w, pair_impulse* out) {
     const loam_contacts* c = &w->contacts;
-    const loam_gs_rows* r = &w->coloring.rows;
+    const loam_rows* r = &w->coloring.rows;
     int m = 0;
     for (int i = 0; i < w->count; ++i)
         for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {

@@ -46,7 +46,7 @@ static loam_world* make_pile(loam_solver_kind solver) {
 static int check_layout(const loam_world* w, int step) {
     const loam_contacts* c = &w->contacts;
     const loam_coloring* k = &w->coloring;
-    const loam_gs_rows* r = &k->rows;
+    const loam_rows* r = &k->rows;
     int blocks = loam_block_count(w->count), bad = 0;
     static uint8_t seen[64 * N];
     memset(seen, 0, (size_t)k->region[blocks]);

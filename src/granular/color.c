@@ -1,6 +1,6 @@
 /* Colouring of the contact graph, so contacts of one colour share no particle and can be solved in
- * parallel with immediate velocity updates (Gauss-Seidel by colour, race-free without atomics), and
- * the rows' layout in that order (see loam_coloring).
+ * parallel with immediate velocity updates (Gauss-Seidel by colour, race-free without atomics; Jacobi
+ * adds its changes in the same order), and the rows' layout in that order (see loam_coloring).
  *
  * Greedy, in particle order: each contact takes the lowest colour unused by its particles (a 64-bit
  * mask per particle). Contacts that persist from last step keep their colour (detect.c carries it
@@ -11,7 +11,7 @@
  * by block, and only for the blocks whose contacts changed. */
 #include <string.h>
 
-#include "granular/gs_rows.h"
+#include "granular/rows.h"
 #include "granular/world_internal.h"
 
 static inline int lowest_free(uint64_t used) {

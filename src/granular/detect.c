@@ -107,7 +107,7 @@ static inline int within(const loam_world* w, const float* pos, int i, int j, fl
 
 /* A body contact of last step stays one until its gap exceeds this many times the margin: a bed at
  * rest then keeps the same contact set from step to step (and its colouring, color.c, and its
- * Gauss-Seidel rows), where contacts whose gap jitters around the margin would otherwise enter and
+ * rows), where contacts whose gap jitters around the margin would otherwise enter and
  * leave every few steps. A pair contact stays while the pair is in the neighbour list, that is until
  * the list is rebuilt. A speculative contact wider than the margin is harmless: it only stops the
  * pair from closing faster than its gap in one step. */

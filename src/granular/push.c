@@ -9,13 +9,13 @@
  * move by dt (v + u) and u is dropped. push_sweeps = 0 restores the paper's form (the term inside
  * the velocity solve). */
 #include "core/lanes.h"
-#include "granular/gs_rows.h"
+#include "granular/rows.h"
 #include "granular/row_sweep.h"
 #include "granular/world_internal.h"
 
-/* Push rows [lo, hi) of body contacts (see loam_gs_pair_pushes). */
+/* Push rows [lo, hi) of body contacts (see loam_rows_push). */
 static float body_pushes(const loam_row_pass* pass, int lo, int hi, float most) {
-    loam_gs_rows* r = &pass->w->coloring.rows;
+    loam_rows* r = &pass->w->coloring.rows;
     float rate = pass->alpha;
     for (int q = lo; q < hi; ++q) {
         float gap = r->gap[q];
@@ -36,15 +36,15 @@ static float body_pushes(const loam_row_pass* pass, int lo, int hi, float most) 
 }
 
 static float pair_pushes(const loam_row_pass* p, int lo, int hi, int colored, float most) {
-    loam_gs_rows* r = &p->w->coloring.rows;
+    loam_rows* r = &p->w->coloring.rows;
 #ifdef LOAM_HAVE_AVX2
     if (colored && loam_cpu_has_avx2()) {
-        loam_gs_pair_pushes_avx2(r, lo, hi, p->sv, p->prev, p->alpha);
+        loam_rows_push_avx2(r, lo, hi, p->sv, p->prev, p->alpha);
         return most;
     }
 #endif
     (void)colored;
-    loam_gs_pair_pushes(r, lo, hi, p->sv, p->prev, p->alpha);
+    loam_rows_push(r, lo, hi, p->sv, p->prev, p->alpha);
     return most;
 }
 

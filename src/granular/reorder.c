@@ -10,7 +10,7 @@
  * survives the reorder. */
 #include <string.h>
 
-#include "granular/gs_rows.h"
+#include "granular/rows.h"
 #include "granular/world_internal.h"
 
 /* Spread the low 21 bits of v so two zero bits follow each one (for 3-D Morton codes). */

@@ -1,5 +1,5 @@
 /* The rows' solve order as a schedule for threads (see loam_coloring in world_internal.h). */
-#include "granular/gs_rows.h"
+#include "granular/rows.h"
 #include "granular/row_sweep.h"
 
 /* Few crossing rows are swept by one thread, colour after colour, with no barrier between colours:

@@ -1,6 +1,6 @@
 /* The velocity solve of paper 000 (eqs. 1-3): sweeps of the contact update of Algorithm 1,
  *     lambda <- proj( lambda - m_eff (v_rel + bias n) ),
- * projected onto the Coulomb cone, over the contact rows (gs_rows.h), in one of two ways:
+ * projected onto the Coulomb cone, over the contact rows (rows.h), in one of two ways:
  *
  * - Projected Gauss-Seidel by colour (default): a row's impulse change goes to both particles at
  *   once and the next row sees it, m_eff = omega / (1/m_i + 1/m_j). Rows of one colour share no
@@ -23,8 +23,8 @@
  *
  * Schedule (loam_coloring, color.c): each block's inner rows are swept by one thread, with no
  * barrier and its velocities in cache; then the rows that cross blocks, colour by colour. Pair rows
- * of one colour touch disjoint particles, so 8 of them are one AVX2 batch (solve_gs_avx2.c) where
- * the CPU has it; its arithmetic is the scalar kernels' (gs_rows.h), in the same order, so both give
+ * of one colour touch disjoint particles, so 8 of them are one AVX2 batch (rows_avx2.c) where
+ * the CPU has it; its arithmetic is the scalar kernels' (rows.h), in the same order, so both give
  * the same bits. Reading the slot arrays in colour order instead cost five scattered loads per
  * contact per sweep (the solve took 70% of a step at rest).
  *
@@ -36,21 +36,21 @@
 
 #include "core/lanes.h"
 #include "core/vec.h"
-#include "granular/gs_rows.h"
+#include "granular/rows.h"
 #include "granular/row_sweep.h"
 #include "granular/world_internal.h"
 
 /* Velocity rows [lo, hi) of body contacts: the body's point velocity and friction come from the
  * slot arrays (body contacts are few). */
 static float body_rows(const loam_row_pass* p, int lo, int hi, float most) {
-    loam_gs_rows* r = &p->w->coloring.rows;
+    loam_rows* r = &p->w->coloring.rows;
     const loam_contacts* c = &p->w->contacts;
     for (int q = lo; q < hi; ++q) {
         const float* vb = &c->body_v[4 * (size_t)~r->j[q]];
         float* a = &p->sv[4 * (size_t)r->i[q]];
         const float* pa = &p->prev[4 * (size_t)r->i[q]];
         float d[3], wi = a[3];
-        loam_gs_row_update(r, q, pa[0] - vb[0], pa[1] - vb[1], pa[2] - vb[2], r->omega / pa[3], vb[3], p->inv_dt, p->alpha,
+        loam_row_update(r, q, pa[0] - vb[0], pa[1] - vb[1], pa[2] - vb[2], r->omega / pa[3], vb[3], p->inv_dt, p->alpha,
                            d);
         for (int k = 0; k < 3; ++k) a[k] = a[k] + wi * d[k];
         float d2 = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) * wi * wi;
@@ -60,13 +60,13 @@ static float body_rows(const loam_row_pass* p, int lo, int hi, float most) {
 }
 
 static float pair_rows(const loam_row_pass* p, int lo, int hi, int colored, float most) {
-    loam_gs_rows* r = &p->w->coloring.rows;
+    loam_rows* r = &p->w->coloring.rows;
 #ifdef LOAM_HAVE_AVX2
     if (colored && loam_cpu_has_avx2())
-        return loam_gs_pair_rows_avx2(r, lo, hi, p->sv, p->prev, p->mu, p->inv_dt, p->alpha, most);
+        return loam_rows_velocity_avx2(r, lo, hi, p->sv, p->prev, p->mu, p->inv_dt, p->alpha, most);
 #endif
     (void)colored;
-    return loam_gs_pair_rows(r, lo, hi, p->sv, p->prev, p->mu, p->inv_dt, p->alpha, most);
+    return loam_rows_velocity(r, lo, hi, p->sv, p->prev, p->mu, p->inv_dt, p->alpha, most);
 }
 
 /* Warm start: each row's impulse applied to its particles (8 pair rows at a time where they share
@@ -74,24 +74,24 @@ static float pair_rows(const loam_row_pass* p, int lo, int hi, int colored, floa
 static float warm_pairs(const loam_row_pass* p, int lo, int hi, int colored, float most) {
 #ifdef LOAM_HAVE_AVX2
     if (colored && loam_cpu_has_avx2()) {
-        loam_gs_pair_warm_avx2(&p->w->coloring.rows, lo, hi, p->sv);
+        loam_rows_warm_avx2(&p->w->coloring.rows, lo, hi, p->sv);
         return most;
     }
 #endif
     (void)colored;
-    loam_gs_warm_rows(&p->w->coloring.rows, lo, hi, p->sv);
+    loam_rows_warm(&p->w->coloring.rows, lo, hi, p->sv);
     return most;
 }
 
 static float warm_bodies(const loam_row_pass* p, int lo, int hi, float most) {
-    loam_gs_warm_rows(&p->w->coloring.rows, lo, hi, p->sv);
+    loam_rows_warm(&p->w->coloring.rows, lo, hi, p->sv);
     return most;
 }
 
 /* Jacobi counts each particle's rows (its contacts, for the mass splitting) as the warm start
  * visits them: the rows' race-free schedule, so no atomics and no pass of its own. */
 static void count_rows(const loam_row_pass* p, int lo, int hi) {
-    const loam_gs_rows* r = &p->w->coloring.rows;
+    const loam_rows* r = &p->w->coloring.rows;
     int32_t* count = p->w->contact_total;
     for (int q = lo; q < hi; ++q) {
         count[r->i[q]]++;
@@ -159,7 +159,7 @@ void loam_granular_solve(loam_world* w) {
     loam_row_pass velocity = {w, w->sv, jacobi ? w->sv_prev : w->sv, w->params.friction, (float)(1.0 / w->params.dt),
                               alpha, pair_rows, body_rows};
     /* Detection left the positions and radii packed in the solver's velocity buffer. */
-    float worst = loam_gs_rows_gather(w, w->sv);
+    float worst = loam_rows_refresh(w, w->sv);
     if (worst > w->stats.max_overlap) w->stats.max_overlap = worst;
 #pragma omp parallel
     {
@@ -186,7 +186,7 @@ void loam_granular_solve(loam_world* w) {
             if (tol2 > 0.0f && change2[s & 1] < tol2) break; /* every thread sees the same value */
         }
 #pragma omp barrier
-        loam_gs_rows_scatter_bodies(w);
+        loam_rows_scatter_bodies(w);
     }
     w->coloring.lambda_in_rows = 1;
     w->stats.sweeps_run = sweeps;

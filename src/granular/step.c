@@ -9,7 +9,7 @@
 #include "core/clock.h"
 #include "core/lanes.h"
 #include "core/vec.h"
-#include "granular/gs_rows.h"
+#include "granular/rows.h"
 #include "granular/world_internal.h"
 
 
@@ -82,7 +82,7 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
 
 void* loam_granular_spare(loam_world* w, size_t bytes) {
     size_t have;
-    void* rows = loam_gs_rows_spare(&w->coloring, &have);
+    void* rows = loam_rows_spare(&w->coloring, &have);
     if (rows && bytes <= have) {
         loam_free(w->spare); /* the rows have grown enough: give it back */
         w->spare = NULL;

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "core/vec.h"
-#include "granular/gs_rows.h"
+#include "granular/rows.h"
 #include "granular/world_internal.h"
 
 loam_granular_params loam_granular_default_params(void) {
@@ -327,7 +327,7 @@ size_t loam_world_memory(const loam_world* w) {
     bytes += n * 4 * 4 + slots * (4 + 4 + 1) + bslots * (4 + 12 + 1 + 4 + 16 + 16 + 4); /* contacts */
     bytes += n * (16 + 4 + 8) + (size_t)w->coloring.list_capacity * 4 * 2 + 65536 * 4 + w->spare_bytes; /* solver scratch */
     if (w->sv_prev) bytes += n * (16 + 4);                                             /* Jacobi's */
-    bytes += loam_gs_rows_field_bytes((size_t)w->coloring.list_capacity); /* rows' fields */
+    bytes += loam_rows_field_bytes((size_t)w->coloring.list_capacity); /* rows' fields */
     return bytes;
 }
 

@@ -17,7 +17,7 @@ enum { LOAM_BLOCK = 1024 };
 /* Largest speculative margin, in radii of the largest particle (see choose_margins in step.c). */
 #define LOAM_MAX_MARGIN 2.0f
 
-/* Colours of the contact graph for Gauss-Seidel sweeps; colour LOAM_MAX_COLORS is the serial rest,
+/* Colours of the contact graph for the sweeps; colour LOAM_MAX_COLORS is the serial rest,
  * LOAM_UNCOLORED marks a contact still to colour. */
 #define LOAM_MAX_COLORS 64
 #define LOAM_UNCOLORED 255
@@ -41,7 +41,7 @@ typedef struct loam_contacts {
     int32_t* body_count;      /* n */
     int32_t* body_shape;      /* body slots: global shape index */
     float* body_lambda;       /* 3 * body slots */
-    uint8_t* pair_color;      /* slots: colour for Gauss-Seidel sweeps (color.c); carried over from
+    uint8_t* pair_color;      /* slots: colour for the sweeps (color.c); carried over from
                                  last step for contacts that persist */
     uint8_t* body_color;      /* body slots */
     int32_t* pair_region;     /* blocks + 1: block b fills pair slots [pair_region[b], [b + 1]) */
@@ -67,10 +67,11 @@ typedef struct loam_contact_scratch {
     uint8_t *pair_color, *body_color;
 } loam_contact_scratch;
 
-/* Contacts as the Gauss-Seidel sweeps read them: everything a contact update touches apart from
- * the two velocities, in solve order (the colouring's list), one array per field so a sweep streams
- * through memory and 8 rows load as vectors. Rebuilt from the slot arrays every step (solve_gs.c). */
-typedef struct loam_gs_rows {
+/* Contacts as the sweeps read them: everything a contact update touches apart from the two
+ * velocities, in solve order (loam_coloring), one array per field so a sweep streams through
+ * memory and 8 rows load as vectors. Listed from the slot arrays by the colouring (color.c);
+ * normals and gaps refreshed every step (rows.c). */
+typedef struct loam_rows {
     int32_t* i;               /* particle that receives +lambda */
     int32_t* j;               /* partner particle (receives -lambda), or ~s for body slot s */
     int16_t *nx, *ny, *nz;    /* unit normal from j (or out of the shape) to i, in 16-bit fixed point
@@ -83,7 +84,7 @@ typedef struct loam_gs_rows {
     float omega;              /* params.relaxation: a row's effective mass is omega / (w_i + w_j), from
                                  the inverse masses the sweeps load anyway (kept per row, it cost 4
                                  bytes a row and a load per row per sweep) */
-} loam_gs_rows;
+} loam_rows;
 
 /* Solve order of the rows (color.c). Each block of particles has a region of rows (sized to its
  * need and a little more), where its particles' rows lie: first its inner rows (both particles in
@@ -101,7 +102,7 @@ typedef struct loam_coloring {
                                  warm start, so the serial colouring visits only those) */
     int32_t* list;            /* per row of a block listed anew: pair slot s, or ~s for body slot s;
                                  from the colouring to the rows' refresh only, in the rows' gap field */
-    loam_gs_rows rows;        /* the rows, in solve order */
+    loam_rows rows;        /* the rows, in solve order */
     int list_capacity;        /* entries of list and of each rows array */
     int32_t* region;          /* blocks + 1: block b's rows lie in [region[b], region[b + 1]) */
     int32_t* marks;           /* blocks * LOAM_BLOCK_MARKS: block b's first inner pair row of colour c
@@ -292,7 +293,7 @@ int loam_granular_color(loam_world* w, int keep);
 /* Pseudo-velocities that remove overlaps without adding kinetic energy (push.c). */
 void loam_granular_push(loam_world* w);
 /* Scratch of `bytes` for a stage that runs between two solves (detection, a renumbering): the
- * Gauss-Seidel rows' spare fields when they are large enough (a dense bed's always are), else memory
+ * rows' spare fields when they are large enough (a dense bed's always are), else memory
  * of its own, kept until the rows suffice. A stage asks once, for all it needs: the next call may
  * move it. NULL when out of memory (step.c). */
 void* loam_granular_spare(loam_world* w, size_t bytes);
@@ -343,7 +344,7 @@ static inline void loam_pair_normal(const float o[3], float dist, float n[3]) {
     }
 }
 
-/* Where a pair's impulse is (contacts.pair_ref): row q of the Gauss-Seidel rows (ref q), minus row
+/* Where a pair's impulse is (contacts.pair_ref): row q of the rows (ref q), minus row
  * q's (ref -2 - q: a renumbering made the old partner the owner, reorder.c), or nowhere (a new
  * contact, impulse 0). */
 enum { LOAM_REF_NONE = -1 };
@@ -364,7 +365,7 @@ static inline void loam_ref_impulse(const float* lx, const float* ly, const floa
     }
 }
 
-/* Contact normals in 16-bit fixed point (Gauss-Seidel rows): component * LOAM_NORMAL_ONE, rounded to
+/* Contact normals in 16-bit fixed point (the rows): component * LOAM_NORMAL_ONE, rounded to
  * nearest. The AVX2 kernels convert with the same operations, so both give the same bits. */
 #define LOAM_NORMAL_ONE 32767.0f
 static inline int16_t loam_normal_pack(float v) { return (int16_t)lrintf(v * LOAM_NORMAL_ONE); }

@@ -1,8 +1,8 @@
-/* The Gauss-Seidel rows (loam_gs_rows): their storage, their refresh at the start of each solve, and
+/* The contact rows (loam_rows): their storage, their refresh at the start of each solve, and
  * the way their impulses return to the contact slots. */
 #include <string.h>
 
-#include "granular/gs_rows.h"
+#include "granular/rows.h"
 #include "granular/world_internal.h"
 
 int loam_coloring_reserve(loam_coloring* k, int need) {
@@ -11,15 +11,15 @@ int loam_coloring_reserve(loam_coloring* k, int need) {
     cap = (cap + 31) & ~(size_t)31;                     /* keeps every field 64-byte aligned */
     int32_t* ri = loam_malloc(sizeof(int32_t) * cap);
     int32_t* rj = loam_malloc(sizeof(int32_t) * cap);
-    void* fields = loam_malloc(loam_gs_rows_field_bytes(cap)); /* the float and normal fields, one block */
+    void* fields = loam_malloc(loam_rows_field_bytes(cap)); /* the float and normal fields, one block */
     if (!ri || !rj || !fields) {
         loam_free(ri);
         loam_free(rj);
         loam_free(fields);
         return 0;
     }
-    loam_gs_rows* r = &k->rows;
-    float** floats[] = {&r->lx, &r->ly, &r->lz, &r->gap, &r->push}; /* impulses first: see loam_gs_rows_spare */
+    loam_rows* r = &k->rows;
+    float** floats[] = {&r->lx, &r->ly, &r->lz, &r->gap, &r->push}; /* impulses first: see loam_rows_spare */
     /* The pair refs name the old rows' impulses: they move along, at the same indices. */
     for (int a = 0; a < 3 && r->fields; ++a)
         memcpy((float*)fields + (size_t)a * cap, *floats[a], sizeof(float) * (size_t)k->rows_total);
@@ -39,24 +39,24 @@ int loam_coloring_reserve(loam_coloring* k, int need) {
     return 1;
 }
 
-void* loam_gs_rows_spare(const loam_coloring* k, size_t* bytes) {
+void* loam_rows_spare(const loam_coloring* k, size_t* bytes) {
     if (!k->rows.fields) {
         *bytes = 0;
         return NULL;
     }
-    *bytes = loam_gs_rows_field_bytes((size_t)k->list_capacity) - 3 * sizeof(float) * (size_t)k->list_capacity;
+    *bytes = loam_rows_field_bytes((size_t)k->list_capacity) - 3 * sizeof(float) * (size_t)k->list_capacity;
     return k->rows.gap;
 }
 
-static float pair_geometry(loam_gs_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst) {
+static float pair_geometry(loam_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst) {
 #ifdef LOAM_HAVE_AVX2
-    if (loam_cpu_has_avx2()) return loam_gs_pair_geometry_avx2(r, lo, hi, pos, axis, len, worst);
+    if (loam_cpu_has_avx2()) return loam_rows_geometry_avx2(r, lo, hi, pos, axis, len, worst);
 #endif
-    return loam_gs_pair_geometry(r, lo, hi, pos, axis, len, worst);
+    return loam_rows_geometry(r, lo, hi, pos, axis, len, worst);
 }
 
 /* Body row q from its slot: body contacts are few, and their slots are always current. */
-static void body_row(const loam_world* w, loam_gs_rows* r, int q) {
+static void body_row(const loam_world* w, loam_rows* r, int q) {
     const loam_contacts* c = &w->contacts;
     int s = ~r->j[q];
     const float* nd = &c->body_n[4 * (size_t)s];
@@ -98,7 +98,7 @@ static inline float from_old(const float* old, int32_t f) {
  * refresh clears anyway), as the new rows are listed in place of the old ones. */
 static void impulses_relaid(loam_world* w) {
     loam_coloring* k = &w->coloring;
-    loam_gs_rows* r = &k->rows;
+    loam_rows* r = &k->rows;
     int32_t* ref = w->contacts.pair_ref;
     float* field[3] = {r->lx, r->ly, r->lz};
     float* old = r->push;
@@ -129,7 +129,7 @@ static void impulses_relaid(loam_world* w) {
  * renumbering, which lays every region out anew). Through the region's push field, as above. */
 static void impulses_of_block(loam_world* w, int b) {
     loam_coloring* k = &w->coloring;
-    loam_gs_rows* r = &k->rows;
+    loam_rows* r = &k->rows;
     int32_t* ref = w->contacts.pair_ref;
     float* field[3] = {r->lx, r->ly, r->lz};
     int lo, hi, old_hi = k->listed_from[b];
@@ -144,7 +144,7 @@ static void impulses_of_block(loam_world* w, int b) {
 /* A block's rows without a warm start: no impulse; if listed anew, the refs name the rows. */
 static void cold_block(loam_world* w, int b, int listed) {
     loam_coloring* k = &w->coloring;
-    loam_gs_rows* r = &k->rows;
+    loam_rows* r = &k->rows;
     int lo, hi;
     block_rows(k, b, &lo, &hi);
     for (int q = lo; q < hi; ++q) {
@@ -153,9 +153,9 @@ static void cold_block(loam_world* w, int b, int listed) {
     }
 }
 
-float loam_gs_rows_gather(loam_world* w, const float* pos) {
+float loam_rows_refresh(loam_world* w, const float* pos) {
     loam_coloring* k = &w->coloring;
-    loam_gs_rows* r = &k->rows;
+    loam_rows* r = &k->rows;
     float worst = 0.0f;
     float len = w->params.periodic_hi - w->params.periodic_lo;
     int warm = w->params.warm_start && k->lambda_in_rows, axis = w->params.periodic_axis;
@@ -173,8 +173,8 @@ float loam_gs_rows_gather(loam_world* w, const float* pos) {
         const int32_t* marks = loam_block_marks(k, b);
         for (int col = 0; col < LOAM_COLOR_SLOTS; ++col)
             for (int q = marks[2 * col + 1]; q < marks[2 * col + 2]; ++q) body_row(w, r, q);
-        for (int q0 = lo; q0 < hi; q0 += LOAM_GS_CHUNK)
-            worst = pair_geometry(r, q0, q0 + LOAM_GS_CHUNK < hi ? q0 + LOAM_GS_CHUNK : hi, pos, axis, len, worst);
+        for (int q0 = lo; q0 < hi; q0 += LOAM_ROWS_CHUNK)
+            worst = pair_geometry(r, q0, q0 + LOAM_ROWS_CHUNK < hi ? q0 + LOAM_ROWS_CHUNK : hi, pos, axis, len, worst);
         if (hi > lo) memset(&r->push[lo], 0, sizeof(float) * (size_t)(hi - lo)); /* no rows at all: no fields */
     }
     k->rows_total = k->region[blocks];
@@ -186,10 +186,10 @@ float loam_gs_rows_gather(loam_world* w, const float* pos) {
 
 /* Body rows' impulses back to their slots after the solve (body wrenches read them there). Pair
  * impulses stay in the rows, where their slots' refs point. */
-void loam_gs_rows_scatter_bodies(loam_world* w) {
+void loam_rows_scatter_bodies(loam_world* w) {
     loam_contacts* c = &w->contacts;
     const loam_coloring* k = &w->coloring;
-    const loam_gs_rows* r = &k->rows;
+    const loam_rows* r = &k->rows;
 #pragma omp for schedule(static)
     for (int b = 0; b < loam_block_count(w->count); ++b) {
         const int32_t* marks = loam_block_marks(k, b);

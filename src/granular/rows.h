@@ -1,8 +1,8 @@
-/* The Gauss-Seidel sweeps' contact rows and their scalar kernels (solve_gs.c). The AVX2 kernels
- * (solve_gs_avx2.c) do the same arithmetic in the same order on 8 rows at once, so both give the
- * same bits; the scalar ones also finish each chunk's last rows there. */
-#ifndef LOAM_GRANULAR_GS_ROWS_H
-#define LOAM_GRANULAR_GS_ROWS_H
+/* The contact rows that both solvers sweep (solve.c, push.c), and their scalar kernels. The AVX2
+ * kernels (rows_avx2.c) do the same arithmetic in the same order on 8 rows at once, so both give
+ * the same bits; the scalar ones also finish each range's last rows there. */
+#ifndef LOAM_GRANULAR_ROWS_H
+#define LOAM_GRANULAR_ROWS_H
 
 #include <math.h>
 
@@ -11,40 +11,40 @@
 
 /* Rows of one range are cut into chunks with fixed boundaries, so which rows run as a vector batch
  * and which as the scalar tail never depends on the thread count. */
-enum { LOAM_GS_CHUNK = 256 };
+enum { LOAM_ROWS_CHUNK = 256 };
 
 /* Room for `need` rows in the colouring's list and rows; 0 when out of memory. */
 int loam_coloring_reserve(loam_coloring* k, int need);
 
 /* Bytes of the block that holds the rows' float and normal fields, for cap rows. */
-static inline size_t loam_gs_rows_field_bytes(size_t cap) { return cap * (5 * sizeof(float) + 3 * sizeof(int16_t)); }
+static inline size_t loam_rows_field_bytes(size_t cap) { return cap * (5 * sizeof(float) + 3 * sizeof(int16_t)); }
 
 /* The rows' memory that no stage needs between steps (gaps, pushes and normals: rewritten by every
  * refresh; the impulses stay), for rare stages to borrow (reorder.c); its size in *bytes. */
-void* loam_gs_rows_spare(const loam_coloring* k, size_t* bytes);
+void* loam_rows_spare(const loam_coloring* k, size_t* bytes);
 
-/* Refresh the rows for this step (gs_rows.c): normals and gaps from the positions (pos: x, y, z, r
+/* Refresh the rows for this step (rows.c): normals and gaps from the positions (pos: x, y, z, r
  * per particle), body contacts' from their slots. Rows that the colouring listed anew take their
  * warm-start impulses from last step's rows (the slots' refs say where, and then name the new
  * rows); kept rows hold last step's results, which are exactly the warm start. Returns the largest
  * pair overlap, m. */
-float loam_gs_rows_gather(loam_world* w, const float* pos);
+float loam_rows_refresh(loam_world* w, const float* pos);
 /* Inside a parallel region: body rows' impulses back to their slots (body wrenches read them). */
-void loam_gs_rows_scatter_bodies(loam_world* w);
+void loam_rows_scatter_bodies(loam_world* w);
 
 /* Bias of the normal target: a speculative contact (gap > 0) may close its gap in one step, an
  * overlapping one is pushed out at alpha * overlap / dt (alpha = 0 when pushes are split off). */
-static inline float loam_gs_bias(float gap, float inv_dt, float alpha) {
+static inline float loam_row_bias(float gap, float inv_dt, float alpha) {
     return gap > 0.0f ? gap * inv_dt : alpha * gap * inv_dt;
 }
 
 /* New impulse of row q for relative velocity (vx, vy, vz) and effective mass m:
  * lambda <- proj(lambda - m (v + bias n)),
  * the paper's projection onto the Coulomb cone. Stores it and writes the change to d. */
-static inline void loam_gs_row_update(loam_gs_rows* r, int q, float vx, float vy, float vz, float m, float mu,
+static inline void loam_row_update(loam_rows* r, int q, float vx, float vy, float vz, float m, float mu,
                                       float inv_dt, float alpha, float d[3]) {
     float nx = loam_normal_unpack(r->nx[q]), ny = loam_normal_unpack(r->ny[q]), nz = loam_normal_unpack(r->nz[q]);
-    float bias = loam_gs_bias(r->gap[q], inv_dt, alpha);
+    float bias = loam_row_bias(r->gap[q], inv_dt, alpha);
     float ox = r->lx[q], oy = r->ly[q], oz = r->lz[q];
     float lx = ox - m * (vx + bias * nx), ly = oy - m * (vy + bias * ny), lz = oz - m * (vz + bias * nz);
     float ln = lx * nx + ly * ny + lz * nz;
@@ -75,7 +75,7 @@ static inline void loam_gs_row_update(loam_gs_rows* r, int q, float vx, float vy
  * the effective mass come from prev: Gauss-Seidel passes sv itself (each row sees the rows before
  * it); Jacobi passes the velocities of the sweep before, with the mass-split inverse masses in .w
  * (solve_rows.c), so every row of a sweep sees the same velocities. */
-static inline float loam_gs_pair_rows(loam_gs_rows* r, int lo, int hi, float* sv, const float* prev, float mu,
+static inline float loam_rows_velocity(loam_rows* r, int lo, int hi, float* sv, const float* prev, float mu,
                                       float inv_dt, float alpha, float most) {
     for (int q = lo; q < hi; ++q) {
         float* a = &sv[4 * (size_t)r->i[q]];
@@ -84,7 +84,7 @@ static inline float loam_gs_pair_rows(loam_gs_rows* r, int lo, int hi, float* sv
         const float* pb = &prev[4 * (size_t)r->j[q]];
         float d[3];
         float wi = a[3], wj = b[3]; /* inverse masses ride along in sv.w */
-        loam_gs_row_update(r, q, pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2], r->omega / (pa[3] + pb[3]), mu, inv_dt,
+        loam_row_update(r, q, pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2], r->omega / (pa[3] + pb[3]), mu, inv_dt,
                            alpha, d);
         for (int k = 0; k < 3; ++k) {
             a[k] = a[k] + wi * d[k];
@@ -98,8 +98,8 @@ static inline float loam_gs_pair_rows(loam_gs_rows* r, int lo, int hi, float* sv
 }
 
 /* Push rows [lo, hi) of particle pairs: pseudo-impulses p >= 0 with n . (u_i - u_j) >= rate * overlap.
- * u holds (pseudo-velocity, inverse mass) per particle; prev as in loam_gs_pair_rows. */
-static inline void loam_gs_pair_pushes(loam_gs_rows* r, int lo, int hi, float* u, const float* prev, float rate) {
+ * u holds (pseudo-velocity, inverse mass) per particle; prev as in loam_rows_velocity. */
+static inline void loam_rows_push(loam_rows* r, int lo, int hi, float* u, const float* prev, float rate) {
     for (int q = lo; q < hi; ++q) {
         float gap = r->gap[q];
         if (!(gap < 0.0f)) continue;
@@ -125,7 +125,7 @@ static inline void loam_gs_pair_pushes(loam_gs_rows* r, int lo, int hi, float* u
 
 /* Warm start of rows [lo, hi): each row's impulse applied to its particles (a body row, j < 0, to
  * particle i only). */
-static inline void loam_gs_warm_rows(const loam_gs_rows* r, int lo, int hi, float* sv) {
+static inline void loam_rows_warm(const loam_rows* r, int lo, int hi, float* sv) {
     for (int q = lo; q < hi; ++q) {
         float* a = &sv[4 * (size_t)r->i[q]];
         a[0] = a[0] + a[3] * r->lx[q];
@@ -142,7 +142,7 @@ static inline void loam_gs_warm_rows(const loam_gs_rows* r, int lo, int hi, floa
 /* Normal and gap of pair rows [lo, hi) from positions (pos: x, y, z, r per particle), computed as
  * detection would (loam_pair_offset, loam_pair_normal); body rows (j < 0) are left alone. axis: the
  * periodic axis or -1, len its period. Returns the largest overlap, at least `worst`. */
-static inline float loam_gs_pair_geometry(loam_gs_rows* r, int lo, int hi, const float* pos, int axis, float len,
+static inline float loam_rows_geometry(loam_rows* r, int lo, int hi, const float* pos, int axis, float len,
                                           float worst) {
     for (int q = lo; q < hi; ++q) {
         int i = r->i[q], j = r->j[q];
@@ -167,13 +167,13 @@ static inline float loam_gs_pair_geometry(loam_gs_rows* r, int lo, int hi, const
 }
 
 #ifdef LOAM_HAVE_AVX2
-/* The same kernels, 8 rows at a time (solve_gs_avx2.c); only call when the CPU has AVX2. The warm
+/* The same kernels, 8 rows at a time (rows_avx2.c); only call when the CPU has AVX2. The warm
  * start takes pair rows only. */
-float loam_gs_pair_rows_avx2(loam_gs_rows* r, int lo, int hi, float* sv, const float* prev, float mu, float inv_dt,
+float loam_rows_velocity_avx2(loam_rows* r, int lo, int hi, float* sv, const float* prev, float mu, float inv_dt,
                              float alpha, float most);
-void loam_gs_pair_pushes_avx2(loam_gs_rows* r, int lo, int hi, float* u, const float* prev, float rate);
-float loam_gs_pair_geometry_avx2(loam_gs_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst);
-void loam_gs_pair_warm_avx2(const loam_gs_rows* r, int lo, int hi, float* sv);
+void loam_rows_push_avx2(loam_rows* r, int lo, int hi, float* u, const float* prev, float rate);
+float loam_rows_geometry_avx2(loam_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst);
+void loam_rows_warm_avx2(const loam_rows* r, int lo, int hi, float* sv);
 #endif
 
 #endif

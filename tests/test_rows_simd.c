@@ -1,11 +1,11 @@
 /* The AVX2 row kernels (Gauss-Seidel and Jacobi sweeps, warm start, pushes, row geometry) give the same bits as the scalar ones
- * (gs_rows.h), and the AVX2 neighbour-candidate test keeps the same candidates as the scalar one
+ * (rows.h), and the AVX2 neighbour-candidate test keeps the same candidates as the scalar one
  * (reach.h), so a result does not depend on the CPU it ran on. Rows of one colour with random normals, gaps (speculative and
  * overlapping), warm impulses, masses and velocities, in sticking and sliding regimes. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "granular/gs_rows.h"
+#include "granular/rows.h"
 #include "granular/reach.h"
 #include "test_util.h"
 
@@ -32,7 +32,7 @@ static void snapshot(problem* p, unsigned* seed) {
     }
 }
 
-static void view(problem* p, loam_gs_rows* r) {
+static void view(problem* p, loam_rows* r) {
     r->i = p->i;
     r->j = p->j;
     r->nx = p->n[0];
@@ -126,13 +126,13 @@ int main(void) {
         float speed = seed % 4 == 0 ? 1.0f : 0.01f; /* fast: most rows slide; slow: most stick */
         make(&a, seed, speed);
         b = a;
-        loam_gs_rows ra, rb;
+        loam_rows ra, rb;
         view(&a, &ra);
         view(&b, &rb);
         float mu = seed % 5 == 0 ? 0.0f : 0.5f, alpha = seed % 2 ? 0.0f : 0.2f;
         for (int sweep = 0; sweep < 3; ++sweep) {
-            float ma = loam_gs_pair_rows(&ra, 0, ROWS, a.v, a.v, mu, 1000.0f, alpha, 0.0f);
-            float mb = loam_gs_pair_rows_avx2(&rb, 0, ROWS, b.v, b.v, mu, 1000.0f, alpha, 0.0f);
+            float ma = loam_rows_velocity(&ra, 0, ROWS, a.v, a.v, mu, 1000.0f, alpha, 0.0f);
+            float mb = loam_rows_velocity_avx2(&rb, 0, ROWS, b.v, b.v, mu, 1000.0f, alpha, 0.0f);
             CHECK(memcmp(&ma, &mb, sizeof ma) == 0, "seed %u sweep %d: largest change %g vs %g", seed, sweep, ma, mb);
         }
         CHECK(memcmp(&a, &b, sizeof a) == 0, "seed %u: Gauss-Seidel sweeps differ", seed);
@@ -140,28 +140,28 @@ int main(void) {
         for (int sweep = 0; sweep < 3; ++sweep) {
             snapshot(&a, &split);
             memcpy(b.prev, a.prev, sizeof a.prev);
-            float ma = loam_gs_pair_rows(&ra, 0, ROWS, a.v, a.prev, mu, 1000.0f, alpha, 0.0f);
-            float mb = loam_gs_pair_rows_avx2(&rb, 0, ROWS, b.v, b.prev, mu, 1000.0f, alpha, 0.0f);
+            float ma = loam_rows_velocity(&ra, 0, ROWS, a.v, a.prev, mu, 1000.0f, alpha, 0.0f);
+            float mb = loam_rows_velocity_avx2(&rb, 0, ROWS, b.v, b.prev, mu, 1000.0f, alpha, 0.0f);
             CHECK(memcmp(&ma, &mb, sizeof ma) == 0, "seed %u Jacobi sweep %d: largest change %g vs %g", seed, sweep, ma, mb);
         }
         CHECK(memcmp(&a, &b, sizeof a) == 0, "seed %u: Jacobi sweeps differ", seed);
         /* The warm start, from the impulses the sweeps left in the rows. */
-        loam_gs_warm_rows(&ra, 0, ROWS, a.v);
-        loam_gs_pair_warm_avx2(&rb, 0, ROWS, b.v);
+        loam_rows_warm(&ra, 0, ROWS, a.v);
+        loam_rows_warm_avx2(&rb, 0, ROWS, b.v);
         CHECK(memcmp(&a, &b, sizeof a) == 0, "seed %u: warm starts differ", seed);
         for (int k = 0; k < PARTICLES; ++k) a.v[4 * k] = a.v[4 * k + 1] = a.v[4 * k + 2] = 0.0f; /* push from rest */
         b = a;
         view(&b, &rb);
         for (int sweep = 0; sweep < 2; ++sweep) {
-            loam_gs_pair_pushes(&ra, 0, ROWS, a.v, a.v, 200.0f);
-            loam_gs_pair_pushes_avx2(&rb, 0, ROWS, b.v, b.v, 200.0f);
+            loam_rows_push(&ra, 0, ROWS, a.v, a.v, 200.0f);
+            loam_rows_push_avx2(&rb, 0, ROWS, b.v, b.v, 200.0f);
         }
         CHECK(memcmp(&a, &b, sizeof a) == 0, "seed %u: Gauss-Seidel push sweeps differ", seed);
         for (int sweep = 0; sweep < 2; ++sweep) {
             snapshot(&a, &split);
             memcpy(b.prev, a.prev, sizeof a.prev);
-            loam_gs_pair_pushes(&ra, 0, ROWS, a.v, a.prev, 200.0f);
-            loam_gs_pair_pushes_avx2(&rb, 0, ROWS, b.v, b.prev, 200.0f);
+            loam_rows_push(&ra, 0, ROWS, a.v, a.prev, 200.0f);
+            loam_rows_push_avx2(&rb, 0, ROWS, b.v, b.prev, 200.0f);
         }
         CHECK(memcmp(&a, &b, sizeof a) == 0, "seed %u: Jacobi push sweeps differ", seed);
         /* Geometry from positions, with body rows (j < 0) mixed in and a periodic axis. */
@@ -174,8 +174,8 @@ int main(void) {
         if (seed % 3 == 0) a.v[4 * a.i[1]] = a.v[4 * a.j[1]]; /* coincident in x */
         b = a;
         int axis = (int)(seed % 4) - 1; /* -1: none */
-        float wa = loam_gs_pair_geometry(&ra, 0, ROWS, a.v, axis, 0.015f, 0.0f);
-        float wb = loam_gs_pair_geometry_avx2(&rb, 0, ROWS, b.v, axis, 0.015f, 0.0f);
+        float wa = loam_rows_geometry(&ra, 0, ROWS, a.v, axis, 0.015f, 0.0f);
+        float wb = loam_rows_geometry_avx2(&rb, 0, ROWS, b.v, axis, 0.015f, 0.0f);
         CHECK(wa == wb && wa > 0.0f, "seed %u: largest overlap %g vs %g", seed, wa, wb);
         CHECK(memcmp(&a, &b, sizeof a) == 0, "seed %u: geometry differs", seed);
         /* The comparison must see real work: impulses and pushes changed. */

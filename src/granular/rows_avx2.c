@@ -1,13 +1,13 @@
-/* AVX2 versions of the Gauss-Seidel pair kernels in gs_rows.h: 8 rows of one colour per batch.
+/* AVX2 versions of the pair kernels in rows.h: 8 rows of one colour per batch.
  * Rows of a colour share no particle, so a batch loads its 16 particles' (velocity, inverse mass)
  * records, updates all 8 rows, and stores them back without any two lanes touching one record.
  * Every operation is the scalar kernel's, in its order, with no fused multiply-add (the build uses
  * -ffp-contract=off), and IEEE division and square root are exact in both, so the bits match the
- * scalar path; tests/test_gs_simd.c checks it. This file is compiled with -mavx2 and only called
+ * scalar path; tests/test_rows_simd.c checks it. This file is compiled with -mavx2 and only called
  * after a run-time check of the CPU. */
 #include <immintrin.h>
 
-#include "granular/gs_rows.h"
+#include "granular/rows.h"
 
 /* (x, y, z, w) records of 8 particles, as four 8-wide vectors. */
 static inline void load8(const float* base, const int32_t* idx, __m256* x, __m256* y, __m256* z, __m256* w) {
@@ -70,7 +70,7 @@ static inline void store_normal8(int16_t* p, __m256 v, __m256i keep) {
 
 /* Relative velocity and effective mass read from prev: the same records as sv's for Gauss-Seidel
  * (jacobi = 0: no second load), the sweep before's with mass-split masses for Jacobi. */
-static inline __attribute__((always_inline)) float pair_rows(loam_gs_rows* r, int lo, int hi, float* sv,
+static inline __attribute__((always_inline)) float pair_rows(loam_rows* r, int lo, int hi, float* sv,
                                                              const float* prev, int jacobi, float mu, float inv_dt,
                                                              float alpha, float most) {
     const __m256 zero = _mm256_setzero_ps(), vmu = _mm256_set1_ps(mu), vinv = _mm256_set1_ps(inv_dt);
@@ -90,7 +90,7 @@ static inline __attribute__((always_inline)) float pair_rows(loam_gs_rows* r, in
         __m256 nx = load_normal8(&r->nx[q]), ny = load_normal8(&r->ny[q]), nz = load_normal8(&r->nz[q]);
         __m256 m = _mm256_div_ps(vomega, ADD(si, sj)), gap = _mm256_loadu_ps(&r->gap[q]);
         __m256 ox = _mm256_loadu_ps(&r->lx[q]), oy = _mm256_loadu_ps(&r->ly[q]), oz = _mm256_loadu_ps(&r->lz[q]);
-        /* loam_gs_bias */
+        /* loam_row_bias */
         __m256 bias = _mm256_blendv_ps(MUL(MUL(valpha, gap), vinv), MUL(gap, vinv), _mm256_cmp_ps(gap, zero, _CMP_GT_OQ));
         __m256 lx = SUB(ox, MUL(m, ADD(SUB(pax, pbx), MUL(bias, nx))));
         __m256 ly = SUB(oy, MUL(m, ADD(SUB(pay, pby), MUL(bias, ny))));
@@ -122,16 +122,16 @@ static inline __attribute__((always_inline)) float pair_rows(loam_gs_rows* r, in
     float lanes[8];
     _mm256_storeu_ps(lanes, vmost);
     for (int k = 0; k < 8; ++k) most = lanes[k] > most ? lanes[k] : most;
-    return loam_gs_pair_rows(r, q, hi, sv, prev, mu, inv_dt, alpha, most);
+    return loam_rows_velocity(r, q, hi, sv, prev, mu, inv_dt, alpha, most);
 }
 
-float loam_gs_pair_rows_avx2(loam_gs_rows* r, int lo, int hi, float* sv, const float* prev, float mu, float inv_dt,
+float loam_rows_velocity_avx2(loam_rows* r, int lo, int hi, float* sv, const float* prev, float mu, float inv_dt,
                              float alpha, float most) {
     if (prev == sv) return pair_rows(r, lo, hi, sv, sv, 0, mu, inv_dt, alpha, most);
     return pair_rows(r, lo, hi, sv, prev, 1, mu, inv_dt, alpha, most);
 }
 
-static inline __attribute__((always_inline)) void pair_pushes(loam_gs_rows* r, int lo, int hi, float* u,
+static inline __attribute__((always_inline)) void pair_pushes(loam_rows* r, int lo, int hi, float* u,
                                                               const float* prev, int jacobi, float rate) {
     const __m256 zero = _mm256_setzero_ps(), vrate = _mm256_set1_ps(rate), vomega = _mm256_set1_ps(r->omega);
     int q = lo;
@@ -163,15 +163,15 @@ static inline __attribute__((always_inline)) void pair_pushes(loam_gs_rows* r, i
         store8(u, &r->j[q], _mm256_blendv_ps(bx, SUB(bx, MUL(dj, nx)), active),
                _mm256_blendv_ps(by, SUB(by, MUL(dj, ny)), active), _mm256_blendv_ps(bz, SUB(bz, MUL(dj, nz)), active), wj);
     }
-    loam_gs_pair_pushes(r, q, hi, u, prev, rate);
+    loam_rows_push(r, q, hi, u, prev, rate);
 }
 
-void loam_gs_pair_pushes_avx2(loam_gs_rows* r, int lo, int hi, float* u, const float* prev, float rate) {
+void loam_rows_push_avx2(loam_rows* r, int lo, int hi, float* u, const float* prev, float rate) {
     if (prev == u) pair_pushes(r, lo, hi, u, u, 0, rate);
     else pair_pushes(r, lo, hi, u, prev, 1, rate);
 }
 
-float loam_gs_pair_geometry_avx2(loam_gs_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst) {
+float loam_rows_geometry_avx2(loam_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst) {
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), vlen = _mm256_set1_ps(len);
     const __m256 half = _mm256_set1_ps(0.5f * len), mhalf = _mm256_set1_ps(-0.5f * len);
     __m256 vworst = _mm256_set1_ps(worst);
@@ -209,10 +209,10 @@ float loam_gs_pair_geometry_avx2(loam_gs_rows* r, int lo, int hi, const float* p
     float lanes[8];
     _mm256_storeu_ps(lanes, vworst);
     for (int k = 0; k < 8; ++k) worst = lanes[k] > worst ? lanes[k] : worst;
-    return loam_gs_pair_geometry(r, q, hi, pos, axis, len, worst);
+    return loam_rows_geometry(r, q, hi, pos, axis, len, worst);
 }
 
-void loam_gs_pair_warm_avx2(const loam_gs_rows* r, int lo, int hi, float* sv) {
+void loam_rows_warm_avx2(const loam_rows* r, int lo, int hi, float* sv) {
     int q = lo;
     for (; q + 8 <= hi; q += 8) {
         __m256 ax, ay, az, wi, bx, by, bz, wj;
@@ -222,5 +222,5 @@ void loam_gs_pair_warm_avx2(const loam_gs_rows* r, int lo, int hi, float* sv) {
         store8(sv, &r->i[q], ADD(ax, MUL(wi, lx)), ADD(ay, MUL(wi, ly)), ADD(az, MUL(wi, lz)), wi);
         store8(sv, &r->j[q], SUB(bx, MUL(wj, lx)), SUB(by, MUL(wj, ly)), SUB(bz, MUL(wj, lz)), wj);
     }
-    loam_gs_warm_rows(r, q, hi, sv);
+    loam_rows_warm(r, q, hi, sv);
 }
