@@ -148,6 +148,7 @@ class StepStats(C.Structure):
         ("list_rebuilt", C.c_int),
         ("list_builds", C.c_longlong),
         ("recolored", C.c_int),
+        ("blocks_relisted", C.c_int),
         ("time_detect", C.c_double),
         ("time_color", C.c_double),
         ("time_solve", C.c_double),

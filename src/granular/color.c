@@ -113,12 +113,12 @@ static void list_block(loam_world* w, int b, int32_t fill[KINDS][SLOTS_OF_COLORS
     }
 }
 
-/* Blocks by inner rows, most first; ties by index, so the order is a function of the counts. */
 static int inner_rows(const loam_coloring* k, int b) {
     const int32_t* marks = loam_block_marks(k, b);
     return marks[2 * SLOTS_OF_COLORS] - marks[0];
 }
 
+/* Blocks by inner rows, most first; ties by index, so the order is a function of the counts. */
 static void order_blocks(loam_coloring* k, int blocks) {
     int32_t* order = k->block_order;
     for (int b = 0; b < blocks; ++b) {
@@ -132,8 +132,8 @@ static void order_blocks(loam_coloring* k, int blocks) {
     }
 }
 
-/* Relist only the blocks whose contacts changed, in their regions; 0 when one no longer fits (its
- * rows are then listed anew but not placed: the caller lays every region out anew). A block whose
+/* Relist only the blocks whose contacts changed, in their regions; 0 when one no longer fits (the
+ * caller then lays every region out anew and lists every block). A block whose
  * contacts are last step's, slot for slot, has the same rows: the same particles, and its pairs'
  * impulses in place (its slots' refs name them). */
 static int relist_changed(loam_world* w, int blocks) {
@@ -186,6 +186,47 @@ static int relay_all(loam_world* w, int blocks) {
     return 1;
 }
 
+/* Ranges of at most LOAM_ROWS_CHUNK rows cut from [lo, hi), appended at *at (when out is not NULL). */
+static int cut(int32_t lo, int32_t hi, int32_t* out, int at) {
+    for (int32_t q = lo; q < hi; q += LOAM_ROWS_CHUNK, ++at)
+        if (out) {
+            out[2 * at] = q;
+            out[2 * at + 1] = q + LOAM_ROWS_CHUNK < hi ? q + LOAM_ROWS_CHUNK : hi;
+        }
+    return at;
+}
+
+/* The task ranges of loam_coloring (tasks == NULL: only count them). */
+static int cut_tasks(loam_coloring* k, int blocks, int32_t* tasks) {
+    int at = 0;
+    k->task_mark[0] = 0;
+    for (int b = 0; b < blocks; ++b) at = cut(k->region[b], loam_block_marks(k, b)[3 * SLOTS_OF_COLORS], tasks, at);
+    for (int col = 0; col < SLOTS_OF_COLORS; ++col) {
+        k->task_mark[col + 1] = at;
+        for (int b = 0; b < blocks; ++b) {
+            const int32_t* marks = loam_block_marks(k, b);
+            at = cut(marks[2 * SLOTS_OF_COLORS + col], marks[2 * SLOTS_OF_COLORS + col + 1], tasks, at);
+        }
+    }
+    k->task_mark[SLOTS_OF_COLORS + 1] = at;
+    return at;
+}
+
+/* Room for the tasks (grown rarely, by a quarter more than needed), then the tasks. */
+static int make_tasks(loam_coloring* k, int blocks) {
+    int need = cut_tasks(k, blocks, NULL);
+    if (need > k->task_capacity) {
+        int cap = need + need / 4 + 64;
+        int32_t* tasks = loam_malloc(sizeof(int32_t) * 2 * (size_t)cap);
+        if (!tasks) return 0;
+        loam_free(k->tasks);
+        k->tasks = tasks;
+        k->task_capacity = cap;
+    }
+    cut_tasks(k, blocks, k->tasks);
+    return 1;
+}
+
 int loam_granular_color(loam_world* w, int keep) {
     loam_contacts* c = &w->contacts;
     loam_coloring* k = &w->coloring;
@@ -214,5 +255,5 @@ int loam_granular_color(loam_world* w, int keep) {
             if (marks[2 * SLOTS_OF_COLORS + col + 1] > marks[2 * SLOTS_OF_COLORS + col] && col + 1 > k->colors) k->colors = col + 1;
         k->crossing += marks[3 * SLOTS_OF_COLORS] - marks[2 * SLOTS_OF_COLORS];
     }
-    return 1;
+    return make_tasks(k, blocks);
 }

@@ -24,14 +24,12 @@ static float sweep_block(const loam_row_pass* p, int b, float most) {
     return most;
 }
 
-/* Crossing rows of colour col of every block, in block order (rows of one colour share no
- * particle, so the order changes no bit; the serial colour's may, and keep this order). */
-static float sweep_color(const loam_row_pass* p, int col, int blocks, float most) {
-    for (int b = 0; b < blocks; ++b) {
-        const int32_t* marks = loam_block_marks(&p->w->coloring, b);
-        int lo = marks[2 * LOAM_COLOR_SLOTS + col], hi = marks[2 * LOAM_COLOR_SLOTS + col + 1];
-        if (hi > lo) most = p->pairs(p, lo, hi, col < LOAM_MAX_COLORS, most);
-    }
+/* Crossing rows of colour col, block after block (rows of one colour share no particle, so the
+ * order changes no bit; the serial colour's may, and keep this order), on the calling thread. */
+static float sweep_color(const loam_row_pass* p, int col, float most) {
+    const loam_coloring* k = &p->w->coloring;
+    for (int t = k->task_mark[col + 1]; t < k->task_mark[col + 2]; ++t)
+        most = p->pairs(p, k->tasks[2 * t], k->tasks[2 * t + 1], col < LOAM_MAX_COLORS, most);
     return most;
 }
 
@@ -43,22 +41,18 @@ float loam_row_sweep(const loam_row_pass* p) {
     for (int b = 0; b < blocks; ++b) mine = sweep_block(p, k->block_order[b], mine);
     if (crossing_serial(k)) {
 #pragma omp single
-        for (int col = 0; col < k->colors; ++col) mine = sweep_color(p, col, blocks, mine);
+        for (int col = 0; col < k->colors; ++col) mine = sweep_color(p, col, mine);
         return mine;
     }
     for (int col = 0; col < k->colors; ++col) {
         if (col == LOAM_MAX_COLORS) {
 #pragma omp single
-            mine = sweep_color(p, col, blocks, mine);
+            mine = sweep_color(p, col, mine);
             continue;
         }
-        /* A colour's rows are spread over the blocks: each block's share is a task. */
-#pragma omp for schedule(dynamic, 1)
-        for (int b = 0; b < blocks; ++b) {
-            const int32_t* marks = loam_block_marks(k, b);
-            int lo = marks[2 * LOAM_COLOR_SLOTS + col], hi = marks[2 * LOAM_COLOR_SLOTS + col + 1];
-            if (hi > lo) mine = p->pairs(p, lo, hi, 1, mine);
-        }
+#pragma omp for schedule(static)
+        for (int t = k->task_mark[col + 1]; t < k->task_mark[col + 2]; ++t)
+            mine = p->pairs(p, k->tasks[2 * t], k->tasks[2 * t + 1], 1, mine);
     }
     return mine;
 }

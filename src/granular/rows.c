@@ -164,18 +164,25 @@ float loam_rows_refresh(loam_world* w, const float* pos) {
     /* Where this step's warm start is: in the rows already (a block whose rows were kept), in last
      * step's rows (a block listed anew: its refs say where), or nowhere. */
     if (warm && k->relaid) impulses_relaid(w);
-#pragma omp parallel for schedule(dynamic, 1) reduction(max : worst)
-    for (int b = 0; b < blocks; ++b) {
-        int listed = k->listed_from[b] >= 0, lo, hi;
-        if (!warm) cold_block(w, b, listed);
-        else if (listed && !k->relaid) impulses_of_block(w, b);
-        block_rows(k, b, &lo, &hi);
-        const int32_t* marks = loam_block_marks(k, b);
-        for (int col = 0; col < LOAM_COLOR_SLOTS; ++col)
-            for (int q = marks[2 * col + 1]; q < marks[2 * col + 2]; ++q) body_row(w, r, q);
-        for (int q0 = lo; q0 < hi; q0 += LOAM_ROWS_CHUNK)
-            worst = pair_geometry(r, q0, q0 + LOAM_ROWS_CHUNK < hi ? q0 + LOAM_ROWS_CHUNK : hi, pos, axis, len, worst);
-        if (hi > lo) memset(&r->push[lo], 0, sizeof(float) * (size_t)(hi - lo)); /* no rows at all: no fields */
+#pragma omp parallel reduction(max : worst)
+    {
+        /* The warm start and body rows by block (the list in the gap field is read here), */
+#pragma omp for schedule(dynamic, 1)
+        for (int b = 0; b < blocks; ++b) {
+            int listed = k->listed_from[b] >= 0;
+            if (!warm) cold_block(w, b, listed);
+            else if (listed && !k->relaid) impulses_of_block(w, b);
+            const int32_t* marks = loam_block_marks(k, b);
+            for (int col = 0; col < LOAM_COLOR_SLOTS; ++col)
+                for (int q = marks[2 * col + 1]; q < marks[2 * col + 2]; ++q) body_row(w, r, q);
+        }
+        /* then the pairs' geometry over every row in use, in even shares. */
+#pragma omp for schedule(static)
+        for (int t = k->task_mark[0]; t < k->task_mark[1]; ++t) {
+            int lo = k->tasks[2 * t], hi = k->tasks[2 * t + 1];
+            worst = pair_geometry(r, lo, hi, pos, axis, len, worst);
+            memset(&r->push[lo], 0, sizeof(float) * (size_t)(hi - lo));
+        }
     }
     k->rows_total = k->region[blocks];
     /* Until the next colouring, the rows are kept as they are. */

@@ -84,6 +84,7 @@ static void scratch_free(loam_world* w) {
     loam_free(w->coloring.region);
     loam_free(w->coloring.listed_from);
     loam_free(w->coloring.marks);
+    loam_free(w->coloring.tasks);
     loam_free(w->coloring.block_order);
     loam_free(w->coloring.fresh);
     loam_free(w->coloring.rows.i);

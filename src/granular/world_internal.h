@@ -116,6 +116,14 @@ typedef struct loam_coloring {
                                  any old row */
     int colors;               /* crossing colours in use (the last may be the serial one) */
     int crossing;             /* crossing rows in all */
+    int32_t* tasks;           /* (first, end) row ranges of at most LOAM_ROWS_CHUNK rows, cut from
+                                 each block's range from its start (so where a range ends does not
+                                 depend on threads): the rows in use, block after block, at
+                                 [task_mark[0], task_mark[1]); the crossing rows of colour c at
+                                 [task_mark[c + 1], task_mark[c + 2]). Threads share them in static
+                                 shares: even work, where blocks differ */
+    int task_mark[LOAM_COLOR_SLOTS + 2];
+    int task_capacity;        /* ranges the tasks array holds */
     int32_t* block_order;     /* blocks: heaviest inner-row count first, the order threads take
                                  blocks in (the longest first, so no thread is left with a big
                                  one at the end) */
