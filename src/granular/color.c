@@ -172,7 +172,12 @@ static int relay_all(loam_world* w, int blocks) {
         k->region[b] = (int32_t)at;
         at += need[b] + need[b] / 256 + (need[b] > 0 ? 8 : 0);
     }
-    if (at > INT32_MAX / 2 || !loam_coloring_reserve(k, (int)at)) return 0;
+    /* Room for the spare memory too (loam_granular_spare): rows that a layout does not use are never
+     * touched, and the spare in them saves a block of its own beside them (its peak was the
+     * column's). */
+    size_t spare_rows = w->spare_asked / (loam_rows_field_bytes(1) - 3 * sizeof(float)) + 1;
+    long long room = at > (long long)spare_rows ? at : (long long)spare_rows;
+    if (room > INT32_MAX / 2 || !loam_coloring_reserve(k, (int)room)) return 0;
     k->region[blocks] = (int32_t)at;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int b = 0; b < blocks; ++b) {

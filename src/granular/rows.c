@@ -20,11 +20,18 @@ int loam_coloring_reserve(loam_coloring* k, int need) {
     }
     loam_rows* r = &k->rows;
     float** floats[] = {&r->lx, &r->ly, &r->lz, &r->gap, &r->push}; /* impulses first: see loam_rows_spare */
-    /* The pair refs name the old rows' impulses: they move along, at the same indices. */
-    for (int a = 0; a < 3 && r->fields; ++a)
-        memcpy((float*)fields + (size_t)a * cap, *floats[a], sizeof(float) * (size_t)k->rows_total);
+    /* The pair refs name the old rows' impulses: they move along, at the same indices. Nothing else
+     * in the old rows is kept (a growth comes before every row is listed anew), and it goes first,
+     * then each impulse field once copied, so the rows are never resident twice (such a moment was
+     * the column's peak). */
     loam_free(r->i);
     loam_free(r->j);
+    size_t old_cap = (size_t)k->list_capacity, field = sizeof(float) * old_cap;
+    loam_release(r->fields, 3 * field, loam_rows_field_bytes(old_cap));
+    for (int a = 0; a < 3 && r->fields; ++a) {
+        memcpy((float*)fields + (size_t)a * cap, *floats[a], sizeof(float) * (size_t)k->rows_total);
+        loam_release(r->fields, (size_t)a * field, (size_t)(a + 1) * field);
+    }
     loam_free(r->fields);
     r->i = ri;
     r->j = rj;

@@ -13,7 +13,9 @@
  * and which as the scalar tail never depends on the thread count. */
 enum { LOAM_ROWS_CHUNK = 256 };
 
-/* Room for `need` rows in the colouring's list and rows; 0 when out of memory. */
+/* Room for `need` rows in the colouring's list and rows, for a layout that lists every row anew
+ * (color.c): the impulses stay at their indices (the refs name them), nothing else of the old rows
+ * is kept. 0 when out of memory (the rows are then as they were). */
 int loam_coloring_reserve(loam_coloring* k, int need);
 
 /* Bytes of the block that holds the rows' float and normal fields, for cap rows. */

@@ -82,6 +82,7 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
 
 void* loam_granular_spare(loam_world* w, size_t bytes) {
     size_t have;
+    if (bytes > w->spare_asked) w->spare_asked = bytes;
     void* rows = loam_rows_spare(&w->coloring, &have);
     if (rows && bytes <= have) {
         loam_free(w->spare); /* the rows have grown enough: give it back */

@@ -95,7 +95,7 @@ static void scratch_free(loam_world* w) {
     w->sv_prev = NULL;
     loam_free(w->spare);
     w->spare = NULL;
-    w->spare_bytes = 0;
+    w->spare_bytes = w->spare_asked = 0;
     w->vel_pack = NULL;
     loam_free(w->contact_total);
     loam_free(w->calm);

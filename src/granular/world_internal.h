@@ -255,6 +255,8 @@ struct loam_world {
                                  (in loam_granular_spare) */
     void* spare;              /* loam_granular_spare's own memory when the rows' is too small */
     size_t spare_bytes;
+    size_t spare_asked;       /* the most loam_granular_spare was asked for: the rows are laid out with
+                                 room for it (color.c), so it stays in their spare fields */
     int32_t* contact_total;   /* n: contacts of each particle (Jacobi: counted every step by the
                                  solve's warm start, its mass splitting needs them; Gauss-Seidel:
                                  by loam_contacts_count, only when loam_world_particles asks) */
