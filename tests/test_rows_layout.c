@@ -60,10 +60,10 @@ static int check_layout(const loam_world* w, int step) {
                 int inner = j / LOAM_BLOCK == b;
                 int lo = inner ? marks[2 * col] : marks[2 * LOAM_COLOR_SLOTS + col];
                 int hi = inner ? marks[2 * col + 1] : marks[2 * LOAM_COLOR_SLOTS + col + 1];
-                int ok = q >= lo && q < hi && r->i[q] == i && r->j[q] == j && !seen[q];
+                int ok = q >= lo && q < hi && b * LOAM_BLOCK + r->i[q] == i && r->j[q] == j && !seen[q];
                 if (!ok && bad++ < 3)
                     fprintf(stderr, "step %d: pair (%d, %d) colour %d: ref %d (group [%d, %d)) holds (%d, %d)\n", step, i,
-                            j, col, q, lo, hi, q >= 0 ? r->i[q] : -1, q >= 0 ? r->j[q] : -1);
+                            j, col, q, lo, hi, q >= 0 ? b * LOAM_BLOCK + r->i[q] : -1, q >= 0 ? r->j[q] : -1);
                 if (q >= 0) seen[q] = 1;
             }
         }

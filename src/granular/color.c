@@ -101,13 +101,13 @@ static void list_block(loam_world* w, int b, int32_t fill[KINDS][SLOTS_OF_COLORS
             int j = c->pair_j[s];
             int q = fill[j / LOAM_BLOCK == b ? INNER_PAIRS : CROSSING][c->pair_color[s]]++;
             k->list[q] = s;
-            k->rows.i[q] = i;
+            k->rows.i[q] = (uint16_t)(i - b * LOAM_BLOCK);
             k->rows.j[q] = j;
         }
         for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) {
             int q = fill[INNER_BODIES][c->body_color[s]]++;
             k->list[q] = ~s;
-            k->rows.i[q] = i;
+            k->rows.i[q] = (uint16_t)(i - b * LOAM_BLOCK);
             k->rows.j[q] = ~s;
         }
     }
@@ -191,12 +191,14 @@ static int relay_all(loam_world* w, int blocks) {
     return 1;
 }
 
-/* Ranges of at most LOAM_ROWS_CHUNK rows cut from [lo, hi), appended at *at (when out is not NULL). */
-static int cut(int32_t lo, int32_t hi, int32_t* out, int at) {
+/* Ranges of at most LOAM_ROWS_CHUNK rows cut from block b's rows [lo, hi), appended at *at (when
+ * out is not NULL). */
+static int cut(int32_t lo, int32_t hi, int b, int32_t* out, int at) {
     for (int32_t q = lo; q < hi; q += LOAM_ROWS_CHUNK, ++at)
         if (out) {
-            out[2 * at] = q;
-            out[2 * at + 1] = q + LOAM_ROWS_CHUNK < hi ? q + LOAM_ROWS_CHUNK : hi;
+            out[3 * at] = q;
+            out[3 * at + 1] = q + LOAM_ROWS_CHUNK < hi ? q + LOAM_ROWS_CHUNK : hi;
+            out[3 * at + 2] = b;
         }
     return at;
 }
@@ -205,12 +207,12 @@ static int cut(int32_t lo, int32_t hi, int32_t* out, int at) {
 static int cut_tasks(loam_coloring* k, int blocks, int32_t* tasks) {
     int at = 0;
     k->task_mark[0] = 0;
-    for (int b = 0; b < blocks; ++b) at = cut(k->region[b], loam_block_marks(k, b)[3 * SLOTS_OF_COLORS], tasks, at);
+    for (int b = 0; b < blocks; ++b) at = cut(k->region[b], loam_block_marks(k, b)[3 * SLOTS_OF_COLORS], b, tasks, at);
     for (int col = 0; col < SLOTS_OF_COLORS; ++col) {
         k->task_mark[col + 1] = at;
         for (int b = 0; b < blocks; ++b) {
             const int32_t* marks = loam_block_marks(k, b);
-            at = cut(marks[2 * SLOTS_OF_COLORS + col], marks[2 * SLOTS_OF_COLORS + col + 1], tasks, at);
+            at = cut(marks[2 * SLOTS_OF_COLORS + col], marks[2 * SLOTS_OF_COLORS + col + 1], b, tasks, at);
         }
     }
     k->task_mark[SLOTS_OF_COLORS + 1] = at;
@@ -222,7 +224,7 @@ static int make_tasks(loam_coloring* k, int blocks) {
     int need = cut_tasks(k, blocks, NULL);
     if (need > k->task_capacity) {
         int cap = need + need / 4 + 64;
-        int32_t* tasks = loam_malloc(sizeof(int32_t) * 2 * (size_t)cap);
+        int32_t* tasks = loam_malloc(sizeof(int32_t) * 3 * (size_t)cap);
         if (!tasks) return 0;
         loam_free(k->tasks);
         k->tasks = tasks;

@@ -14,14 +14,15 @@
 #include "granular/world_internal.h"
 
 /* Push rows [lo, hi) of body contacts (see loam_rows_push). */
-static float body_pushes(const loam_row_pass* pass, int lo, int hi, float most) {
+static float body_pushes(const loam_row_pass* pass, int lo, int hi, int b, float most) {
     loam_rows* r = &pass->w->coloring.rows;
     float rate = pass->alpha;
+    size_t base = (size_t)b * LOAM_BLOCK;
     for (int q = lo; q < hi; ++q) {
         float gap = r->gap[q];
         if (!(gap < 0.0f)) continue;
-        float* a = &pass->sv[4 * (size_t)r->i[q]];
-        const float* pa = &pass->prev[4 * (size_t)r->i[q]];
+        float* a = &pass->sv[4 * (base + r->i[q])];
+        const float* pa = &pass->prev[4 * (base + r->i[q])];
         float nx = loam_normal_unpack(r->nx[q]), ny = loam_normal_unpack(r->ny[q]), nz = loam_normal_unpack(r->nz[q]);
         float un = nx * pa[0] + ny * pa[1] + nz * pa[2];
         float p = r->push[q] - r->omega / pa[3] * (un + rate * gap);
@@ -35,16 +36,16 @@ static float body_pushes(const loam_row_pass* pass, int lo, int hi, float most) 
     return most;
 }
 
-static float pair_pushes(const loam_row_pass* p, int lo, int hi, int colored, float most) {
+static float pair_pushes(const loam_row_pass* p, int lo, int hi, int b, int colored, float most) {
     loam_rows* r = &p->w->coloring.rows;
 #ifdef LOAM_HAVE_AVX2
     if (colored && loam_cpu_has_avx2()) {
-        loam_rows_push_avx2(r, lo, hi, p->sv, p->prev, p->alpha);
+        loam_rows_push_avx2(r, lo, hi, b * LOAM_BLOCK, p->sv, p->prev, p->alpha);
         return most;
     }
 #endif
     (void)colored;
-    loam_rows_push(r, lo, hi, p->sv, p->prev, p->alpha);
+    loam_rows_push(r, lo, hi, b * LOAM_BLOCK, p->sv, p->prev, p->alpha);
     return most;
 }
 

@@ -18,8 +18,8 @@ static float sweep_block(const loam_row_pass* p, int b, float most) {
     const int32_t* marks = loam_block_marks(&p->w->coloring, b);
     for (int col = 0; col < LOAM_COLOR_SLOTS; ++col) {
         int lo = marks[2 * col], mid = marks[2 * col + 1], hi = marks[2 * col + 2];
-        most = p->pairs(p, lo, mid, col < LOAM_MAX_COLORS, most); /* the serial colour's may share */
-        most = p->bodies(p, mid, hi, most);
+        most = p->pairs(p, lo, mid, b, col < LOAM_MAX_COLORS, most); /* the serial colour's may share */
+        most = p->bodies(p, mid, hi, b, most);
     }
     return most;
 }
@@ -29,7 +29,7 @@ static float sweep_block(const loam_row_pass* p, int b, float most) {
 static float sweep_color(const loam_row_pass* p, int col, float most) {
     const loam_coloring* k = &p->w->coloring;
     for (int t = k->task_mark[col + 1]; t < k->task_mark[col + 2]; ++t)
-        most = p->pairs(p, k->tasks[2 * t], k->tasks[2 * t + 1], col < LOAM_MAX_COLORS, most);
+        most = p->pairs(p, k->tasks[3 * t], k->tasks[3 * t + 1], k->tasks[3 * t + 2], col < LOAM_MAX_COLORS, most);
     return most;
 }
 
@@ -52,7 +52,7 @@ float loam_row_sweep(const loam_row_pass* p) {
         }
 #pragma omp for schedule(static)
         for (int t = k->task_mark[col + 1]; t < k->task_mark[col + 2]; ++t)
-            mine = p->pairs(p, k->tasks[2 * t], k->tasks[2 * t + 1], 1, mine);
+            mine = p->pairs(p, k->tasks[3 * t], k->tasks[3 * t + 1], k->tasks[3 * t + 2], 1, mine);
     }
     return mine;
 }

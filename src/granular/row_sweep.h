@@ -13,10 +13,10 @@ struct loam_row_pass {
                             the sweep before's snapshot (Jacobi, loam_granular_jacobi_snapshot_for) */
     float mu, inv_dt, alpha; /* friction, 1/dt, Baumgarte fraction (velocity sweeps); the push rate
                                  in alpha (push sweeps) */
-    /* Pair rows [lo, hi), which share no particle when `colored` (else one at a time), and body rows
-     * [lo, hi); each returns the largest |dv|^2, at least most. */
-    float (*pairs)(const loam_row_pass* p, int lo, int hi, int colored, float most);
-    float (*bodies)(const loam_row_pass* p, int lo, int hi, float most);
+    /* Pair rows [lo, hi) of block b's region, which share no particle when `colored` (else one at
+     * a time), and body rows [lo, hi) of it; each returns the largest |dv|^2, at least most. */
+    float (*pairs)(const loam_row_pass* p, int lo, int hi, int b, int colored, float most);
+    float (*bodies)(const loam_row_pass* p, int lo, int hi, int b, float most);
 };
 
 /* Inside a parallel region, every thread: each block's inner rows (any thread, any order: blocks

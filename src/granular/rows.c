@@ -9,7 +9,7 @@ int loam_coloring_reserve(loam_coloring* k, int need) {
     if (need <= k->list_capacity) return 1;
     size_t cap = (size_t)need + (size_t)need / 4 + 256; /* grows rarely: a bed's contacts change slowly */
     cap = (cap + 31) & ~(size_t)31;                     /* keeps every field 64-byte aligned */
-    int32_t* ri = loam_malloc(sizeof(int32_t) * cap);
+    uint16_t* ri = loam_malloc(sizeof(uint16_t) * cap);
     int32_t* rj = loam_malloc(sizeof(int32_t) * cap);
     void* fields = loam_malloc(loam_rows_field_bytes(cap)); /* the float and normal fields, one block */
     if (!ri || !rj || !fields) {
@@ -55,11 +55,11 @@ void* loam_rows_spare(const loam_coloring* k, size_t* bytes) {
     return k->rows.gap;
 }
 
-static float pair_geometry(loam_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst) {
+static float pair_geometry(loam_rows* r, int lo, int hi, int base, const float* pos, int axis, float len, float worst) {
 #ifdef LOAM_HAVE_AVX2
-    if (loam_cpu_has_avx2()) return loam_rows_geometry_avx2(r, lo, hi, pos, axis, len, worst);
+    if (loam_cpu_has_avx2()) return loam_rows_geometry_avx2(r, lo, hi, base, pos, axis, len, worst);
 #endif
-    return loam_rows_geometry(r, lo, hi, pos, axis, len, worst);
+    return loam_rows_geometry(r, lo, hi, base, pos, axis, len, worst);
 }
 
 /* Body row q from its slot: body contacts are few, and their slots are always current. */
@@ -186,8 +186,8 @@ float loam_rows_refresh(loam_world* w, const float* pos) {
         /* then the pairs' geometry over every row in use, in even shares. */
 #pragma omp for schedule(static)
         for (int t = k->task_mark[0]; t < k->task_mark[1]; ++t) {
-            int lo = k->tasks[2 * t], hi = k->tasks[2 * t + 1];
-            worst = pair_geometry(r, lo, hi, pos, axis, len, worst);
+            int lo = k->tasks[3 * t], hi = k->tasks[3 * t + 1], base = k->tasks[3 * t + 2] * LOAM_BLOCK;
+            worst = pair_geometry(r, lo, hi, base, pos, axis, len, worst);
             memset(&r->push[lo], 0, sizeof(float) * (size_t)(hi - lo));
         }
     }

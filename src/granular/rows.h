@@ -1,6 +1,8 @@
 /* The contact rows that both solvers sweep (solve.c, push.c), and their scalar kernels. The AVX2
  * kernels (rows_avx2.c) do the same arithmetic in the same order on 8 rows at once, so both give
- * the same bits; the scalar ones also finish each range's last rows there. */
+ * the same bits; the scalar ones also finish each range's last rows there. Every kernel takes rows
+ * [lo, hi) of one block's region and base, the block's first particle: a row keeps its particle i
+ * as an offset from there. */
 #ifndef LOAM_GRANULAR_ROWS_H
 #define LOAM_GRANULAR_ROWS_H
 
@@ -76,13 +78,13 @@ static inline void loam_row_update(loam_rows* r, int q, float vx, float vy, floa
  * (velocity, inverse mass) per particle and takes each row's change. The relative velocity and
  * the effective mass come from prev: Gauss-Seidel passes sv itself (each row sees the rows before
  * it); Jacobi passes the velocities of the sweep before, with the mass-split inverse masses in .w
- * (solve_rows.c), so every row of a sweep sees the same velocities. */
-static inline float loam_rows_velocity(loam_rows* r, int lo, int hi, float* sv, const float* prev, float mu,
-                                      float inv_dt, float alpha, float most) {
+ * (solve.c), so every row of a sweep sees the same velocities. */
+static inline float loam_rows_velocity(loam_rows* r, int lo, int hi, int base, float* sv, const float* prev, float mu,
+                                       float inv_dt, float alpha, float most) {
     for (int q = lo; q < hi; ++q) {
-        float* a = &sv[4 * (size_t)r->i[q]];
+        float* a = &sv[4 * (size_t)(base + r->i[q])];
         float* b = &sv[4 * (size_t)r->j[q]];
-        const float* pa = &prev[4 * (size_t)r->i[q]];
+        const float* pa = &prev[4 * (size_t)(base + r->i[q])];
         const float* pb = &prev[4 * (size_t)r->j[q]];
         float d[3];
         float wi = a[3], wj = b[3]; /* inverse masses ride along in sv.w */
@@ -101,13 +103,13 @@ static inline float loam_rows_velocity(loam_rows* r, int lo, int hi, float* sv, 
 
 /* Push rows [lo, hi) of particle pairs: pseudo-impulses p >= 0 with n . (u_i - u_j) >= rate * overlap.
  * u holds (pseudo-velocity, inverse mass) per particle; prev as in loam_rows_velocity. */
-static inline void loam_rows_push(loam_rows* r, int lo, int hi, float* u, const float* prev, float rate) {
+static inline void loam_rows_push(loam_rows* r, int lo, int hi, int base, float* u, const float* prev, float rate) {
     for (int q = lo; q < hi; ++q) {
         float gap = r->gap[q];
         if (!(gap < 0.0f)) continue;
-        float* a = &u[4 * (size_t)r->i[q]];
+        float* a = &u[4 * (size_t)(base + r->i[q])];
         float* b = &u[4 * (size_t)r->j[q]];
-        const float* pa = &prev[4 * (size_t)r->i[q]];
+        const float* pa = &prev[4 * (size_t)(base + r->i[q])];
         const float* pb = &prev[4 * (size_t)r->j[q]];
         float nx = loam_normal_unpack(r->nx[q]), ny = loam_normal_unpack(r->ny[q]), nz = loam_normal_unpack(r->nz[q]);
         float un = nx * (pa[0] - pb[0]) + ny * (pa[1] - pb[1]) + nz * (pa[2] - pb[2]);
@@ -127,9 +129,9 @@ static inline void loam_rows_push(loam_rows* r, int lo, int hi, float* u, const 
 
 /* Warm start of rows [lo, hi): each row's impulse applied to its particles (a body row, j < 0, to
  * particle i only). */
-static inline void loam_rows_warm(const loam_rows* r, int lo, int hi, float* sv) {
+static inline void loam_rows_warm(const loam_rows* r, int lo, int hi, int base, float* sv) {
     for (int q = lo; q < hi; ++q) {
-        float* a = &sv[4 * (size_t)r->i[q]];
+        float* a = &sv[4 * (size_t)(base + r->i[q])];
         a[0] = a[0] + a[3] * r->lx[q];
         a[1] = a[1] + a[3] * r->ly[q];
         a[2] = a[2] + a[3] * r->lz[q];
@@ -144,10 +146,10 @@ static inline void loam_rows_warm(const loam_rows* r, int lo, int hi, float* sv)
 /* Normal and gap of pair rows [lo, hi) from positions (pos: x, y, z, r per particle), computed as
  * detection would (loam_pair_offset, loam_pair_normal); body rows (j < 0) are left alone. axis: the
  * periodic axis or -1, len its period. Returns the largest overlap, at least `worst`. */
-static inline float loam_rows_geometry(loam_rows* r, int lo, int hi, const float* pos, int axis, float len,
-                                          float worst) {
+static inline float loam_rows_geometry(loam_rows* r, int lo, int hi, int base, const float* pos, int axis, float len,
+                                       float worst) {
     for (int q = lo; q < hi; ++q) {
-        int i = r->i[q], j = r->j[q];
+        int i = base + r->i[q], j = r->j[q];
         if (j < 0) continue;
         const float* a = &pos[4 * (size_t)i];
         const float* b = &pos[4 * (size_t)j];
@@ -171,11 +173,11 @@ static inline float loam_rows_geometry(loam_rows* r, int lo, int hi, const float
 #ifdef LOAM_HAVE_AVX2
 /* The same kernels, 8 rows at a time (rows_avx2.c); only call when the CPU has AVX2. The warm
  * start takes pair rows only. */
-float loam_rows_velocity_avx2(loam_rows* r, int lo, int hi, float* sv, const float* prev, float mu, float inv_dt,
-                             float alpha, float most);
-void loam_rows_push_avx2(loam_rows* r, int lo, int hi, float* u, const float* prev, float rate);
-float loam_rows_geometry_avx2(loam_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst);
-void loam_rows_warm_avx2(const loam_rows* r, int lo, int hi, float* sv);
+float loam_rows_velocity_avx2(loam_rows* r, int lo, int hi, int base, float* sv, const float* prev, float mu,
+                              float inv_dt, float alpha, float most);
+void loam_rows_push_avx2(loam_rows* r, int lo, int hi, int base, float* u, const float* prev, float rate);
+float loam_rows_geometry_avx2(loam_rows* r, int lo, int hi, int base, const float* pos, int axis, float len, float worst);
+void loam_rows_warm_avx2(const loam_rows* r, int lo, int hi, int base, float* sv);
 #endif
 
 #endif

@@ -68,9 +68,37 @@ static inline void store_normal8(int16_t* p, __m256 v, __m256i keep) {
 #define SUB _mm256_sub_ps
 #define MUL _mm256_mul_ps
 
-/* Relative velocity and effective mass read from prev: the same records as sv's for Gauss-Seidel
- * (jacobi = 0: no second load), the sweep before's with mass-split masses for Jacobi. */
-static inline __attribute__((always_inline)) float pair_rows(loam_rows* r, int lo, int hi, float* sv,
+/* A batch's 16 live records (sv: velocity and inverse mass, which take the rows' changes), and the
+ * relative velocity and summed inverse masses the rows solve with, from prev: the same records for
+ * Gauss-Seidel (jacobi = 0: no second load), the sweep before's with mass-split masses for Jacobi. */
+typedef struct batch {
+    int32_t i[8];                          /* the particles i (rows keep their block offsets) */
+    __m256 ax, ay, az, wi, bx, by, bz, wj; /* live records of i and j */
+    __m256 rx, ry, rz, wsum;              /* prev_i - prev_j, and prev's w_i + w_j */
+} batch;
+
+/* The particles i of rows [q, q + 8): their offsets plus base, the first particle of their block. */
+static inline __m256i particles_i(const loam_rows* r, int q, int base) {
+    __m128i off = _mm_loadu_si128((const __m128i*)&r->i[q]);
+    return _mm256_add_epi32(_mm256_cvtepu16_epi32(off), _mm256_set1_epi32(base));
+}
+
+static inline __attribute__((always_inline)) void load_batch(const loam_rows* r, int q, int base, float* sv,
+                                                             const float* prev, int jacobi, batch* t) {
+    _mm256_storeu_si256((__m256i*)t->i, particles_i(r, q, base));
+    load8(sv, t->i, &t->ax, &t->ay, &t->az, &t->wi);
+    load8(sv, &r->j[q], &t->bx, &t->by, &t->bz, &t->wj);
+    if (!jacobi) {
+        t->rx = SUB(t->ax, t->bx), t->ry = SUB(t->ay, t->by), t->rz = SUB(t->az, t->bz), t->wsum = ADD(t->wi, t->wj);
+        return;
+    }
+    __m256 pax, pay, paz, si, pbx, pby, pbz, sj;
+    load8(prev, t->i, &pax, &pay, &paz, &si);
+    load8(prev, &r->j[q], &pbx, &pby, &pbz, &sj);
+    t->rx = SUB(pax, pbx), t->ry = SUB(pay, pby), t->rz = SUB(paz, pbz), t->wsum = ADD(si, sj);
+}
+
+static inline __attribute__((always_inline)) float pair_rows(loam_rows* r, int lo, int hi, int base, float* sv,
                                                              const float* prev, int jacobi, float mu, float inv_dt,
                                                              float alpha, float most) {
     const __m256 zero = _mm256_setzero_ps(), vmu = _mm256_set1_ps(mu), vinv = _mm256_set1_ps(inv_dt);
@@ -78,23 +106,16 @@ static inline __attribute__((always_inline)) float pair_rows(loam_rows* r, int l
     __m256 vmost = _mm256_set1_ps(most);
     int q = lo;
     for (; q + 8 <= hi; q += 8) {
-        __m256 ax, ay, az, wi, bx, by, bz, wj, pax, pay, paz, si, pbx, pby, pbz, sj;
-        load8(sv, &r->i[q], &ax, &ay, &az, &wi);
-        load8(sv, &r->j[q], &bx, &by, &bz, &wj);
-        if (jacobi) {
-            load8(prev, &r->i[q], &pax, &pay, &paz, &si);
-            load8(prev, &r->j[q], &pbx, &pby, &pbz, &sj);
-        } else {
-            pax = ax, pay = ay, paz = az, si = wi, pbx = bx, pby = by, pbz = bz, sj = wj;
-        }
+        batch t;
+        load_batch(r, q, base, sv, prev, jacobi, &t);
         __m256 nx = load_normal8(&r->nx[q]), ny = load_normal8(&r->ny[q]), nz = load_normal8(&r->nz[q]);
-        __m256 m = _mm256_div_ps(vomega, ADD(si, sj)), gap = _mm256_loadu_ps(&r->gap[q]);
+        __m256 m = _mm256_div_ps(vomega, t.wsum), gap = _mm256_loadu_ps(&r->gap[q]);
         __m256 ox = _mm256_loadu_ps(&r->lx[q]), oy = _mm256_loadu_ps(&r->ly[q]), oz = _mm256_loadu_ps(&r->lz[q]);
         /* loam_row_bias */
         __m256 bias = _mm256_blendv_ps(MUL(MUL(valpha, gap), vinv), MUL(gap, vinv), _mm256_cmp_ps(gap, zero, _CMP_GT_OQ));
-        __m256 lx = SUB(ox, MUL(m, ADD(SUB(pax, pbx), MUL(bias, nx))));
-        __m256 ly = SUB(oy, MUL(m, ADD(SUB(pay, pby), MUL(bias, ny))));
-        __m256 lz = SUB(oz, MUL(m, ADD(SUB(paz, pbz), MUL(bias, nz))));
+        __m256 lx = SUB(ox, MUL(m, ADD(t.rx, MUL(bias, nx))));
+        __m256 ly = SUB(oy, MUL(m, ADD(t.ry, MUL(bias, ny))));
+        __m256 lz = SUB(oz, MUL(m, ADD(t.rz, MUL(bias, nz))));
         __m256 ln = ADD(ADD(MUL(lx, nx), MUL(ly, ny)), MUL(lz, nz));
         __m256 pushing = _mm256_cmp_ps(ln, zero, _CMP_NLE_UQ); /* !(ln <= 0) */
         __m256 tx = SUB(lx, MUL(nx, ln)), ty = SUB(ly, MUL(ny, ln)), tz = SUB(lz, MUL(nz, ln));
@@ -113,25 +134,25 @@ static inline __attribute__((always_inline)) float pair_rows(loam_rows* r, int l
         _mm256_storeu_ps(&r->ly[q], nly);
         _mm256_storeu_ps(&r->lz[q], nlz);
         __m256 dx = SUB(nlx, ox), dy = SUB(nly, oy), dz = SUB(nlz, oz);
-        store8(sv, &r->i[q], ADD(ax, MUL(wi, dx)), ADD(ay, MUL(wi, dy)), ADD(az, MUL(wi, dz)), wi);
-        store8(sv, &r->j[q], SUB(bx, MUL(wj, dx)), SUB(by, MUL(wj, dy)), SUB(bz, MUL(wj, dz)), wj);
-        __m256 wmax = _mm256_max_ps(wi, wj);
+        store8(sv, t.i, ADD(t.ax, MUL(t.wi, dx)), ADD(t.ay, MUL(t.wi, dy)), ADD(t.az, MUL(t.wi, dz)), t.wi);
+        store8(sv, &r->j[q], SUB(t.bx, MUL(t.wj, dx)), SUB(t.by, MUL(t.wj, dy)), SUB(t.bz, MUL(t.wj, dz)), t.wj);
+        __m256 wmax = _mm256_max_ps(t.wi, t.wj);
         __m256 d2 = MUL(MUL(ADD(ADD(MUL(dx, dx), MUL(dy, dy)), MUL(dz, dz)), wmax), wmax);
         vmost = _mm256_max_ps(d2, vmost);
     }
     float lanes[8];
     _mm256_storeu_ps(lanes, vmost);
     for (int k = 0; k < 8; ++k) most = lanes[k] > most ? lanes[k] : most;
-    return loam_rows_velocity(r, q, hi, sv, prev, mu, inv_dt, alpha, most);
+    return loam_rows_velocity(r, q, hi, base, sv, prev, mu, inv_dt, alpha, most);
 }
 
-float loam_rows_velocity_avx2(loam_rows* r, int lo, int hi, float* sv, const float* prev, float mu, float inv_dt,
-                             float alpha, float most) {
-    if (prev == sv) return pair_rows(r, lo, hi, sv, sv, 0, mu, inv_dt, alpha, most);
-    return pair_rows(r, lo, hi, sv, prev, 1, mu, inv_dt, alpha, most);
+float loam_rows_velocity_avx2(loam_rows* r, int lo, int hi, int base, float* sv, const float* prev, float mu,
+                              float inv_dt, float alpha, float most) {
+    if (prev == sv) return pair_rows(r, lo, hi, base, sv, sv, 0, mu, inv_dt, alpha, most);
+    return pair_rows(r, lo, hi, base, sv, prev, 1, mu, inv_dt, alpha, most);
 }
 
-static inline __attribute__((always_inline)) void pair_pushes(loam_rows* r, int lo, int hi, float* u,
+static inline __attribute__((always_inline)) void pair_pushes(loam_rows* r, int lo, int hi, int base, float* u,
                                                               const float* prev, int jacobi, float rate) {
     const __m256 zero = _mm256_setzero_ps(), vrate = _mm256_set1_ps(rate), vomega = _mm256_set1_ps(r->omega);
     int q = lo;
@@ -139,52 +160,49 @@ static inline __attribute__((always_inline)) void pair_pushes(loam_rows* r, int 
         __m256 gap = _mm256_loadu_ps(&r->gap[q]);
         __m256 active = _mm256_cmp_ps(gap, zero, _CMP_LT_OQ);
         if (_mm256_testz_ps(active, active)) continue; /* no overlap among these 8 */
-        __m256 ax, ay, az, wi, bx, by, bz, wj, pax, pay, paz, si, pbx, pby, pbz, sj;
-        load8(u, &r->i[q], &ax, &ay, &az, &wi);
-        load8(u, &r->j[q], &bx, &by, &bz, &wj);
-        if (jacobi) {
-            load8(prev, &r->i[q], &pax, &pay, &paz, &si);
-            load8(prev, &r->j[q], &pbx, &pby, &pbz, &sj);
-        } else {
-            pax = ax, pay = ay, paz = az, si = wi, pbx = bx, pby = by, pbz = bz, sj = wj;
-        }
+        batch t;
+        load_batch(r, q, base, u, prev, jacobi, &t);
         __m256 nx = load_normal8(&r->nx[q]), ny = load_normal8(&r->ny[q]), nz = load_normal8(&r->nz[q]);
         __m256 old = _mm256_loadu_ps(&r->push[q]);
-        __m256 un = ADD(ADD(MUL(nx, SUB(pax, pbx)), MUL(ny, SUB(pay, pby))), MUL(nz, SUB(paz, pbz)));
-        __m256 p = SUB(old, MUL(_mm256_div_ps(vomega, ADD(si, sj)), ADD(un, MUL(vrate, gap))));
+        __m256 un = ADD(ADD(MUL(nx, t.rx), MUL(ny, t.ry)), MUL(nz, t.rz));
+        __m256 p = SUB(old, MUL(_mm256_div_ps(vomega, t.wsum), ADD(un, MUL(vrate, gap))));
         p = _mm256_blendv_ps(zero, p, _mm256_cmp_ps(p, zero, _CMP_GT_OQ)); /* p > 0 ? p : 0 */
         p = _mm256_blendv_ps(old, p, active);
         __m256 dp = SUB(p, old);
         _mm256_storeu_ps(&r->push[q], p);
-        __m256 di = MUL(wi, dp), dj = MUL(wj, dp);
+        __m256 di = MUL(t.wi, dp), dj = MUL(t.wj, dp);
         /* Lanes without overlap keep their exact values (the scalar kernel skips them). */
-        store8(u, &r->i[q], _mm256_blendv_ps(ax, ADD(ax, MUL(di, nx)), active),
-               _mm256_blendv_ps(ay, ADD(ay, MUL(di, ny)), active), _mm256_blendv_ps(az, ADD(az, MUL(di, nz)), active), wi);
-        store8(u, &r->j[q], _mm256_blendv_ps(bx, SUB(bx, MUL(dj, nx)), active),
-               _mm256_blendv_ps(by, SUB(by, MUL(dj, ny)), active), _mm256_blendv_ps(bz, SUB(bz, MUL(dj, nz)), active), wj);
+        store8(u, t.i, _mm256_blendv_ps(t.ax, ADD(t.ax, MUL(di, nx)), active),
+               _mm256_blendv_ps(t.ay, ADD(t.ay, MUL(di, ny)), active), _mm256_blendv_ps(t.az, ADD(t.az, MUL(di, nz)), active),
+               t.wi);
+        store8(u, &r->j[q], _mm256_blendv_ps(t.bx, SUB(t.bx, MUL(dj, nx)), active),
+               _mm256_blendv_ps(t.by, SUB(t.by, MUL(dj, ny)), active), _mm256_blendv_ps(t.bz, SUB(t.bz, MUL(dj, nz)), active),
+               t.wj);
     }
-    loam_rows_push(r, q, hi, u, prev, rate);
+    loam_rows_push(r, q, hi, base, u, prev, rate);
 }
 
-void loam_rows_push_avx2(loam_rows* r, int lo, int hi, float* u, const float* prev, float rate) {
-    if (prev == u) pair_pushes(r, lo, hi, u, u, 0, rate);
-    else pair_pushes(r, lo, hi, u, prev, 1, rate);
+void loam_rows_push_avx2(loam_rows* r, int lo, int hi, int base, float* u, const float* prev, float rate) {
+    if (prev == u) pair_pushes(r, lo, hi, base, u, u, 0, rate);
+    else pair_pushes(r, lo, hi, base, u, prev, 1, rate);
 }
 
-float loam_rows_geometry_avx2(loam_rows* r, int lo, int hi, const float* pos, int axis, float len, float worst) {
+float loam_rows_geometry_avx2(loam_rows* r, int lo, int hi, int base, const float* pos, int axis, float len, float worst) {
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), vlen = _mm256_set1_ps(len);
     const __m256 half = _mm256_set1_ps(0.5f * len), mhalf = _mm256_set1_ps(-0.5f * len);
     __m256 vworst = _mm256_set1_ps(worst);
     int q = lo;
     for (; q + 8 <= hi; q += 8) {
         __m256i vj = _mm256_loadu_si256((const __m256i*)&r->j[q]);
-        __m256i vi = _mm256_loadu_si256((const __m256i*)&r->i[q]);
+        __m256i vi = particles_i(r, q, base);
+        int32_t ii[8];
+        _mm256_storeu_si256((__m256i*)ii, vi);
         /* Body rows (j < 0) load their own particle twice and are not stored. */
         __m256 body = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_setzero_si256(), vj));
         int32_t jj[8];
         _mm256_storeu_si256((__m256i*)jj, _mm256_blendv_epi8(vj, vi, _mm256_castps_si256(body)));
         __m256 ax, ay, az, ar, bx, by, bz, br;
-        load8(pos, &r->i[q], &ax, &ay, &az, &ar);
+        load8(pos, ii, &ax, &ay, &az, &ar);
         load8(pos, jj, &bx, &by, &bz, &br);
         __m256 o[3] = {SUB(ax, bx), SUB(ay, by), SUB(az, bz)};
         if (axis >= 0) {
@@ -209,18 +227,20 @@ float loam_rows_geometry_avx2(loam_rows* r, int lo, int hi, const float* pos, in
     float lanes[8];
     _mm256_storeu_ps(lanes, vworst);
     for (int k = 0; k < 8; ++k) worst = lanes[k] > worst ? lanes[k] : worst;
-    return loam_rows_geometry(r, q, hi, pos, axis, len, worst);
+    return loam_rows_geometry(r, q, hi, base, pos, axis, len, worst);
 }
 
-void loam_rows_warm_avx2(const loam_rows* r, int lo, int hi, float* sv) {
+void loam_rows_warm_avx2(const loam_rows* r, int lo, int hi, int base, float* sv) {
     int q = lo;
     for (; q + 8 <= hi; q += 8) {
         __m256 ax, ay, az, wi, bx, by, bz, wj;
-        load8(sv, &r->i[q], &ax, &ay, &az, &wi);
+        int32_t ii[8];
+        _mm256_storeu_si256((__m256i*)ii, particles_i(r, q, base));
+        load8(sv, ii, &ax, &ay, &az, &wi);
         load8(sv, &r->j[q], &bx, &by, &bz, &wj);
         __m256 lx = _mm256_loadu_ps(&r->lx[q]), ly = _mm256_loadu_ps(&r->ly[q]), lz = _mm256_loadu_ps(&r->lz[q]);
-        store8(sv, &r->i[q], ADD(ax, MUL(wi, lx)), ADD(ay, MUL(wi, ly)), ADD(az, MUL(wi, lz)), wi);
+        store8(sv, ii, ADD(ax, MUL(wi, lx)), ADD(ay, MUL(wi, ly)), ADD(az, MUL(wi, lz)), wi);
         store8(sv, &r->j[q], SUB(bx, MUL(wj, lx)), SUB(by, MUL(wj, ly)), SUB(bz, MUL(wj, lz)), wj);
     }
-    loam_rows_warm(r, q, hi, sv);
+    loam_rows_warm(r, q, hi, base, sv);
 }

@@ -42,13 +42,14 @@
 
 /* Velocity rows [lo, hi) of body contacts: the body's point velocity and friction come from the
  * slot arrays (body contacts are few). */
-static float body_rows(const loam_row_pass* p, int lo, int hi, float most) {
+static float body_rows(const loam_row_pass* p, int lo, int hi, int b, float most) {
     loam_rows* r = &p->w->coloring.rows;
     const loam_contacts* c = &p->w->contacts;
+    size_t base = (size_t)b * LOAM_BLOCK;
     for (int q = lo; q < hi; ++q) {
         const float* vb = &c->body_v[4 * (size_t)~r->j[q]];
-        float* a = &p->sv[4 * (size_t)r->i[q]];
-        const float* pa = &p->prev[4 * (size_t)r->i[q]];
+        float* a = &p->sv[4 * (base + r->i[q])];
+        const float* pa = &p->prev[4 * (base + r->i[q])];
         float d[3], wi = a[3];
         loam_row_update(r, q, pa[0] - vb[0], pa[1] - vb[1], pa[2] - vb[2], r->omega / pa[3], vb[3], p->inv_dt, p->alpha,
                            d);
@@ -59,54 +60,55 @@ static float body_rows(const loam_row_pass* p, int lo, int hi, float most) {
     return most;
 }
 
-static float pair_rows(const loam_row_pass* p, int lo, int hi, int colored, float most) {
+static float pair_rows(const loam_row_pass* p, int lo, int hi, int b, int colored, float most) {
     loam_rows* r = &p->w->coloring.rows;
+    int base = b * LOAM_BLOCK;
 #ifdef LOAM_HAVE_AVX2
     if (colored && loam_cpu_has_avx2())
-        return loam_rows_velocity_avx2(r, lo, hi, p->sv, p->prev, p->mu, p->inv_dt, p->alpha, most);
+        return loam_rows_velocity_avx2(r, lo, hi, base, p->sv, p->prev, p->mu, p->inv_dt, p->alpha, most);
 #endif
     (void)colored;
-    return loam_rows_velocity(r, lo, hi, p->sv, p->prev, p->mu, p->inv_dt, p->alpha, most);
+    return loam_rows_velocity(r, lo, hi, base, p->sv, p->prev, p->mu, p->inv_dt, p->alpha, most);
 }
 
 /* Warm start: each row's impulse applied to its particles (8 pair rows at a time where they share
  * no particle). Both methods add the whole impulse with the plain inverse mass. */
-static float warm_pairs(const loam_row_pass* p, int lo, int hi, int colored, float most) {
+static float warm_pairs(const loam_row_pass* p, int lo, int hi, int b, int colored, float most) {
 #ifdef LOAM_HAVE_AVX2
     if (colored && loam_cpu_has_avx2()) {
-        loam_rows_warm_avx2(&p->w->coloring.rows, lo, hi, p->sv);
+        loam_rows_warm_avx2(&p->w->coloring.rows, lo, hi, b * LOAM_BLOCK, p->sv);
         return most;
     }
 #endif
     (void)colored;
-    loam_rows_warm(&p->w->coloring.rows, lo, hi, p->sv);
+    loam_rows_warm(&p->w->coloring.rows, lo, hi, b * LOAM_BLOCK, p->sv);
     return most;
 }
 
-static float warm_bodies(const loam_row_pass* p, int lo, int hi, float most) {
-    loam_rows_warm(&p->w->coloring.rows, lo, hi, p->sv);
+static float warm_bodies(const loam_row_pass* p, int lo, int hi, int b, float most) {
+    loam_rows_warm(&p->w->coloring.rows, lo, hi, b * LOAM_BLOCK, p->sv);
     return most;
 }
 
 /* Jacobi counts each particle's rows (its contacts, for the mass splitting) as the warm start
  * visits them: the rows' race-free schedule, so no atomics and no pass of its own. */
-static void count_rows(const loam_row_pass* p, int lo, int hi) {
+static void count_rows(const loam_row_pass* p, int lo, int hi, int b) {
     const loam_rows* r = &p->w->coloring.rows;
     int32_t* count = p->w->contact_total;
     for (int q = lo; q < hi; ++q) {
-        count[r->i[q]]++;
+        count[b * LOAM_BLOCK + r->i[q]]++;
         if (r->j[q] >= 0) count[r->j[q]]++;
     }
 }
 
-static float warm_counting_pairs(const loam_row_pass* p, int lo, int hi, int colored, float most) {
-    count_rows(p, lo, hi);
-    return warm_pairs(p, lo, hi, colored, most);
+static float warm_counting_pairs(const loam_row_pass* p, int lo, int hi, int b, int colored, float most) {
+    count_rows(p, lo, hi, b);
+    return warm_pairs(p, lo, hi, b, colored, most);
 }
 
-static float warm_counting_bodies(const loam_row_pass* p, int lo, int hi, float most) {
-    count_rows(p, lo, hi);
-    return warm_bodies(p, lo, hi, most);
+static float warm_counting_bodies(const loam_row_pass* p, int lo, int hi, int b, float most) {
+    count_rows(p, lo, hi, b);
+    return warm_bodies(p, lo, hi, b, most);
 }
 
 /* free velocity (gravity, damping; zero for a sleeper) and inverse mass into sv over lanes

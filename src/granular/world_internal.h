@@ -72,7 +72,9 @@ typedef struct loam_contact_scratch {
  * memory and 8 rows load as vectors. Listed from the slot arrays by the colouring (color.c);
  * normals and gaps refreshed every step (rows.c). */
 typedef struct loam_rows {
-    int32_t* i;               /* particle that receives +lambda */
+    uint16_t* i;              /* particle that receives +lambda, as its offset in the block whose
+                                 region holds the row (a row lies in its owner's block's region:
+                                 2 bytes a row, not 4) */
     int32_t* j;               /* partner particle (receives -lambda), or ~s for body slot s */
     int16_t *nx, *ny, *nz;    /* unit normal from j (or out of the shape) to i, in 16-bit fixed point
                                  (loam_normal_pack: 1.5e-5 resolution; 6 bytes a row, not 12, and
@@ -116,7 +118,7 @@ typedef struct loam_coloring {
                                  any old row */
     int colors;               /* crossing colours in use (the last may be the serial one) */
     int crossing;             /* crossing rows in all */
-    int32_t* tasks;           /* (first, end) row ranges of at most LOAM_ROWS_CHUNK rows, cut from
+    int32_t* tasks;           /* (first, end, block) row ranges of at most LOAM_ROWS_CHUNK rows, cut from
                                  each block's range from its start (so where a range ends does not
                                  depend on threads): the rows in use, block after block, at
                                  [task_mark[0], task_mark[1]); the crossing rows of colour c at
