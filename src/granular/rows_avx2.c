@@ -9,44 +9,52 @@
 
 #include "granular/rows.h"
 
-/* (x, y, z, w) records of 8 particles, as four 8-wide vectors. */
-static inline void load8(const float* base, const int32_t* idx, __m256* x, __m256* y, __m256* z, __m256* w) {
-    __m256 r0 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(base + 4 * (size_t)idx[0])),
-                                     _mm_load_ps(base + 4 * (size_t)idx[4]), 1);
-    __m256 r1 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(base + 4 * (size_t)idx[1])),
-                                     _mm_load_ps(base + 4 * (size_t)idx[5]), 1);
-    __m256 r2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(base + 4 * (size_t)idx[2])),
-                                     _mm_load_ps(base + 4 * (size_t)idx[6]), 1);
-    __m256 r3 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(base + 4 * (size_t)idx[3])),
-                                     _mm_load_ps(base + 4 * (size_t)idx[7]), 1);
-    __m256 t0 = _mm256_unpacklo_ps(r0, r1); /* x0 x1 y0 y1 | x4 x5 y4 y5 */
-    __m256 t1 = _mm256_unpackhi_ps(r0, r1); /* z0 z1 w0 w1 | z4 z5 w4 w5 */
-    __m256 t2 = _mm256_unpacklo_ps(r2, r3);
-    __m256 t3 = _mm256_unpackhi_ps(r2, r3);
-    *x = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-    *y = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-    *z = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-    *w = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
-}
+/* (x, y, z, w) records of 8 particles, as four 8-wide vectors: load8 by particle number, load8_off
+ * by a row's 16-bit offset from a block's first record (base then points there). */
+#define LOAM_DEFINE_LOAD8(name, index_type)                                                                   \
+    static inline void name(const float* base, const index_type* idx, __m256* x, __m256* y, __m256* z,       \
+                            __m256* w) {                                                                      \
+        __m256 r0 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(base + 4 * (size_t)idx[0])),     \
+                                         _mm_load_ps(base + 4 * (size_t)idx[4]), 1);                          \
+        __m256 r1 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(base + 4 * (size_t)idx[1])),     \
+                                         _mm_load_ps(base + 4 * (size_t)idx[5]), 1);                          \
+        __m256 r2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(base + 4 * (size_t)idx[2])),     \
+                                         _mm_load_ps(base + 4 * (size_t)idx[6]), 1);                          \
+        __m256 r3 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(base + 4 * (size_t)idx[3])),     \
+                                         _mm_load_ps(base + 4 * (size_t)idx[7]), 1);                          \
+        __m256 t0 = _mm256_unpacklo_ps(r0, r1); /* x0 x1 y0 y1 | x4 x5 y4 y5 */                               \
+        __m256 t1 = _mm256_unpackhi_ps(r0, r1); /* z0 z1 w0 w1 | z4 z5 w4 w5 */                               \
+        __m256 t2 = _mm256_unpacklo_ps(r2, r3);                                                               \
+        __m256 t3 = _mm256_unpackhi_ps(r2, r3);                                                               \
+        *x = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));                                              \
+        *y = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));                                              \
+        *z = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));                                              \
+        *w = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));                                              \
+    }
+LOAM_DEFINE_LOAD8(load8, int32_t)
+LOAM_DEFINE_LOAD8(load8_off, uint16_t)
 
-static inline void store8(float* base, const int32_t* idx, __m256 x, __m256 y, __m256 z, __m256 w) {
-    __m256 t0 = _mm256_unpacklo_ps(x, y); /* x0 y0 x1 y1 | x4 y4 x5 y5 */
-    __m256 t1 = _mm256_unpackhi_ps(x, y); /* x2 y2 x3 y3 | x6 y6 x7 y7 */
-    __m256 t2 = _mm256_unpacklo_ps(z, w);
-    __m256 t3 = _mm256_unpackhi_ps(z, w);
-    __m256 r0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)); /* particle 0 | particle 4 */
-    __m256 r1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-    __m256 r2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-    __m256 r3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
-    _mm_store_ps(base + 4 * (size_t)idx[0], _mm256_castps256_ps128(r0));
-    _mm_store_ps(base + 4 * (size_t)idx[1], _mm256_castps256_ps128(r1));
-    _mm_store_ps(base + 4 * (size_t)idx[2], _mm256_castps256_ps128(r2));
-    _mm_store_ps(base + 4 * (size_t)idx[3], _mm256_castps256_ps128(r3));
-    _mm_store_ps(base + 4 * (size_t)idx[4], _mm256_extractf128_ps(r0, 1));
-    _mm_store_ps(base + 4 * (size_t)idx[5], _mm256_extractf128_ps(r1, 1));
-    _mm_store_ps(base + 4 * (size_t)idx[6], _mm256_extractf128_ps(r2, 1));
-    _mm_store_ps(base + 4 * (size_t)idx[7], _mm256_extractf128_ps(r3, 1));
-}
+#define LOAM_DEFINE_STORE8(name, index_type)                                                                  \
+    static inline void name(float* base, const index_type* idx, __m256 x, __m256 y, __m256 z, __m256 w) {    \
+        __m256 t0 = _mm256_unpacklo_ps(x, y); /* x0 y0 x1 y1 | x4 y4 x5 y5 */                                 \
+        __m256 t1 = _mm256_unpackhi_ps(x, y); /* x2 y2 x3 y3 | x6 y6 x7 y7 */                                 \
+        __m256 t2 = _mm256_unpacklo_ps(z, w);                                                                 \
+        __m256 t3 = _mm256_unpackhi_ps(z, w);                                                                 \
+        __m256 r0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)); /* particle 0 | particle 4 */         \
+        __m256 r1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));                                       \
+        __m256 r2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));                                       \
+        __m256 r3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));                                       \
+        _mm_store_ps(base + 4 * (size_t)idx[0], _mm256_castps256_ps128(r0));                                  \
+        _mm_store_ps(base + 4 * (size_t)idx[1], _mm256_castps256_ps128(r1));                                  \
+        _mm_store_ps(base + 4 * (size_t)idx[2], _mm256_castps256_ps128(r2));                                  \
+        _mm_store_ps(base + 4 * (size_t)idx[3], _mm256_castps256_ps128(r3));                                  \
+        _mm_store_ps(base + 4 * (size_t)idx[4], _mm256_extractf128_ps(r0, 1));                                \
+        _mm_store_ps(base + 4 * (size_t)idx[5], _mm256_extractf128_ps(r1, 1));                                \
+        _mm_store_ps(base + 4 * (size_t)idx[6], _mm256_extractf128_ps(r2, 1));                                \
+        _mm_store_ps(base + 4 * (size_t)idx[7], _mm256_extractf128_ps(r3, 1));                                \
+    }
+LOAM_DEFINE_STORE8(store8, int32_t)
+LOAM_DEFINE_STORE8(store8_off, uint16_t)
 
 /* 8 normal components from 16-bit fixed point (loam_normal_unpack). */
 static inline __m256 load_normal8(const int16_t* p) {
@@ -72,7 +80,6 @@ static inline void store_normal8(int16_t* p, __m256 v, __m256i keep) {
  * relative velocity and summed inverse masses the rows solve with, from prev: the same records for
  * Gauss-Seidel (jacobi = 0: no second load), the sweep before's with mass-split masses for Jacobi. */
 typedef struct batch {
-    int32_t i[8];                          /* the particles i (rows keep their block offsets) */
     __m256 ax, ay, az, wi, bx, by, bz, wj; /* live records of i and j */
     __m256 rx, ry, rz, wsum;              /* prev_i - prev_j, and prev's w_i + w_j */
 } batch;
@@ -85,15 +92,14 @@ static inline __m256i particles_i(const loam_rows* r, int q, int base) {
 
 static inline __attribute__((always_inline)) void load_batch(const loam_rows* r, int q, int base, float* sv,
                                                              const float* prev, int jacobi, batch* t) {
-    _mm256_storeu_si256((__m256i*)t->i, particles_i(r, q, base));
-    load8(sv, t->i, &t->ax, &t->ay, &t->az, &t->wi);
+    load8_off(sv + 4 * (size_t)base, &r->i[q], &t->ax, &t->ay, &t->az, &t->wi);
     load8(sv, &r->j[q], &t->bx, &t->by, &t->bz, &t->wj);
     if (!jacobi) {
         t->rx = SUB(t->ax, t->bx), t->ry = SUB(t->ay, t->by), t->rz = SUB(t->az, t->bz), t->wsum = ADD(t->wi, t->wj);
         return;
     }
     __m256 pax, pay, paz, si, pbx, pby, pbz, sj;
-    load8(prev, t->i, &pax, &pay, &paz, &si);
+    load8_off(prev + 4 * (size_t)base, &r->i[q], &pax, &pay, &paz, &si);
     load8(prev, &r->j[q], &pbx, &pby, &pbz, &sj);
     t->rx = SUB(pax, pbx), t->ry = SUB(pay, pby), t->rz = SUB(paz, pbz), t->wsum = ADD(si, sj);
 }
@@ -134,7 +140,7 @@ static inline __attribute__((always_inline)) float pair_rows(loam_rows* r, int l
         _mm256_storeu_ps(&r->ly[q], nly);
         _mm256_storeu_ps(&r->lz[q], nlz);
         __m256 dx = SUB(nlx, ox), dy = SUB(nly, oy), dz = SUB(nlz, oz);
-        store8(sv, t.i, ADD(t.ax, MUL(t.wi, dx)), ADD(t.ay, MUL(t.wi, dy)), ADD(t.az, MUL(t.wi, dz)), t.wi);
+        store8_off(sv + 4 * (size_t)base, &r->i[q], ADD(t.ax, MUL(t.wi, dx)), ADD(t.ay, MUL(t.wi, dy)), ADD(t.az, MUL(t.wi, dz)), t.wi);
         store8(sv, &r->j[q], SUB(t.bx, MUL(t.wj, dx)), SUB(t.by, MUL(t.wj, dy)), SUB(t.bz, MUL(t.wj, dz)), t.wj);
         __m256 wmax = _mm256_max_ps(t.wi, t.wj);
         __m256 d2 = MUL(MUL(ADD(ADD(MUL(dx, dx), MUL(dy, dy)), MUL(dz, dz)), wmax), wmax);
@@ -172,7 +178,7 @@ static inline __attribute__((always_inline)) void pair_pushes(loam_rows* r, int 
         _mm256_storeu_ps(&r->push[q], p);
         __m256 di = MUL(t.wi, dp), dj = MUL(t.wj, dp);
         /* Lanes without overlap keep their exact values (the scalar kernel skips them). */
-        store8(u, t.i, _mm256_blendv_ps(t.ax, ADD(t.ax, MUL(di, nx)), active),
+        store8_off(u + 4 * (size_t)base, &r->i[q], _mm256_blendv_ps(t.ax, ADD(t.ax, MUL(di, nx)), active),
                _mm256_blendv_ps(t.ay, ADD(t.ay, MUL(di, ny)), active), _mm256_blendv_ps(t.az, ADD(t.az, MUL(di, nz)), active),
                t.wi);
         store8(u, &r->j[q], _mm256_blendv_ps(t.bx, SUB(t.bx, MUL(dj, nx)), active),
@@ -195,14 +201,12 @@ float loam_rows_geometry_avx2(loam_rows* r, int lo, int hi, int base, const floa
     for (; q + 8 <= hi; q += 8) {
         __m256i vj = _mm256_loadu_si256((const __m256i*)&r->j[q]);
         __m256i vi = particles_i(r, q, base);
-        int32_t ii[8];
-        _mm256_storeu_si256((__m256i*)ii, vi);
         /* Body rows (j < 0) load their own particle twice and are not stored. */
         __m256 body = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_setzero_si256(), vj));
         int32_t jj[8];
         _mm256_storeu_si256((__m256i*)jj, _mm256_blendv_epi8(vj, vi, _mm256_castps_si256(body)));
         __m256 ax, ay, az, ar, bx, by, bz, br;
-        load8(pos, ii, &ax, &ay, &az, &ar);
+        load8_off(pos + 4 * (size_t)base, &r->i[q], &ax, &ay, &az, &ar);
         load8(pos, jj, &bx, &by, &bz, &br);
         __m256 o[3] = {SUB(ax, bx), SUB(ay, by), SUB(az, bz)};
         if (axis >= 0) {
@@ -234,12 +238,10 @@ void loam_rows_warm_avx2(const loam_rows* r, int lo, int hi, int base, float* sv
     int q = lo;
     for (; q + 8 <= hi; q += 8) {
         __m256 ax, ay, az, wi, bx, by, bz, wj;
-        int32_t ii[8];
-        _mm256_storeu_si256((__m256i*)ii, particles_i(r, q, base));
-        load8(sv, ii, &ax, &ay, &az, &wi);
+        load8_off(sv + 4 * (size_t)base, &r->i[q], &ax, &ay, &az, &wi);
         load8(sv, &r->j[q], &bx, &by, &bz, &wj);
         __m256 lx = _mm256_loadu_ps(&r->lx[q]), ly = _mm256_loadu_ps(&r->ly[q]), lz = _mm256_loadu_ps(&r->lz[q]);
-        store8(sv, ii, ADD(ax, MUL(wi, lx)), ADD(ay, MUL(wi, ly)), ADD(az, MUL(wi, lz)), wi);
+        store8_off(sv + 4 * (size_t)base, &r->i[q], ADD(ax, MUL(wi, lx)), ADD(ay, MUL(wi, ly)), ADD(az, MUL(wi, lz)), wi);
         store8(sv, &r->j[q], SUB(bx, MUL(wj, lx)), SUB(by, MUL(wj, ly)), SUB(bz, MUL(wj, lz)), wj);
     }
     loam_rows_warm(r, q, hi, base, sv);
