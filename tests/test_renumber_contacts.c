@@ -11,7 +11,7 @@
 #include "loam/core.h"
 #include "loam/geom.h"
 #include "loam/granular.h"
-#include "test_util.h"
+#include "test_scenes.h"
 
 enum { SIDE = 10, LAYERS = 12, N = SIDE * SIDE * LAYERS };
 static const float R = 0.004f; /* m */
@@ -56,9 +56,7 @@ static void check_solver(loam_solver_kind solver) {
     loam_error err;
     loam_world* w = loam_world_create(&p, &err);
     CHECK(w != NULL, "%s", err.message);
-    loam_body_def box = loam_body_default_def();
-    box.shape_count = loam_open_box_pieces((loam_vec3){0.05f, 0.05f, 0.3f}, 0.02f, 0.5f, box.shapes);
-    CHECK(loam_world_add_body(w, &box, &err) == 0, "%s", err.message);
+    CHECK(ts_add_open_box(w, (loam_vec3){0.05f, 0.05f, 0.3f}, 0.02f, 0.5f) == 0, "box");
     /* A loose lattice, in a shuffled order. */
     static float xyz[3 * N], rad[N];
     static int order[N];

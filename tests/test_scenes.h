@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "loam/geom.h"
 #include "loam/granular.h"
 #include "test_util.h"
 
@@ -163,6 +164,14 @@ static inline int ts_add_fixed(loam_world* w, const char* name, const loam_shape
     int b = loam_world_add_body(w, &d, &err);
     CHECK(b >= 0, "add body %s: %s", name, err.message);
     return b;
+}
+
+/* A fixed open box (floor and four walls, loam_open_box_pieces) of inner half extents `half`, walls
+ * `wall` thick, friction mu; returns its index. */
+static inline int ts_add_open_box(loam_world* w, loam_vec3 half, float wall, float mu) {
+    loam_shape pieces[LOAM_BODY_MAX_SHAPES];
+    int n = loam_open_box_pieces(half, wall, mu, pieces);
+    return ts_add_fixed(w, "box", pieces, n);
 }
 
 static inline loam_shape ts_plane(float friction) {

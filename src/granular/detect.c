@@ -326,7 +326,7 @@ LOAM_LANES_INLINE int pack_lanes(loam_world* w, float* pos, float* vel, int i, i
     }
     f4_store_rows(&pos[4 * (size_t)i], m, p[0], p[1], p[2], f4_load_upto(&w->radius[i], m));
     f4_store_rows(&vel[4 * (size_t)i], m, v[0], v[1], v[2], f4_splat(0.0f));
-    loam_f4 asleep = f4_int_eq_upto(&w->calm[i], m, LOAM_ASLEEP); 
+    loam_f4 asleep = f4_int_eq_upto(&w->calm[i], m, LOAM_ASLEEP);
     int bits = f4_bits(asleep) & ((1 << m) - 1);
     for (int q = 0; q < m; ++q) w->asleep[i + q] = (uint8_t)(bits >> q & 1);
     for (int a = 0; a < 3; ++a) {

@@ -50,6 +50,7 @@ static void group_solve(const cp_group* g, double* x) {
     else dense_cholesky_solve(g->L, g->n, x);
 }
 
+/* Rows r and r + 1 touch the same groups in the same order. */
 static int same_groups(const cp_problem* p, int r) {
     int k0 = p->row_seg[r], k1 = p->row_seg[r + 1], ns = k1 - k0;
     if (r + 1 >= p->m || p->row_seg[r + 2] - k1 != ns) return 0;
@@ -125,8 +126,6 @@ static void half_norm2(const cp_group* g, int nj, const double* const* j, double
     }
     for (int q = 0; q < nj; ++q) out[q] = s2[q];
 }
-
-/* Rows r and r + 1 touch the same groups in the same order. */
 
 void cp_prepare_diag(cp_problem* p, double* segd, double* t) {
     memset(t, 0, sizeof(double) * (size_t)p->n);
