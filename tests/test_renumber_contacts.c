@@ -34,7 +34,7 @@ static int impulses(const loam_world* w, pair_impulse* out) {
     const loam_rows* r = &w->coloring.rows;
     int m = 0;
     for (int i = 0; i < w->count; ++i)
-        for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
+        for (int s = loam_pairs_begin(c, i), s_end = loam_pairs_end(c, i); s < s_end; ++s) {
             int j = c->pair_j[s];
             float l[3];
             loam_ref_impulse(r->lx, r->ly, r->lz, c->pair_ref[s], l);

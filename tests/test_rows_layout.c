@@ -56,8 +56,8 @@ static int check_layout(const loam_world* w, int step) {
         const int32_t* marks = loam_block_marks(k, b);
         int rows = 0;
         for (int i = b * LOAM_BLOCK; i < loam_block_end(w, b); ++i) {
-            rows += c->pair_count[i] + c->body_count[i];
-            for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
+            rows += loam_pairs_count(c, i) + loam_bodies_count(c, i);
+            for (int s = loam_pairs_begin(c, i), s_end = loam_pairs_end(c, i); s < s_end; ++s) {
                 int q = c->pair_ref[s], j = c->pair_j[s], col = c->pair_color[s];
                 int inner = j / LOAM_BLOCK == b;
                 int lo = inner ? marks[2 * col] : marks[2 * LOAM_COLOR_SLOTS + col];

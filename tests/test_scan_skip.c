@@ -53,7 +53,7 @@ static float pair_gap(const loam_world* w, int i, int j) {
 static int is_contact(const loam_world* w, int i, int j) {
     int lo = i < j ? i : j, hi = i < j ? j : i;
     const loam_contacts* c = &w->contacts;
-    for (int k = c->pair_start[lo]; k < c->pair_start[lo] + c->pair_count[lo]; ++k)
+    for (int k = loam_pairs_begin(c, lo), k_end = loam_pairs_end(c, lo); k < k_end; ++k)
         if (c->pair_j[k] == hi) return 1;
     return 0;
 }

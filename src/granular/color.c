@@ -2,11 +2,11 @@
  * parallel with immediate velocity updates (Gauss-Seidel by colour, race-free without atomics; Jacobi
  * adds its changes in the same order), and the rows' layout in that order (see loam_coloring).
  *
- * Greedy, in particle order: each contact takes the lowest colour unused by its particles (a 64-bit
+ * Greedy, in particle order: each contact takes the lowest colour unused by its particles (a 32-bit
  * mask per particle). Contacts that persist from last step keep their colour (detect.c carries it
  * over) and the masks are kept, so when a few contacts appear in a bed at rest only those are
  * coloured, and the colour classes stay stable; a full colouring runs after a renumbering. The result depends only on the
- * contact lists, never on threads. Contacts that find all 64 colours taken go to a last colour that
+ * contact lists, never on threads. Contacts that find all 32 colours taken go to a last colour that
  * one thread solves in order. The choice is serial; listing the rows in solve order runs in parallel
  * by block, and only for the blocks whose contacts changed. */
 #include <string.h>
@@ -14,8 +14,8 @@
 #include "granular/rows.h"
 #include "granular/world_internal.h"
 
-static inline int lowest_free(uint64_t used) {
-    return used == ~0ull ? LOAM_MAX_COLORS : __builtin_ctzll(~used);
+static inline int lowest_free(loam_color_mask used) {
+    return used == (loam_color_mask)~0u ? LOAM_MAX_COLORS : __builtin_ctz(~used);
 }
 
 enum { SLOTS_OF_COLORS = LOAM_COLOR_SLOTS };
@@ -27,23 +27,23 @@ enum { SLOTS_OF_COLORS = LOAM_COLOR_SLOTS };
  * pays for those, not for the bed. */
 static void choose_colors(loam_world* w, int all) {
     loam_contacts* c = &w->contacts;
-    uint64_t* mask = w->coloring.mask;
+    loam_color_mask* mask = w->coloring.mask;
     const uint8_t* fresh = w->coloring.fresh;
     for (int i = 0; i < w->count; ++i) {
         if (!all && !fresh[i]) continue;
-        for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
+        for (int s = loam_pairs_begin(c, i), s_end = loam_pairs_end(c, i); s < s_end; ++s) {
             if (c->pair_color[s] != LOAM_UNCOLORED) continue;
             int j = c->pair_j[s], col = lowest_free(mask[i] | mask[j]);
             if (col < LOAM_MAX_COLORS) {
-                mask[i] |= 1ull << col;
-                mask[j] |= 1ull << col;
+                mask[i] |= (loam_color_mask)1 << col;
+                mask[j] |= (loam_color_mask)1 << col;
             }
             c->pair_color[s] = (uint8_t)col;
         }
-        for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) {
+        for (int s = loam_bodies_begin(c, i), s_end = loam_bodies_end(c, i); s < s_end; ++s) {
             if (c->body_color[s] != LOAM_UNCOLORED) continue;
             int col = lowest_free(mask[i]);
-            if (col < LOAM_MAX_COLORS) mask[i] |= 1ull << col;
+            if (col < LOAM_MAX_COLORS) mask[i] |= (loam_color_mask)1 << col;
             c->body_color[s] = (uint8_t)col;
         }
     }
@@ -57,9 +57,9 @@ static void count_block(const loam_world* w, int b, int32_t counts[KINDS][SLOTS_
     memset(counts, 0, sizeof(int32_t) * KINDS * SLOTS_OF_COLORS);
     if (w->block_info[b].quiet) return; /* no contacts (detect.c) */
     for (int i = b * LOAM_BLOCK; i < loam_block_end(w, b); ++i) {
-        for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s)
+        for (int s = loam_pairs_begin(c, i), s_end = loam_pairs_end(c, i); s < s_end; ++s)
             counts[c->pair_j[s] / LOAM_BLOCK == b ? INNER_PAIRS : CROSSING][c->pair_color[s]]++;
-        for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) counts[INNER_BODIES][c->body_color[s]]++;
+        for (int s = loam_bodies_begin(c, i), s_end = loam_bodies_end(c, i); s < s_end; ++s) counts[INNER_BODIES][c->body_color[s]]++;
     }
 }
 
@@ -97,14 +97,14 @@ static void list_block(loam_world* w, int b, int32_t fill[KINDS][SLOTS_OF_COLORS
     loam_coloring* k = &w->coloring;
     if (w->block_info[b].quiet) return;
     for (int i = b * LOAM_BLOCK; i < loam_block_end(w, b); ++i) {
-        for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s) {
+        for (int s = loam_pairs_begin(c, i), s_end = loam_pairs_end(c, i); s < s_end; ++s) {
             int j = c->pair_j[s];
             int q = fill[j / LOAM_BLOCK == b ? INNER_PAIRS : CROSSING][c->pair_color[s]]++;
             k->list[q] = s;
             k->rows.i[q] = (uint16_t)(i - b * LOAM_BLOCK);
             k->rows.j[q] = j;
         }
-        for (int s = c->body_start[i]; s < c->body_start[i] + c->body_count[i]; ++s) {
+        for (int s = loam_bodies_begin(c, i), s_end = loam_bodies_end(c, i); s < s_end; ++s) {
             int q = fill[INNER_BODIES][c->body_color[s]]++;
             k->list[q] = ~s;
             k->rows.i[q] = (uint16_t)(i - b * LOAM_BLOCK);
@@ -239,11 +239,11 @@ int loam_granular_color(loam_world* w, int keep) {
     loam_coloring* k = &w->coloring;
     int n = w->count, blocks = loam_block_count(n);
     if (!keep) {
-        memset(k->mask, 0, sizeof(uint64_t) * (size_t)n);
+        memset(k->mask, 0, sizeof(loam_color_mask) * (size_t)n);
 #pragma omp parallel for schedule(static)
         for (int i = 0; i < n; ++i) {
-            memset(&c->pair_color[c->pair_start[i]], LOAM_UNCOLORED, (size_t)c->pair_count[i]);
-            memset(&c->body_color[c->body_start[i]], LOAM_UNCOLORED, (size_t)c->body_count[i]);
+            memset(&c->pair_color[loam_pairs_begin(c, i)], LOAM_UNCOLORED, (size_t)loam_pairs_count(c, i));
+            memset(&c->body_color[loam_bodies_begin(c, i)], LOAM_UNCOLORED, (size_t)loam_bodies_count(c, i));
         }
     }
     choose_colors(w, !keep);

@@ -20,9 +20,9 @@ static void scratch_free(loam_contacts* c) {
 void loam_contacts_free(loam_world* w) {
     loam_contacts* c = &w->contacts;
     scratch_free(c);
-    void* arrays[] = {c->pair_start,  c->pair_count, c->pair_j,      c->pair_ref, c->body_start,
-                      c->body_count,  c->body_shape, c->body_lambda, c->pair_color, c->body_color,
-                      c->body_owner,  c->body_n,     c->body_v,      c->pair_region, c->body_region};
+    void* arrays[] = {c->pair_end,   c->pair_j,     c->pair_ref, c->body_end, c->body_shape,
+                      c->body_lambda, c->pair_color, c->body_color, c->body_owner, c->body_n,
+                      c->body_v,      c->pair_region, c->body_region};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) loam_free(arrays[k]);
     memset(c, 0, sizeof *c);
 }
@@ -31,7 +31,7 @@ int loam_contacts_alloc(loam_world* w, int n) {
     loam_contacts_free(w);
     size_t bytes = sizeof(int32_t) * (size_t)(n > 0 ? n : 1);
     loam_contacts* c = &w->contacts;
-    int32_t** arrays[] = {&c->pair_start, &c->pair_count, &c->body_start, &c->body_count};
+    int32_t** arrays[] = {&c->pair_end, &c->body_end};
     for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; ++a)
         if (!(*arrays[a] = loam_calloc(1, bytes))) return 0;
     size_t regions = (size_t)loam_block_count(n) + 1;
@@ -112,7 +112,7 @@ typedef struct slot_array {
 enum { LOAM_MAX_SLOT_ARRAYS = 8 };
 
 static int move_arrays(loam_world* w, const slot_array* a, int n, const int32_t* from, const int32_t* to,
-                       const int32_t* count) {
+                       const int32_t* end) {
     int blocks = loam_block_count(w->count);
     char* fresh[LOAM_MAX_SLOT_ARRAYS] = {0};
     for (int k = 0; k < n; ++k) {
@@ -123,8 +123,7 @@ static int move_arrays(loam_world* w, const slot_array* a, int n, const int32_t*
     }
     for (int k = 0; k < n; ++k) {
         for (int b = 0; a[k].keep && *a[k].array && b < blocks; ++b) {
-            size_t used = 0;
-            for (int i = b * LOAM_BLOCK; i < loam_block_end(w, b); ++i) used += (size_t)count[i];
+            size_t used = (size_t)end[loam_block_end(w, b) - 1];
             memcpy(fresh[k] + a[k].size * (size_t)to[b], (char*)*a[k].array + a[k].size * (size_t)from[b],
                    a[k].size * used);
         }
@@ -132,12 +131,6 @@ static int move_arrays(loam_world* w, const slot_array* a, int n, const int32_t*
         *a[k].array = fresh[k];
     }
     return 1;
-}
-
-/* The particles of each block follow their block's region to its new place. */
-static void shift_starts(loam_world* w, int32_t* start, const int32_t* from, const int32_t* to, int blocks) {
-    for (int b = 0; b < blocks; ++b)
-        for (int i = b * LOAM_BLOCK; i < loam_block_end(w, b); ++i) start[i] += to[b] - from[b];
 }
 
 int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t* body_need) {
@@ -155,8 +148,7 @@ int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t
         /* The blocks whose contacts this step are in place, and those still holding last step's
          * (detection reads them again), keep them: every array that holds a contact's data moves. */
         slot_array arrays[] = {{(void**)&c->pair_j, 4, 1}, {(void**)&c->pair_ref, 4, 1}, {(void**)&c->pair_color, 1, 1}};
-        ok = move_arrays(w, arrays, sizeof arrays / sizeof arrays[0], from, to, c->pair_count);
-        if (ok) shift_starts(w, c->pair_start, from, to, blocks);
+        ok = move_arrays(w, arrays, sizeof arrays / sizeof arrays[0], from, to, c->pair_end);
         if (ok) memcpy(c->pair_region, pair_plan, sizeof(int32_t) * (size_t)(blocks + 1));
     }
     if (ok && bodies >= 0) {
@@ -164,8 +156,7 @@ int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t
         slot_array arrays[] = {{(void**)&c->body_shape, 4, 1}, {(void**)&c->body_lambda, 12, 1},
                                {(void**)&c->body_color, 1, 1},  {(void**)&c->body_owner, 4, 1},
                                {(void**)&c->body_n, 16, 1},     {(void**)&c->body_v, 16, 1}};
-        ok = move_arrays(w, arrays, sizeof arrays / sizeof arrays[0], from, to, c->body_count);
-        if (ok) shift_starts(w, c->body_start, from, to, blocks);
+        ok = move_arrays(w, arrays, sizeof arrays / sizeof arrays[0], from, to, c->body_end);
         if (ok) memcpy(c->body_region, body_plan, sizeof(int32_t) * (size_t)(blocks + 1));
     }
     if (pairs >= 0 || bodies >= 0) c->layout++;
@@ -185,11 +176,11 @@ int loam_contacts_count(loam_world* w) {
 #pragma omp parallel
     {
 #pragma omp for schedule(static)
-        for (int i = 0; i < n; ++i) total[i] = c->pair_count[i] + c->body_count[i];
+        for (int i = 0; i < n; ++i) total[i] = loam_pairs_count(c, i) + loam_bodies_count(c, i);
         /* Integer sums: the order the threads add in cannot change them. */
 #pragma omp for schedule(static)
         for (int i = 0; i < n; ++i)
-            for (int s = c->pair_start[i]; s < c->pair_start[i] + c->pair_count[i]; ++s)
+            for (int s = loam_pairs_begin(c, i), s_end = loam_pairs_end(c, i); s < s_end; ++s)
                 __atomic_add_fetch(&total[c->pair_j[s]], 1, __ATOMIC_RELAXED);
     }
     return 1;

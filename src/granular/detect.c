@@ -142,10 +142,10 @@ static int contacts_of(const loam_world* w, const scan_params* sp, const float* 
                        int listed, float margin, int32_t* out, int32_t* from, int* same_partners, int* fresh,
                        float* far_gap) {
     const loam_contacts* c = &w->contacts; /* i's block has not replaced them yet: last step's */
-    int first = c->pair_start[i];
+    int first = loam_pairs_begin(c, i);
     const int32_t* before = &c->pair_j[first]; /* last step's partners of i, sorted */
     const float* vel = w->vel_pack; /* (vx, vy, vz, 0) packed by loam_granular_detect */
-    int nb = c->pair_count[i], m = 0;
+    int nb = loam_pairs_end(c, i) - first, m = 0;
     float base = sp->base, dt2 = sp->dt2, wake2 = sp->wake2;
     const uint8_t* asleep = w->asleep;
     int i_asleep = asleep[i];
@@ -200,7 +200,7 @@ static int contacts_of(const loam_world* w, const scan_params* sp, const float* 
  * for pairs; and the warm start). */
 static int touched_before(const loam_contacts* c, int i, int s) {
     int at = -1;
-    for (int k = c->body_start[i]; k < c->body_start[i] + c->body_count[i]; ++k)
+    for (int k = loam_bodies_begin(c, i), k_end = loam_bodies_end(c, i); k < k_end; ++k)
         if (c->body_shape[k] == s) at = k;
     return at;
 }
@@ -232,7 +232,7 @@ static void list_block(loam_world* w, const float* pos, int b, float reach, cand
 static int unchanged(const loam_world* w, const loam_contact_scratch* x, int i, int pair_at, int body_at, int body_base) {
     const loam_contacts* c = &w->contacts;
     int nb = x->body_count[i % LOAM_BLOCK];
-    if (c->pair_start[i] != pair_at || c->body_start[i] != body_at || c->body_count[i] != nb) return 0;
+    if (loam_pairs_begin(c, i) != pair_at || loam_bodies_begin(c, i) != body_at || loam_bodies_count(c, i) != nb) return 0;
     for (int k = 0; k < nb; ++k)
         if (x->body_shape[body_at - body_base + k] != c->body_shape[body_at + k]) return 0;
     return 1;
@@ -391,15 +391,11 @@ static int classify_blocks(loam_world* w, int blocks) {
 /* A quiet block's detection: no contacts. They are last step's if it had none either. */
 static void quiet_block(loam_world* w, int b) {
     loam_contacts* c = &w->contacts;
-    int pair_base = c->pair_region[b], body_base = c->body_region[b], same = 1;
+    int same = 1;
     int end = loam_block_end(w, b);
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
-        same &= c->pair_count[i] == 0 && c->body_count[i] == 0 && c->pair_start[i] == pair_base &&
-                c->body_start[i] == body_base;
-        c->pair_start[i] = pair_base;
-        c->pair_count[i] = 0;
-        c->body_start[i] = body_base;
-        c->body_count[i] = 0;
+        same &= c->pair_end[i] == 0 && c->body_end[i] == 0;
+        c->pair_end[i] = c->body_end[i] = 0;
         w->coloring.fresh[i] = 0;
     }
     loam_block_info* bi = &w->block_info[b];
@@ -429,6 +425,7 @@ static void commit_block(loam_world* w, int b, loam_contact_scratch* x, int pair
     take_over(x->body_from, bodies, c->body_lambda, c->body_color, x->body_lambda, x->body_color, warm);
     for (int k = 0; k < pairs; ++k) x->pair_ref[k] = x->pair_from[k] >= 0 && warm ? c->pair_ref[x->pair_from[k]] : LOAM_REF_NONE;
     int pair_at = c->pair_region[b], body_at = c->body_region[b];
+    int32_t pair_end = 0, body_end = 0;
     memcpy(&c->pair_j[pair_at], x->pair_j, sizeof(int32_t) * (size_t)pairs);
     memcpy(&c->pair_ref[pair_at], x->pair_ref, sizeof(int32_t) * (size_t)pairs);
     memcpy(&c->pair_color[pair_at], x->pair_color, (size_t)pairs);
@@ -437,12 +434,8 @@ static void commit_block(loam_world* w, int b, loam_contact_scratch* x, int pair
     memcpy(&c->body_color[body_at], x->body_color, (size_t)bodies);
     int end = loam_block_end(w, b);
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
-        c->pair_start[i] = pair_at;
-        c->pair_count[i] = x->pair_count[i % LOAM_BLOCK];
-        c->body_start[i] = body_at;
-        c->body_count[i] = x->body_count[i % LOAM_BLOCK];
-        pair_at += c->pair_count[i];
-        body_at += c->body_count[i];
+        c->pair_end[i] = pair_end += x->pair_count[i % LOAM_BLOCK];
+        c->body_end[i] = body_end += x->body_count[i % LOAM_BLOCK];
     }
 }
 
@@ -524,7 +517,7 @@ static void neighbourhood_moves(loam_world* w, int blocks) {
  * (as many as the room left there; the count is returned either way). */
 static int previous_contacts(const loam_world* w, int i, int32_t* j_out, int32_t* from_out, int room) {
     const loam_contacts* c = &w->contacts;
-    int first = c->pair_start[i], n = c->pair_count[i];
+    int first = loam_pairs_begin(c, i), n = loam_pairs_end(c, i) - first;
     for (int k = 0; k < n && k < room; ++k) {
         j_out[k] = c->pair_j[first + k];
         from_out[k] = first + k;
@@ -564,8 +557,8 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
         int same_partners = 1, n, i_asleep = w->asleep[i], fresh = 0, nlisted = w->neighbors.count[i];
         if (!shapes.every && (i - b * LOAM_BLOCK) % LOAM_SHAPE_CHUNK == 0) chunk_shapes(w, pos, i, end, &shapes, &chunk);
         int partner_awake = i_asleep ? any_awake(w->asleep, i, entries, nlisted) : 1;
-        if (!partner_awake && !rule->may_skip && !shapes.every && chunk.n_moving == 0 && c->pair_count[i] == 0 &&
-            c->body_count[i] == 0) {
+        if (!partner_awake && !rule->may_skip && !shapes.every && chunk.n_moving == 0 &&
+            loam_pairs_count(c, i) == 0 && loam_bodies_count(c, i) == 0) {
             /* A sleeper among sleepers, with no moving shape near and no contact last step: none
              * now (the general path below finds the same, at several times the cost; half the
              * particles of a pushed bed's busy blocks are such). */
@@ -574,7 +567,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
             x->pair_count[i % LOAM_BLOCK] = x->body_count[i % LOAM_BLOCK] = 0;
             w->coloring.fresh[i] = 0;
             if (all_same && pairs <= cap && bodies <= bcap)
-                all_same = c->pair_start[i] == pair_base + pairs && c->body_start[i] == body_base + bodies;
+                all_same = loam_pairs_begin(c, i) == pair_base + pairs && loam_bodies_begin(c, i) == body_base + bodies;
             continue;
         }
         /* Straight into the scratch where it has room for every listed pair (there are at most as
@@ -590,7 +583,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
                                 &same_partners, &fresh, rule->may_skip ? &far_gap : NULL);
             } else {
                 n = 0;
-                same_partners = c->pair_count[i] == 0;
+                same_partners = loam_pairs_count(c, i) == 0;
                 far_gap = -INFINITY; /* its pairs were not scanned */
             }
             w->neighbors.slack[i] = rule->may_skip ? slack_code(far_gap - 2.0f * moved, rule) : 0;

@@ -121,12 +121,12 @@ static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* 
     size_t pairs = 0, bodies = 0;
     memset(owned, 0, sizeof(int32_t) * (size_t)n);
     for (int o = 0; o < n; ++o) {
-        for (int s = c->pair_start[o]; s < c->pair_start[o] + c->pair_count[o]; ++s) {
+        for (int s = loam_pairs_begin(c, o), s_end = loam_pairs_end(c, o); s < s_end; ++s) {
             int a = inv[o], p = inv[c->pair_j[s]];
             owned[a < p ? a : p]++;
         }
-        pairs += (size_t)c->pair_count[o];
-        bodies += (size_t)c->body_count[o];
+        pairs += (size_t)loam_pairs_count(c, o);
+        bodies += (size_t)loam_bodies_count(c, o);
     }
     int32_t* pair_need = w->block_need;
     int32_t* body_need = w->block_need + blocks;
@@ -134,7 +134,7 @@ static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* 
     for (int b = 0; b < blocks; ++b) {
         pair_need[b] = body_need[b] = 0;
         for (int k = b * LOAM_BLOCK; k < loam_block_end(w, b); ++k) {
-            bodies_of[k] = c->body_count[perm[k]];
+            bodies_of[k] = loam_bodies_count(c, perm[k]);
             pair_need[b] += owned[k];
             body_need[b] += bodies_of[k];
         }
@@ -155,7 +155,7 @@ static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* 
         sum += owned[k];
     }
     for (int o = 0; o < n; ++o)
-        for (int s = c->pair_start[o]; s < c->pair_start[o] + c->pair_count[o]; ++s) {
+        for (int s = loam_pairs_begin(c, o), s_end = loam_pairs_end(c, o); s < s_end; ++s) {
             int a = inv[o], p = inv[c->pair_j[s]];
             int32_t q = at[a < p ? a : p]++;
             pj[q] = a < p ? p : a;
@@ -163,7 +163,7 @@ static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* 
             col[q] = a < p ? c->pair_color[s] : LOAM_REOWNED;
         }
     for (int k = 0, q = 0; k < n; q += bodies_of[k++]) {
-        int from = c->body_start[perm[k]];
+        int from = loam_bodies_begin(c, perm[k]);
         memcpy(&shape[q], &c->body_shape[from], sizeof(int32_t) * (size_t)bodies_of[k]);
         memcpy(&body_lam[3 * (size_t)q], &c->body_lambda[3 * (size_t)from], 3 * sizeof(float) * (size_t)bodies_of[k]);
         memcpy(&body_col[q], &c->body_color[from], (size_t)bodies_of[k]);
@@ -184,13 +184,10 @@ static int renumber_contacts(loam_world* w, const int32_t* perm, const int32_t* 
         memcpy(&c->body_color[ba], &body_col[bq], (size_t)body_need[b]);
         q += (size_t)pair_need[b];
         bq += (size_t)body_need[b];
+        int32_t pair_end = 0, body_end = 0;
         for (int k = b * LOAM_BLOCK; k < loam_block_end(w, b); ++k) {
-            c->pair_start[k] = pa;
-            c->pair_count[k] = owned[k];
-            c->body_start[k] = ba;
-            c->body_count[k] = bodies_of[k];
-            pa += owned[k];
-            ba += bodies_of[k];
+            c->pair_end[k] = pair_end += owned[k];
+            c->body_end[k] = body_end += bodies_of[k];
         }
     }
     return 1;
@@ -206,9 +203,9 @@ int loam_granular_reorder(loam_world* w) {
      * stay). */
     const loam_contacts* c = &w->contacts;
     size_t pairs = 0, bodies = 0;
-    for (int i = 0; c->pair_start && i < n; ++i) {
-        pairs += (size_t)c->pair_count[i];
-        bodies += (size_t)c->body_count[i];
+    for (int i = 0; c->pair_end && i < n; ++i) {
+        pairs += (size_t)loam_pairs_count(c, i);
+        bodies += (size_t)loam_bodies_count(c, i);
     }
     size_t index_bytes = 4 * sizeof(int32_t) * (size_t)n;
     char* spare = loam_granular_spare(w, index_bytes + packed_bytes(pairs, bodies));
@@ -230,5 +227,5 @@ int loam_granular_reorder(loam_world* w) {
     permute_ints(w->id, perm, itmp, n);
     permute_ints(w->calm, perm, itmp, n); /* wake flags are clear between steps */
     /* The solver velocities are free again: they hold renumber_contacts' counts. */
-    return !w->contacts.pair_start || renumber_contacts(w, perm, inv, (int32_t*)w->sv, packed);
+    return !w->contacts.pair_end || renumber_contacts(w, perm, inv, (int32_t*)w->sv, packed);
 }

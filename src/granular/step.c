@@ -46,7 +46,7 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
         ok = loam_contacts_reserve(w, w->block_need, w->block_need + blocks);
     }
     w->sv = loam_malloc(sizeof(float) * 4 * (size_t)(n > 0 ? n : 1));
-    w->coloring.mask = loam_malloc(sizeof(uint64_t) * (size_t)(n > 0 ? n : 1));
+    w->coloring.mask = loam_malloc(sizeof(loam_color_mask) * (size_t)(n > 0 ? n : 1));
     w->coloring.region = loam_calloc((size_t)blocks + 1, sizeof(int32_t));
     w->coloring.listed_from = loam_malloc(sizeof(int32_t) * (size_t)blocks);
     w->coloring.marks = loam_calloc((size_t)LOAM_BLOCK_MARKS * (size_t)blocks, sizeof(int32_t));

@@ -325,8 +325,8 @@ size_t loam_world_memory(const loam_world* w) {
     size_t bslots = w->contacts.body_region ? (size_t)w->contacts.body_region[blocks] : 0;
     size_t bytes = cap * (8 * sizeof(float) + sizeof(int32_t));                     /* particles */
     bytes += n * 20 + blocks * (size_t)w->neighbors.block_capacity * sizeof(uint16_t); /* neighbour list */
-    bytes += n * 4 * 4 + slots * (4 + 4 + 1) + bslots * (4 + 12 + 1 + 4 + 16 + 16); /* contacts */
-    bytes += n * (16 + 4 + 8) + (size_t)w->coloring.list_capacity * (2 + 4) + 65536 * 4 + w->spare_bytes; /* solver scratch */
+    bytes += n * 2 * 4 + slots * (4 + 4 + 1) + bslots * (4 + 12 + 1 + 4 + 16 + 16); /* contacts */
+    bytes += n * (16 + 4 + sizeof(loam_color_mask)) + (size_t)w->coloring.list_capacity * (2 + 4) + 65536 * 4 + w->spare_bytes; /* solver scratch */
     if (w->sv_prev) bytes += n * (16 + 4);                                             /* Jacobi's */
     bytes += loam_rows_field_bytes((size_t)w->coloring.list_capacity); /* rows' fields */
     return bytes;

@@ -18,8 +18,10 @@ enum { LOAM_BLOCK = 1024 };
 #define LOAM_MAX_MARGIN 2.0f
 
 /* Colours of the contact graph for the sweeps; colour LOAM_MAX_COLORS is the serial rest,
- * LOAM_UNCOLORED marks a contact still to colour. */
-#define LOAM_MAX_COLORS 64
+ * LOAM_UNCOLORED marks a contact still to colour. A bed of equal spheres at rest uses 13 to 14
+ * colours; 32 (a 32-bit mask a particle, 4 bytes less than 64) leave room for polydisperse beds. */
+#define LOAM_MAX_COLORS 32
+typedef uint32_t loam_color_mask; /* one bit per colour */
 #define LOAM_UNCOLORED 255
 /* Until the next detection, the colour of a pair that a renumbering moved to its partner's list
  * (reorder.c): detection then tests it like a new pair, keeping its impulse (contacts_of). */
@@ -29,16 +31,16 @@ enum { LOAM_BLOCK = 1024 };
  * (the warm start) from the block's own region and replaces them there (detect.c). Particle-particle
  * pairs are owned by the lower index i; each owner keeps its pairs sorted by partner j, in a range of
  * its block's reserved region (so blocks fill in parallel without counting first; each region is
- * sized to its own block's need). */
+ * sized to its own block's need). A block's particles' ranges follow one another from its region's
+ * start, so one end a particle, counted from there, gives both ends (loam_pairs_begin/_end): 8
+ * bytes a particle less than a start and a count for each kind, and a region moves without them. */
 typedef struct loam_contacts {
-    int32_t* pair_start;      /* n: first owned slot of i */
-    int32_t* pair_count;      /* n */
+    int32_t* pair_end;        /* n: one past i's last owned slot, less its block's pair_region */
     int32_t* pair_j;          /* slots: partner j > i */
     int32_t* pair_ref;        /* slots: the row that holds the pair's impulse (a loam_ref) once
                                  coloring.lambda_in_rows; the rows are the only store of pair
                                  impulses, 12 bytes a contact less */
-    int32_t* body_start;      /* n */
-    int32_t* body_count;      /* n */
+    int32_t* body_end;        /* n: likewise for body slots, less the block's body_region */
     int32_t* body_shape;      /* body slots: global shape index */
     float* body_lambda;       /* 3 * body slots */
     uint8_t* pair_color;      /* slots: colour for the sweeps (color.c); carried over from
@@ -56,6 +58,24 @@ typedef struct loam_contacts {
     struct loam_contact_scratch* scratch;
     int scratch_count, scratch_pairs, scratch_bodies;
 } loam_contacts;
+
+/* Particle i's pair slots [loam_pairs_begin, loam_pairs_end), and its body slots likewise. */
+static inline int32_t loam_slots_begin(const int32_t* region, const int32_t* end, int i) {
+    return region[i / LOAM_BLOCK] + (i % LOAM_BLOCK ? end[i - 1] : 0);
+}
+static inline int32_t loam_slots_end(const int32_t* region, const int32_t* end, int i) {
+    return region[i / LOAM_BLOCK] + end[i];
+}
+static inline int32_t loam_pairs_begin(const loam_contacts* c, int i) { return loam_slots_begin(c->pair_region, c->pair_end, i); }
+static inline int32_t loam_pairs_end(const loam_contacts* c, int i) { return loam_slots_end(c->pair_region, c->pair_end, i); }
+static inline int32_t loam_bodies_begin(const loam_contacts* c, int i) { return loam_slots_begin(c->body_region, c->body_end, i); }
+static inline int32_t loam_bodies_end(const loam_contacts* c, int i) { return loam_slots_end(c->body_region, c->body_end, i); }
+static inline int32_t loam_pairs_count(const loam_contacts* c, int i) {
+    return c->pair_end[i] - (i % LOAM_BLOCK ? c->pair_end[i - 1] : 0);
+}
+static inline int32_t loam_bodies_count(const loam_contacts* c, int i) {
+    return c->body_end[i] - (i % LOAM_BLOCK ? c->body_end[i - 1] : 0);
+}
 
 /* One block's new contacts (detect.c): counts per particle of the block, then per slot the partner
  * or shape, the old slot the contact continues (-1: a new contact), and the impulse and colour taken
@@ -99,7 +119,7 @@ typedef struct loam_rows {
 enum { LOAM_COLOR_SLOTS = LOAM_MAX_COLORS + 1, LOAM_BLOCK_MARKS = 3 * LOAM_COLOR_SLOTS + 1 };
 
 typedef struct loam_coloring {
-    uint64_t* mask;           /* n: colours used by each particle */
+    loam_color_mask* mask;    /* n: colours used by each particle */
     uint8_t* fresh;           /* n: particle i owns a contact still to colour (set by detection's
                                  warm start, so the serial colouring visits only those) */
     int32_t* list;            /* per row of a block listed anew: pair slot s, or ~s for body slot s;
