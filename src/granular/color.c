@@ -22,15 +22,17 @@ enum { SLOTS_OF_COLORS = LOAM_COLOR_SLOTS };
 
 /* Colour the uncoloured contacts, in particle order. The masks hold every colour a particle's
  * contacts used since the last full colouring: those of contacts that broke since only make the
- * choice more careful, never wrong. This loop is serial, so it visits only the particles that own an
+ * choice more careful, never wrong. This loop is serial, so it visits only the blocks that hold an
  * uncoloured contact (all of them after a full reset): a bed where a few contacts change per step
  * pays for those, not for the bed. */
 static void choose_colors(loam_world* w, int all) {
     loam_contacts* c = &w->contacts;
     loam_color_mask* mask = w->coloring.mask;
-    const uint8_t* fresh = w->coloring.fresh;
     for (int i = 0; i < w->count; ++i) {
-        if (!all && !fresh[i]) continue;
+        if (i % LOAM_BLOCK == 0 && !all && !w->block_info[i / LOAM_BLOCK].fresh) {
+            i = loam_block_end(w, i / LOAM_BLOCK) - 1; /* nothing to colour in this block */
+            continue;
+        }
         for (int s = loam_pairs_begin(c, i), s_end = loam_pairs_end(c, i); s < s_end; ++s) {
             if (c->pair_color[s] != LOAM_UNCOLORED) continue;
             int j = c->pair_j[s], col = lowest_free(mask[i] | mask[j]);

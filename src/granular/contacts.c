@@ -22,7 +22,7 @@ void loam_contacts_free(loam_world* w) {
     scratch_free(c);
     void* arrays[] = {c->pair_end,   c->pair_j,     c->pair_ref, c->body_end, c->body_shape,
                       c->body_lambda, c->pair_color, c->body_color, c->body_owner, c->body_n,
-                      c->body_v,      c->pair_region, c->body_region};
+                      c->pair_region, c->body_region};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) loam_free(arrays[k]);
     memset(c, 0, sizeof *c);
 }
@@ -155,7 +155,7 @@ int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t
         const int32_t *from = c->body_region, *to = body_plan;
         slot_array arrays[] = {{(void**)&c->body_shape, 4, 1}, {(void**)&c->body_lambda, 12, 1},
                                {(void**)&c->body_color, 1, 1},  {(void**)&c->body_owner, 4, 1},
-                               {(void**)&c->body_n, 16, 1},     {(void**)&c->body_v, 16, 1}};
+                               {(void**)&c->body_n, 16, 1}};
         ok = move_arrays(w, arrays, sizeof arrays / sizeof arrays[0], from, to, c->body_end);
         if (ok) memcpy(c->body_region, body_plan, sizeof(int32_t) * (size_t)(blocks + 1));
     }

@@ -396,9 +396,9 @@ static void quiet_block(loam_world* w, int b) {
     for (int i = b * LOAM_BLOCK; i < end; ++i) {
         same &= c->pair_end[i] == 0 && c->body_end[i] == 0;
         c->pair_end[i] = c->body_end[i] = 0;
-        w->coloring.fresh[i] = 0;
     }
     loam_block_info* bi = &w->block_info[b];
+    bi->fresh = 0;
     bi->same = (uint8_t)same;
     bi->done = 1;
 }
@@ -538,7 +538,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
         return;
     }
     float worst = 0.0f;
-    int all_same = 1;
+    int all_same = 1, any_fresh = 0;
     loam_contacts* c = &w->contacts;
     int32_t nbr[LOAM_MAX_NEIGHBORS], from[LOAM_MAX_NEIGHBORS];
     int pair_base = c->pair_region[b], body_base = c->body_region[b];
@@ -565,7 +565,6 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
             w->neighbors.slack[i] = 0;
             scanned++;
             x->pair_count[i % LOAM_BLOCK] = x->body_count[i % LOAM_BLOCK] = 0;
-            w->coloring.fresh[i] = 0;
             if (all_same && pairs <= cap && bodies <= bcap)
                 all_same = loam_pairs_begin(c, i) == pair_base + pairs && loam_bodies_begin(c, i) == body_base + bodies;
             continue;
@@ -645,17 +644,12 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
             nd[0] = nw.x;
             nd[1] = nw.y;
             nd[2] = nw.z;
-            nd[3] = gap;
+            nd[3] = f;
             worst = -gap > worst ? -gap : worst;
-            float* vd = &c->body_v[4 * (size_t)slot];
-            vd[0] = vb.x;
-            vd[1] = vb.y;
-            vd[2] = vb.z;
-            vd[3] = w->shapes[s].shape.friction;
         }
         x->body_count[i % LOAM_BLOCK] = nbody;
         bodies += nbody;
-        w->coloring.fresh[i] = (uint8_t)fresh;
+        any_fresh |= fresh;
         if (all_same && pairs <= cap && bodies <= bcap)
             all_same = same_partners && unchanged(w, x, i, pair_at, body_at, body_base);
     }
@@ -665,6 +659,7 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
     *worst_overlap = worst;
     loam_block_info* bi = &w->block_info[b];
     bi->same = (uint8_t)all_same;
+    bi->fresh = (uint8_t)any_fresh;
     bi->done = pairs <= cap && bodies <= bcap;
     /* Unchanged contacts are in place already (their impulses in the slots, or in the rows). */
     if (bi->done && !(all_same && w->params.warm_start)) commit_block(w, b, x, pairs, bodies);

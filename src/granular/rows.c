@@ -62,16 +62,16 @@ static float pair_geometry(loam_rows* r, int lo, int hi, int base, const float* 
     return loam_rows_geometry(r, lo, hi, base, pos, axis, len, worst);
 }
 
-/* Body row q from its slot: body contacts are few, and their slots are always current. */
-static void body_row(const loam_world* w, loam_rows* r, int q) {
+/* Body row q of block b from its slot: body contacts are few, and their slots are always current. */
+static void body_row(const loam_world* w, loam_rows* r, int b, int q) {
     const loam_contacts* c = &w->contacts;
-    int s = ~r->j[q];
+    int s = ~r->j[q], i = b * LOAM_BLOCK + r->i[q];
     const float* nd = &c->body_n[4 * (size_t)s];
     const float* lam = &c->body_lambda[3 * (size_t)s];
     r->nx[q] = loam_normal_pack(nd[0]);
     r->ny[q] = loam_normal_pack(nd[1]);
     r->nz[q] = loam_normal_pack(nd[2]);
-    r->gap[q] = nd[3];
+    r->gap[q] = nd[3] - w->radius[i]; /* detection's gap, bit for bit */
     r->lx[q] = lam[0];
     r->ly[q] = lam[1];
     r->lz[q] = lam[2];
@@ -181,7 +181,7 @@ float loam_rows_refresh(loam_world* w, const float* pos) {
             else if (listed && !k->relaid) impulses_of_block(w, b);
             const int32_t* marks = loam_block_marks(k, b);
             for (int col = 0; col < LOAM_COLOR_SLOTS; ++col)
-                for (int q = marks[2 * col + 1]; q < marks[2 * col + 2]; ++q) body_row(w, r, q);
+                for (int q = marks[2 * col + 1]; q < marks[2 * col + 2]; ++q) body_row(w, r, b, q);
         }
         /* then the pairs' geometry over every row in use, in even shares. */
 #pragma omp for schedule(static)

@@ -41,17 +41,17 @@
 #include "granular/world_internal.h"
 
 /* Velocity rows [lo, hi) of body contacts: the body's point velocity and friction come from the
- * slot arrays (body contacts are few). */
+ * slots and the body (body contacts are few). */
 static float body_rows(const loam_row_pass* p, int lo, int hi, int b, float most) {
     loam_rows* r = &p->w->coloring.rows;
-    const loam_contacts* c = &p->w->contacts;
     size_t base = (size_t)b * LOAM_BLOCK;
     for (int q = lo; q < hi; ++q) {
-        const float* vb = &c->body_v[4 * (size_t)~r->j[q]];
+        float mu;
+        loam_vec3 vb = loam_body_contact_velocity(p->w, ~r->j[q], (int)(base + r->i[q]), &mu);
         float* a = &p->sv[4 * (base + r->i[q])];
         const float* pa = &p->prev[4 * (base + r->i[q])];
         float d[3], wi = a[3];
-        loam_row_update(r, q, pa[0] - vb[0], pa[1] - vb[1], pa[2] - vb[2], r->omega / pa[3], vb[3], p->inv_dt, p->alpha,
+        loam_row_update(r, q, pa[0] - vb.x, pa[1] - vb.y, pa[2] - vb.z, r->omega / pa[3], mu, p->inv_dt, p->alpha,
                            d);
         for (int k = 0; k < 3; ++k) a[k] = a[k] + wi * d[k];
         float d2 = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) * wi * wi;

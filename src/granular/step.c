@@ -51,7 +51,6 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     w->coloring.listed_from = loam_malloc(sizeof(int32_t) * (size_t)blocks);
     w->coloring.marks = loam_calloc((size_t)LOAM_BLOCK_MARKS * (size_t)blocks, sizeof(int32_t));
     w->coloring.block_order = loam_malloc(sizeof(int32_t) * (size_t)blocks);
-    w->coloring.fresh = loam_calloc((size_t)(n > 0 ? n : 1), 1);
     w->calm = loam_calloc((size_t)(n > 0 ? n : 1), sizeof(int32_t));
     w->wake = loam_calloc((size_t)(n > 0 ? n : 1), 1);
     w->asleep = loam_calloc((size_t)(n > 0 ? n : 1), 1);
@@ -60,7 +59,7 @@ loam_status loam_granular_prepare(loam_world* w, loam_error* err) {
     w->shape_pose = loam_malloc(sizeof(loam_pose) * (size_t)shapes);
     w->shape_lo = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
     w->shape_hi = loam_malloc(sizeof(loam_vec3) * (size_t)shapes);
-    if (!ok || !w->sv || !w->coloring.mask || !w->coloring.region || !w->coloring.listed_from || !w->coloring.marks || !w->coloring.block_order || !w->coloring.fresh || !w->radix_counts || !w->calm || !w->wake || !w->asleep || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
+    if (!ok || !w->sv || !w->coloring.mask || !w->coloring.region || !w->coloring.listed_from || !w->coloring.marks || !w->coloring.block_order || !w->radix_counts || !w->calm || !w->wake || !w->asleep || !w->block_scratch || !w->shape_pose || !w->shape_lo || !w->shape_hi)
         return loam_error_set(err, LOAM_ERR_NOMEM, "out of memory preparing a world of %d particles", n);
     for (int b = 0; b < blocks; ++b) w->coloring.listed_from[b] = -1; /* no rows listed yet */
     /* Particles given outside the periodic interval start at their image inside it. */
@@ -275,7 +274,7 @@ static void body_wrenches(loam_world* w, float dt) {
             const float* nd = &c->body_n[4 * (size_t)s];
             loam_vec3 f = v3(-l[0] / dt, -l[1] / dt, -l[2] / dt);
             /* The contact point on the body surface: centre minus normal times distance. */
-            float dist = nd[3] + w->radius[i];
+            float dist = nd[3];
             loam_vec3 pc = v3(w->x[i] - nd[0] * dist, w->y[i] - nd[1] * dist, w->z[i] - nd[2] * dist);
             loam_vec3 tq = v3_cross(v3_sub(pc, w->bodies[body].pose.p), f);
             float* a = &acc[7 * body];

@@ -86,7 +86,6 @@ static void scratch_free(loam_world* w) {
     loam_free(w->coloring.marks);
     loam_free(w->coloring.tasks);
     loam_free(w->coloring.block_order);
-    loam_free(w->coloring.fresh);
     loam_free(w->coloring.rows.i);
     loam_free(w->coloring.rows.j);
     loam_free(w->coloring.rows.fields);
@@ -325,7 +324,7 @@ size_t loam_world_memory(const loam_world* w) {
     size_t bslots = w->contacts.body_region ? (size_t)w->contacts.body_region[blocks] : 0;
     size_t bytes = cap * (8 * sizeof(float) + sizeof(int32_t));                     /* particles */
     bytes += n * 20 + blocks * (size_t)w->neighbors.block_capacity * sizeof(uint16_t); /* neighbour list */
-    bytes += n * 2 * 4 + slots * (4 + 4 + 1) + bslots * (4 + 12 + 1 + 4 + 16 + 16); /* contacts */
+    bytes += n * 2 * 4 + slots * (4 + 4 + 1) + bslots * (4 + 12 + 1 + 4 + 16); /* contacts */
     bytes += n * (16 + 4 + sizeof(loam_color_mask)) + (size_t)w->coloring.list_capacity * (2 + 4) + 65536 * 4 + w->spare_bytes; /* solver scratch */
     if (w->sv_prev) bytes += n * (16 + 4);                                             /* Jacobi's */
     bytes += loam_rows_field_bytes((size_t)w->coloring.list_capacity); /* rows' fields */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "collide/spatial_hash.h"
+#include "core/vec.h"
 #include "loam/granular.h"
 
 /* Work is cut into fixed blocks of particles, independent of the thread count, and per-block
@@ -49,10 +50,11 @@ typedef struct loam_contacts {
     int32_t* pair_region;     /* blocks + 1: block b fills pair slots [pair_region[b], [b + 1]) */
     int32_t* body_region;     /* blocks + 1: and body slots [body_region[b], [b + 1]) */
     int layout;               /* counts the changes of the regions */
-    /* Body contacts' geometry, written by detection (the rows copy it; body wrenches read it): */
+    /* Body contacts' geometry, written by detection (the rows copy it; body wrenches read it; the
+     * sweeps take the surface point and its velocity from it, loam_body_contact_velocity): */
     int32_t* body_owner;      /* body slots: the particle */
-    float* body_n;            /* 4 * body slots: normal out of the shape, gap */
-    float* body_v;            /* 4 * body slots: body point velocity, friction */
+    float* body_n;            /* 4 * body slots: normal out of the shape, and the signed distance of
+                                 the particle's centre from the surface (the gap plus its radius), m */
     /* Per thread, one block's new contacts while detection finds them, before they replace the
      * block's old ones (loam_contact_scratch); sized to the largest region. */
     struct loam_contact_scratch* scratch;
@@ -120,8 +122,6 @@ enum { LOAM_COLOR_SLOTS = LOAM_MAX_COLORS + 1, LOAM_BLOCK_MARKS = 3 * LOAM_COLOR
 
 typedef struct loam_coloring {
     loam_color_mask* mask;    /* n: colours used by each particle */
-    uint8_t* fresh;           /* n: particle i owns a contact still to colour (set by detection's
-                                 warm start, so the serial colouring visits only those) */
     int32_t* list;            /* per row of a block listed anew: pair slot s, or ~s for body slot s;
                                  from the colouring to the rows' refresh only, in the rows' gap field */
     loam_rows rows;        /* the rows, in solve order */
@@ -231,6 +231,8 @@ typedef struct loam_block_info {
     /* This step's detection (loam_granular_detect): */
     uint8_t done;                   /* the block's contacts of this step are in its region */
     uint8_t same;                   /* they are last step's, slot for slot */
+    uint8_t fresh;                  /* some contact of the block is still to colour (the serial
+                                       colouring visits only such blocks: a few a step at rest) */
     float moved;                    /* largest displacement of its particles since the neighbour
                                        list's reference, m (neighbors.c) */
     float near_moved;               /* largest `moved` of the blocks that can hold a listed partner
@@ -305,6 +307,19 @@ struct loam_world {
     float body_margin;        /* and for particle-body pairs, m */
     loam_step_stats stats;
 };
+
+/* Velocity of the surface point of body slot s (owner i), and the shape's friction in *mu: from the
+ * body's twist at the point detection found, with the same operations, so the bits are
+ * detection's. Body contacts are few: recomputing this each sweep saves 16 bytes a slot. */
+static inline loam_vec3 loam_body_contact_velocity(const loam_world* w, int s, int i, float* mu) {
+    const loam_contacts* c = &w->contacts;
+    const float* nd = &c->body_n[4 * (size_t)s];
+    const loam_shape_ref* sr = &w->shapes[c->body_shape[s]];
+    const loam_body_state* bs = &w->bodies[sr->body];
+    loam_vec3 surface = v3_sub(v3(w->x[i], w->y[i], w->z[i]), v3_scale(v3(nd[0], nd[1], nd[2]), nd[3]));
+    *mu = sr->shape.friction;
+    return v3_add(bs->twist.v, v3_cross(bs->twist.w, v3_sub(surface, bs->pose.p))); /* loam_twist_point_velocity */
+}
 
 /* Stages of a step (src/granular/). */
 loam_status loam_granular_prepare(loam_world* w, loam_error* err);
