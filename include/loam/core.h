@@ -52,6 +52,10 @@ typedef struct loam_posed { loam_vec3d p; loam_quatd q; } loam_posed;
 void* loam_malloc(size_t bytes);
 void* loam_calloc(size_t count, size_t bytes);
 void loam_free(void* ptr);
+/* A block of `bytes` holding the first min(bytes, old size) bytes of ptr (which it replaces), or
+ * NULL when out of memory (ptr then stays as it was). A large block grows in place of itself
+ * (mremap): it is never resident twice, as a copy would be. */
+void* loam_realloc(void* ptr, size_t bytes);
 /* Give back to the system the whole pages of bytes [from, to) of a loam_malloc block, which then read
  * as zeros: memory a grown array no longer uses stops counting in the process's resident size without
  * a copy. Only large (kernel-mapped) blocks release; for others this does nothing. */

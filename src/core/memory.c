@@ -6,6 +6,7 @@
  * grows its arrays a few times while settling kept the freed ones in the heap: peak RSS ran 25%
  * above the memory in use (measured on the 100k column). Mapped pages also cost nothing until
  * touched, so unused headroom does not count. Sanitizer builds keep malloc, which they watch. */
+#define _GNU_SOURCE /* mremap */
 #include "loam/core.h"
 
 #include <stdlib.h>
@@ -28,6 +29,8 @@ enum { LOAM_ALIGN = 64 };
 static const size_t LOAM_MAP_FROM = 256 * 1024; /* bytes: blocks this large are mapped */
 
 static int mapped(size_t bytes) { return LOAM_MAP_LARGE && bytes >= LOAM_MAP_FROM; }
+/* Bytes of the mapping that holds a block of `bytes` and its header. */
+static size_t mapped_total(size_t bytes) { return (bytes + LOAM_ALIGN + LOAM_ALIGN - 1) / LOAM_ALIGN * LOAM_ALIGN; }
 
 static uint64_t g_alloc_count;   /* atomically updated: allocations may happen on worker threads */
 static size_t g_bytes_in_use;
@@ -35,7 +38,7 @@ static size_t g_bytes_in_use;
 void* loam_malloc(size_t bytes) {
     /* A header of one alignment unit stores the size, so loam_free can account for it. */
     if (bytes > SIZE_MAX - LOAM_ALIGN) return NULL;
-    size_t total = (bytes + LOAM_ALIGN + LOAM_ALIGN - 1) / LOAM_ALIGN * LOAM_ALIGN;
+    size_t total = mapped_total(bytes);
     unsigned char* block;
     if (mapped(bytes)) {
         block = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -63,8 +66,32 @@ void loam_free(void* ptr) {
     size_t bytes;
     memcpy(&bytes, block, sizeof bytes);
     __atomic_sub_fetch(&g_bytes_in_use, bytes, __ATOMIC_RELAXED);
-    if (mapped(bytes)) munmap(block, (bytes + LOAM_ALIGN + LOAM_ALIGN - 1) / LOAM_ALIGN * LOAM_ALIGN);
+    if (mapped(bytes)) munmap(block, mapped_total(bytes));
     else free(block);
+}
+
+void* loam_realloc(void* ptr, size_t bytes) {
+    if (!ptr) return loam_malloc(bytes);
+    unsigned char* block = (unsigned char*)ptr - LOAM_ALIGN;
+    size_t old;
+    memcpy(&old, block, sizeof old);
+    if (bytes > SIZE_MAX - LOAM_ALIGN) return NULL;
+#ifdef MREMAP_MAYMOVE
+    if (mapped(old) && mapped(bytes)) {
+        unsigned char* moved = mremap(block, mapped_total(old), mapped_total(bytes), MREMAP_MAYMOVE);
+        if (moved == MAP_FAILED) return NULL;
+        memcpy(moved, &bytes, sizeof bytes);
+        __atomic_add_fetch(&g_alloc_count, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&g_bytes_in_use, bytes, __ATOMIC_RELAXED);
+        __atomic_sub_fetch(&g_bytes_in_use, old, __ATOMIC_RELAXED);
+        return moved + LOAM_ALIGN;
+    }
+#endif
+    void* fresh = loam_malloc(bytes);
+    if (!fresh) return NULL;
+    memcpy(fresh, ptr, old < bytes ? old : bytes);
+    loam_free(ptr);
+    return fresh;
 }
 
 void loam_release(void* ptr, size_t from, size_t to) {

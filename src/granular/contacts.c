@@ -98,37 +98,33 @@ static long long plan_regions(const int32_t* region, const int32_t* need, int bl
     return grow ? at : -1;
 }
 
-/* Per-slot arrays (size bytes a slot) moved to new regions together: all new buffers are
- * allocated first, so out of memory leaves every array as it was. A kept array gets each block's
- * slots in use (its particles' contacts lie packed from the region's start) at the block's new
- * place; only those are copied, so the rest of a grown region stays untouched memory, off the
- * resident size. The others are scratch that no step carries over (rewritten before read). */
+/* Per-slot arrays (size bytes a slot) moved to new regions together. Each array first grows in
+ * place of itself (loam_realloc: a large one is never resident twice, where a copy beside it was
+ * the cylinder column's peak of memory, 41 bytes a particle for a step); out of memory there leaves
+ * every array's contents where they were, which the old regions still describe. Then each block's
+ * slots in use (its particles' contacts lie packed from the region's start) move to the block's new
+ * place, the last block first: regions only grow, so a block's new place lies at or after its old
+ * one and after every earlier block's old slots. */
 typedef struct slot_array {
     void** array;
     size_t size;
-    int keep;
 } slot_array;
-
-enum { LOAM_MAX_SLOT_ARRAYS = 8 };
 
 static int move_arrays(loam_world* w, const slot_array* a, int n, const int32_t* from, const int32_t* to,
                        const int32_t* end) {
     int blocks = loam_block_count(w->count);
-    char* fresh[LOAM_MAX_SLOT_ARRAYS] = {0};
     for (int k = 0; k < n; ++k) {
-        fresh[k] = loam_malloc(a[k].size * (size_t)to[blocks] + a[k].size);
-        if (fresh[k]) continue;
-        for (int m = 0; m < k; ++m) loam_free(fresh[m]);
-        return 0;
+        void* grown = loam_realloc(*a[k].array, a[k].size * (size_t)to[blocks] + a[k].size);
+        if (!grown) return 0;
+        *a[k].array = grown;
     }
     for (int k = 0; k < n; ++k) {
-        for (int b = 0; a[k].keep && *a[k].array && b < blocks; ++b) {
+        char* base = *a[k].array;
+        for (int b = blocks - 1; b >= 0; --b) {
             size_t used = (size_t)end[loam_block_end(w, b) - 1];
-            memcpy(fresh[k] + a[k].size * (size_t)to[b], (char*)*a[k].array + a[k].size * (size_t)from[b],
-                   a[k].size * used);
+            if (to[b] != from[b] && used > 0)
+                memmove(base + a[k].size * (size_t)to[b], base + a[k].size * (size_t)from[b], a[k].size * used);
         }
-        loam_free(*a[k].array);
-        *a[k].array = fresh[k];
     }
     return 1;
 }
@@ -147,15 +143,14 @@ int loam_contacts_reserve(loam_world* w, const int32_t* pair_need, const int32_t
         const int32_t *from = c->pair_region, *to = pair_plan;
         /* The blocks whose contacts this step are in place, and those still holding last step's
          * (detection reads them again), keep them: every array that holds a contact's data moves. */
-        slot_array arrays[] = {{(void**)&c->pair_j, 4, 1}, {(void**)&c->pair_ref, 4, 1}, {(void**)&c->pair_color, 1, 1}};
+        slot_array arrays[] = {{(void**)&c->pair_j, 4}, {(void**)&c->pair_ref, 4}, {(void**)&c->pair_color, 1}};
         ok = move_arrays(w, arrays, sizeof arrays / sizeof arrays[0], from, to, c->pair_end);
         if (ok) memcpy(c->pair_region, pair_plan, sizeof(int32_t) * (size_t)(blocks + 1));
     }
     if (ok && bodies >= 0) {
         const int32_t *from = c->body_region, *to = body_plan;
-        slot_array arrays[] = {{(void**)&c->body_shape, 4, 1}, {(void**)&c->body_lambda, 12, 1},
-                               {(void**)&c->body_color, 1, 1},  {(void**)&c->body_owner, 4, 1},
-                               {(void**)&c->body_n, 16, 1}};
+        slot_array arrays[] = {{(void**)&c->body_shape, 4}, {(void**)&c->body_lambda, 12},
+                               {(void**)&c->body_color, 1}, {(void**)&c->body_owner, 4}, {(void**)&c->body_n, 16}};
         ok = move_arrays(w, arrays, sizeof arrays / sizeof arrays[0], from, to, c->body_end);
         if (ok) memcpy(c->body_region, body_plan, sizeof(int32_t) * (size_t)(blocks + 1));
     }
