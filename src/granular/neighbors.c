@@ -30,12 +30,12 @@ void loam_neighbors_free(loam_neighbor_list* nl) {
 
 int loam_neighbors_reserve(loam_neighbor_list* nl, int blocks, int cap) {
     if (cap <= nl->block_capacity) return 1;
-    uint16_t* j = loam_malloc(sizeof(uint16_t) * (size_t)blocks * (size_t)cap);
-    if (!j) return 0;
+    /* A build that outgrew the list lists every block again: the old entries go first, so the two
+     * are never resident together (at a pour's impact, when the list is longest). */
     loam_free(nl->j);
-    nl->j = j;
-    nl->block_capacity = cap;
-    return 1;
+    nl->j = loam_malloc(sizeof(uint16_t) * (size_t)blocks * (size_t)cap);
+    nl->block_capacity = nl->j ? cap : 0;
+    return nl->j != NULL;
 }
 
 static void set_reference(loam_world* w) {
