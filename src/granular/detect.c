@@ -668,14 +668,12 @@ static void detect_block(loam_world* w, const float* pos, int b, float margin, c
 static loam_status build_neighbor_list(loam_world* w, const float* pos, float* bucket_pos, loam_error* err) {
     loam_neighbor_list* nl = &w->neighbors;
     int blocks = loam_block_count(w->count);
-    /* The skin is the list's life: at least params.skin radii, and while material moves, about two
-     * steps at the fastest particle's speed (one pair margin, which is twice that speed's step),
-     * capped at the margin's cap so a free fall does not balloon the list. Moving beds (a bulldozer
-     * pushing a pile) then rebuild every other step or so instead of every step. Two margins made
-     * the list twice as long at a pour's impact, the column's peak of memory (16 bytes a particle
-     * more), for 10 to 20% fewer rebuilds in moving scenes (3% of the gear tower's time). */
-    float skin = fminf(fmaxf(w->params.skin * w->max_radius, w->pair_margin), LOAM_MAX_MARGIN * w->max_radius);
-    if (w->params.skin == 0.0f) skin = 0.0f; /* the paper's per-step hash query, on request */
+    /* The skin is the list's life: params.skin radii (0: the paper's per-step hash query). A skin
+     * that grew with the fastest speed (one or two pair margins while material moved) made the list
+     * two to three times as long at a pour's impact, the column's peak of memory (up to 38 bytes a
+     * particle in the 100k cylinder), and saved no time: a falling bed moves as a whole and keeps
+     * its list anyway, and the impact rebuilds either way (50k cylinder: the same settling time). */
+    float skin = w->params.skin * w->max_radius;
     float reach = fminf(w->pair_margin + skin, w->reach_cap);
     loam_hash_set_cell(&w->hash, 2.0f * w->max_radius + reach, w->params.periodic_axis, w->params.periodic_lo,
                        w->params.periodic_hi);
