@@ -1,6 +1,8 @@
 /* loam_release gives whole pages of a large block back to the system: they leave the resident set
  * (what peak-RSS figures count) and read as zeros, while every byte outside the range keeps its
- * value. Sanitizer builds allocate through malloc, where the call must change nothing at all. */
+ * value. Sanitizer builds allocate through malloc, where the call must change nothing at all.
+ * loam_realloc keeps a block's bytes, its alignment and the byte count, and grows a large block
+ * without it being resident twice (the peak rises by far less than the old block). */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +20,54 @@
 #ifndef MAPPED
 #define MAPPED 1
 #endif
+
+/* Peak resident set in kB (VmHWM), after /proc/self/clear_refs "5" reset it when reset is set;
+ * -1 where the kernel cannot say. */
+static long peak_kb(int reset) {
+    if (reset) {
+        FILE* c = fopen("/proc/self/clear_refs", "w");
+        if (!c) return -1;
+        fputs("5", c);
+        fclose(c);
+    }
+    FILE* f = fopen("/proc/self/status", "r");
+    long kb = -1;
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+    if (f) fclose(f);
+    return kb;
+}
+
+static void check_realloc(void) {
+    enum { OLD = 8 << 20, NEW = 24 << 20 };
+    size_t in_use = loam_bytes_in_use();
+    unsigned char* p = loam_realloc(NULL, OLD); /* NULL: a new block */
+    CHECK(p != NULL && (uintptr_t)p % 64 == 0, "loam_realloc(NULL) gave %p", (void*)p);
+    if (!p) return;
+    for (size_t k = 0; k < OLD; ++k) p[k] = (unsigned char)(k * 7 + 3);
+    long before = peak_kb(1);
+    unsigned char* q = loam_realloc(p, NEW);
+    long after = peak_kb(0);
+    CHECK(q != NULL && (uintptr_t)q % 64 == 0, "growing to %d bytes gave %p", NEW, (void*)q);
+    if (!q) return;
+    int kept = 1;
+    for (size_t k = 0; k < OLD; ++k) kept &= q[k] == (unsigned char)(k * 7 + 3);
+    CHECK(kept, "a grown block lost its bytes");
+    CHECK(loam_bytes_in_use() == in_use + NEW, "bytes in use %zu, expected %zu", loam_bytes_in_use(), in_use + NEW);
+    if (MAPPED && before > 0 && after > 0)
+        CHECK(after - before < (OLD >> 10) / 2, "the peak rose by %ld kB growing an %d kB block: resident twice", after - before,
+              OLD >> 10);
+    q[NEW - 1] = 1; /* the new bytes are there to write */
+    unsigned char* small = loam_realloc(q, 100); /* shrinking to a heap block keeps the first bytes */
+    CHECK(small != NULL, "shrinking failed");
+    if (!small) return;
+    kept = 1;
+    for (size_t k = 0; k < 100; ++k) kept &= small[k] == (unsigned char)(k * 7 + 3);
+    CHECK(kept, "a shrunk block lost its bytes");
+    loam_free(small);
+    CHECK(loam_bytes_in_use() == in_use, "bytes in use %zu after freeing, expected %zu", loam_bytes_in_use(), in_use);
+}
 
 /* Resident pages of this process (/proc/self/statm, second field). */
 static long resident_pages(void) {
@@ -69,5 +119,6 @@ int main(void) {
     for (int k = 0; k < 64; ++k) small_kept &= p[k] == 0xcd;
     CHECK(small_kept, "a range inside one page changed");
     loam_free(p);
+    check_realloc();
     TEST_MAIN_END();
 }
