@@ -55,6 +55,7 @@ static void check_realloc(void) {
     for (size_t k = 0; k < OLD; ++k) kept &= q[k] == (unsigned char)(k * 7 + 3);
     CHECK(kept, "a grown block lost its bytes");
     CHECK(loam_bytes_in_use() == in_use + NEW, "bytes in use %zu, expected %zu", loam_bytes_in_use(), in_use + NEW);
+    if (MAPPED) CHECK(before > 0 && after > 0, "no peak resident set to read (VmHWM, clear_refs): %ld, %ld kB", before, after);
     if (MAPPED && before > 0 && after > 0)
         CHECK(after - before < (OLD >> 10) / 2, "the peak rose by %ld kB growing an %d kB block: resident twice", after - before,
               OLD >> 10);

@@ -25,29 +25,29 @@ enum { SLOTS_OF_COLORS = LOAM_COLOR_SLOTS };
  * choice more careful, never wrong. This loop is serial, so it visits only the blocks that hold an
  * uncoloured contact (all of them after a full reset): a bed where a few contacts change per step
  * pays for those, not for the bed. */
+/* Particle i's uncoloured contacts, each the lowest colour its particles leave free. */
+static void color_particle(loam_contacts* c, loam_color_mask* mask, int i) {
+    for (int s = loam_pairs_begin(c, i), s_end = loam_pairs_end(c, i); s < s_end; ++s) {
+        if (c->pair_color[s] != LOAM_UNCOLORED) continue;
+        int j = c->pair_j[s], col = lowest_free(mask[i] | mask[j]);
+        if (col < LOAM_MAX_COLORS) {
+            mask[i] |= (loam_color_mask)1 << col;
+            mask[j] |= (loam_color_mask)1 << col;
+        }
+        c->pair_color[s] = (uint8_t)col;
+    }
+    for (int s = loam_bodies_begin(c, i), s_end = loam_bodies_end(c, i); s < s_end; ++s) {
+        if (c->body_color[s] != LOAM_UNCOLORED) continue;
+        int col = lowest_free(mask[i]);
+        if (col < LOAM_MAX_COLORS) mask[i] |= (loam_color_mask)1 << col;
+        c->body_color[s] = (uint8_t)col;
+    }
+}
+
 static void choose_colors(loam_world* w, int all) {
-    loam_contacts* c = &w->contacts;
-    loam_color_mask* mask = w->coloring.mask;
-    for (int i = 0; i < w->count; ++i) {
-        if (i % LOAM_BLOCK == 0 && !all && !w->block_info[i / LOAM_BLOCK].fresh) {
-            i = loam_block_end(w, i / LOAM_BLOCK) - 1; /* nothing to colour in this block */
-            continue;
-        }
-        for (int s = loam_pairs_begin(c, i), s_end = loam_pairs_end(c, i); s < s_end; ++s) {
-            if (c->pair_color[s] != LOAM_UNCOLORED) continue;
-            int j = c->pair_j[s], col = lowest_free(mask[i] | mask[j]);
-            if (col < LOAM_MAX_COLORS) {
-                mask[i] |= (loam_color_mask)1 << col;
-                mask[j] |= (loam_color_mask)1 << col;
-            }
-            c->pair_color[s] = (uint8_t)col;
-        }
-        for (int s = loam_bodies_begin(c, i), s_end = loam_bodies_end(c, i); s < s_end; ++s) {
-            if (c->body_color[s] != LOAM_UNCOLORED) continue;
-            int col = lowest_free(mask[i]);
-            if (col < LOAM_MAX_COLORS) mask[i] |= (loam_color_mask)1 << col;
-            c->body_color[s] = (uint8_t)col;
-        }
+    for (int b = 0; b < loam_block_count(w->count); ++b) {
+        if (!all && !w->block_info[b].fresh) continue; /* nothing to colour in this block */
+        for (int i = b * LOAM_BLOCK; i < loam_block_end(w, b); ++i) color_particle(&w->contacts, w->coloring.mask, i);
     }
 }
 

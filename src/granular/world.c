@@ -323,10 +323,16 @@ size_t loam_world_memory(const loam_world* w) {
     size_t slots = w->contacts.pair_region ? (size_t)w->contacts.pair_region[blocks] : 0;
     size_t bslots = w->contacts.body_region ? (size_t)w->contacts.body_region[blocks] : 0;
     size_t bytes = cap * (8 * sizeof(float) + sizeof(int32_t));                     /* particles */
-    bytes += n * 20 + blocks * (size_t)w->neighbors.block_capacity * sizeof(uint16_t); /* neighbour list */
-    bytes += n * 2 * 4 + slots * (4 + 4 + 1) + bslots * (4 + 12 + 1 + 4 + 16); /* contacts */
-    bytes += n * (16 + 4 + sizeof(loam_color_mask)) + (size_t)w->coloring.list_capacity * (2 + 4) + 65536 * 4 + w->spare_bytes; /* solver scratch */
-    if (w->sv_prev) bytes += n * (16 + 4);                                             /* Jacobi's */
+    /* neighbour list: count 2, reference position 12, scan slack 1; 2 bytes an entry */
+    bytes += n * 15 + blocks * (size_t)w->neighbors.block_capacity * sizeof(uint16_t);
+    /* contacts: two ends a particle; partner, ref and colour a pair slot; shape, impulse, colour,
+     * owner, normal and distance a body slot */
+    bytes += n * 2 * 4 + slots * (4 + 4 + 1) + bslots * (4 + 12 + 1 + 4 + 16);
+    /* solver scratch: velocities 16, colour mask, sleep counter 4 and its two flags; the rows'
+     * particles (2 + 4 a row), the renumbering's radix counts, the spare */
+    bytes += n * (16 + sizeof(loam_color_mask) + 4 + 2) + (size_t)w->coloring.list_capacity * (2 + 4) + 65536 * 4 + w->spare_bytes;
+    if (w->sv_prev) bytes += n * 16;       /* Jacobi's snapshot */
+    if (w->contact_total) bytes += n * 4;  /* contact counts (Jacobi's, or a particle view's) */
     bytes += loam_rows_field_bytes((size_t)w->coloring.list_capacity); /* rows' fields */
     return bytes;
 }

@@ -72,12 +72,9 @@ static inline int32_t loam_pairs_begin(const loam_contacts* c, int i) { return l
 static inline int32_t loam_pairs_end(const loam_contacts* c, int i) { return loam_slots_end(c->pair_region, c->pair_end, i); }
 static inline int32_t loam_bodies_begin(const loam_contacts* c, int i) { return loam_slots_begin(c->body_region, c->body_end, i); }
 static inline int32_t loam_bodies_end(const loam_contacts* c, int i) { return loam_slots_end(c->body_region, c->body_end, i); }
-static inline int32_t loam_pairs_count(const loam_contacts* c, int i) {
-    return c->pair_end[i] - (i % LOAM_BLOCK ? c->pair_end[i - 1] : 0);
-}
-static inline int32_t loam_bodies_count(const loam_contacts* c, int i) {
-    return c->body_end[i] - (i % LOAM_BLOCK ? c->body_end[i - 1] : 0);
-}
+static inline int32_t loam_slots_count(const int32_t* end, int i) { return end[i] - (i % LOAM_BLOCK ? end[i - 1] : 0); }
+static inline int32_t loam_pairs_count(const loam_contacts* c, int i) { return loam_slots_count(c->pair_end, i); }
+static inline int32_t loam_bodies_count(const loam_contacts* c, int i) { return loam_slots_count(c->body_end, i); }
 
 /* One block's new contacts (detect.c): counts per particle of the block, then per slot the partner
  * or shape, the old slot the contact continues (-1: a new contact), and the impulse and colour taken
