@@ -29,8 +29,12 @@ typedef struct loam_granular_params {
     float baumgarte;         /* alpha: fraction of an overlap removed per step, -; default 0.2 */
     int push_sweeps;         /* sweeps of the separate overlap-removal (split impulse) problem, which
                                 moves particles apart without giving them kinetic energy; 0 = the
-                                paper's form, alpha psi/dt inside the velocity solve; default 2 */
-    float relaxation;        /* omega: scales each contact's mass-split effective mass, -; default 1.0 */
+                                paper's form, alpha psi/dt inside the velocity solve; -1 = the
+                                method's: 2 for Gauss-Seidel, 1 for Jacobi; default -1 */
+    float relaxation;        /* omega in (0, 2]: over-relaxation of each contact's effective mass, -
+                                (Jacobi relaxes a contact less the fewer other contacts its
+                                particles have, and a lone contact not at all; docs/solver.md);
+                                0 = the method's: 1 for Gauss-Seidel, 1.8 for Jacobi; default 0 */
     float friction;          /* particle-particle Coulomb coefficient mu, -; default 0.5 */
     float damping;           /* velocity decay rate gamma: v *= exp(-gamma dt), 1/s; default 0 */
     float margin;            /* speculative contact margin as a fraction of the largest radius: pairs
@@ -57,6 +61,10 @@ typedef struct loam_granular_params {
 
 loam_granular_params loam_granular_default_params(void);
 loam_status loam_granular_params_validate(const loam_granular_params* p, loam_error* err);
+/* The relaxation and push sweeps a world steps with: the parameter, or the method's value where the
+ * parameter asks for it (relaxation 0, push_sweeps -1). */
+float loam_granular_relaxation(const loam_granular_params* p);
+int loam_granular_push_sweeps(const loam_granular_params* p);
 
 typedef struct loam_world loam_world;
 

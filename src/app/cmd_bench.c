@@ -71,9 +71,10 @@ static void usage(FILE* f) {
             "                       projected Jacobi, paper 000)\n"
             "  --sweeps K           contact sweeps per step (default 3)\n"
             "  --push-sweeps P      sweeps of the overlap-removal (split impulse) solve; 0 = Baumgarte inside\n"
-            "                       the velocity solve (default 2)\n"
+            "                       the velocity solve (default: 2 for gs, 1 for jacobi)\n"
             "  --baumgarte A        overlap fraction removed per step (default 0.2)\n"
-            "  --relaxation W       mass-splitting relaxation (default 1)\n"
+            "  --relaxation W       over-relaxation of each contact's effective mass in (0, 2] (default: 1 for\n"
+            "                       gs, 1.8 for jacobi)\n"
             "  --friction MU        particle-particle Coulomb coefficient (default 0.5); also the walls'\n"
             "                       unless --wall-friction is given\n"
             "  --wall-friction MU   container wall Coulomb coefficient\n"
@@ -449,7 +450,7 @@ static int bench_granular(int argc, char** argv) {
     printf("solver: %s, dt %g s, sweeps %d, push_sweeps %d, baumgarte %g, relaxation %g, friction %g (walls %g), "
            "margin %g r, skin %g r, warm_start %d, damping %g 1/s, tolerance %g m/s, hash table %d buckets, "
            "reorder every %d steps, threads %d\n",
-           solver, p->dt, p->sweeps, p->push_sweeps, p->baumgarte, p->relaxation, p->friction, o.scene.wall_friction,
+           solver, p->dt, p->sweeps, loam_granular_push_sweeps(p), p->baumgarte, loam_granular_relaxation(p), p->friction, o.scene.wall_friction,
            p->margin, p->skin, p->warm_start, p->damping, p->tolerance, table, p->reorder_interval, threads);
     printf("settle: %d steps (%g s simulated) in %.3f s wall; KE/particle %.3g J = %.3g m g r\n", o.settle,
            o.settle * p->dt, settle_wall, ke_settled, ke_settled / mgr);
@@ -523,7 +524,7 @@ static int bench_granular(int argc, char** argv) {
         cJSON_AddNumberToObject(j, "dt", p->dt);
         cJSON_AddStringToObject(j, "solver", solver);
         cJSON_AddNumberToObject(j, "sweeps", p->sweeps);
-        cJSON_AddNumberToObject(j, "push_sweeps", p->push_sweeps);
+        cJSON_AddNumberToObject(j, "push_sweeps", loam_granular_push_sweeps(p));
         cJSON_AddNumberToObject(j, "skin", p->skin);
         cJSON_AddNumberToObject(j, "reorder_interval", p->reorder_interval);
         cJSON_AddNumberToObject(j, "list_builds", (double)timed.list_builds);
@@ -535,7 +536,7 @@ static int bench_granular(int argc, char** argv) {
             cJSON_AddNumberToObject(j, key, timed.stage[k]);
         }
         cJSON_AddNumberToObject(j, "baumgarte", p->baumgarte);
-        cJSON_AddNumberToObject(j, "relaxation", p->relaxation);
+        cJSON_AddNumberToObject(j, "relaxation", loam_granular_relaxation(p));
         cJSON_AddNumberToObject(j, "friction", p->friction);
         cJSON_AddNumberToObject(j, "wall_friction", o.scene.wall_friction);
         cJSON_AddNumberToObject(j, "margin", p->margin);

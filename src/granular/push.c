@@ -25,7 +25,7 @@ static float body_pushes(const loam_row_pass* pass, int lo, int hi, int b, float
         const float* pa = &pass->prev[4 * (base + r->i[q])];
         float nx = loam_normal_unpack(r->nx[q]), ny = loam_normal_unpack(r->ny[q]), nz = loam_normal_unpack(r->nz[q]);
         float un = nx * pa[0] + ny * pa[1] + nz * pa[2];
-        float p = r->push[q] - r->omega / pa[3] * (un + rate * gap);
+        float p = r->push[q] - loam_row_mass(r->omega, pa[3], a[3], pass->prev != pass->sv) * (un + rate * gap);
         p = p > 0.0f ? p : 0.0f;
         float di = a[3] * (p - r->push[q]);
         r->push[q] = p;
@@ -63,8 +63,8 @@ LOAM_LANES_INLINE void store_and_clear_lanes(loam_world* w, int i, int m) {
 /* The step's velocities are stored first and the pushes run in their buffer (sv): 16 bytes a
  * particle less than a buffer of their own. */
 void loam_granular_push(loam_world* w) {
-    int n = w->count, jacobi = w->params.solver == LOAM_SOLVER_JACOBI;
-    if (w->params.push_sweeps <= 0) return;
+    int n = w->count, jacobi = w->params.solver == LOAM_SOLVER_JACOBI, sweeps = loam_granular_push_sweeps(&w->params);
+    if (sweeps <= 0) return;
     loam_row_pass push = {w,          w->sv,       jacobi ? w->sv_prev : w->sv, 0.0f, 0.0f,
                           w->params.baumgarte / (float)w->params.dt, pair_pushes, body_pushes};
 #pragma omp parallel
@@ -74,7 +74,7 @@ void loam_granular_push(loam_world* w) {
             if (n - i >= 4) store_and_clear_lanes(w, i, 4);
             else store_and_clear_lanes(w, i, n - i);
         }
-        for (int s = 0; s < w->params.push_sweeps; ++s) {
+        for (int s = 0; s < sweeps; ++s) {
             if (jacobi) loam_granular_jacobi_snapshot_for(w);
             loam_row_sweep(&push);
         }

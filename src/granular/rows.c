@@ -167,7 +167,7 @@ float loam_rows_refresh(loam_world* w, const float* pos) {
     float len = w->params.periodic_hi - w->params.periodic_lo;
     int warm = w->params.warm_start && k->lambda_in_rows, axis = w->params.periodic_axis;
     int blocks = loam_block_count(w->count);
-    r->omega = w->params.relaxation;
+    r->omega = loam_granular_relaxation(&w->params);
     /* Where this step's warm start is: in the rows already (a block whose rows were kept), in last
      * step's rows (a block listed anew: its refs say where), or nowhere. */
     if (warm && k->relaid) impulses_relaid(w);

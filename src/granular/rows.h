@@ -42,6 +42,17 @@ static inline float loam_row_bias(float gap, float inv_dt, float alpha) {
     return gap > 0.0f ? gap * inv_dt : alpha * gap * inv_dt;
 }
 
+/* Effective mass of a row from the summed inverse masses it solves with, ws, and the plain ones, wp.
+ * Gauss-Seidel (ws = wp): omega / ws, successive over-relaxation by omega. Jacobi: ws is mass-split
+ * (n_i w_i + n_j w_j), and the row is over-relaxed by omega_k = omega - (omega - 1) wp / ws, which
+ * is 1 for a contact whose particles have no other (it is then solved exactly, as one Gauss-Seidel
+ * row would be) and tends to omega as the counts grow, where the split is loosest. Any omega_k in
+ * (0, 2) is sound (docs/solver.md). */
+static inline float loam_row_mass(float omega, float ws, float wp, int jacobi) {
+    if (!jacobi) return omega / ws;
+    return (omega - (omega - 1.0f) * (wp / ws)) / ws;
+}
+
 /* New impulse of row q for relative velocity (vx, vy, vz) and effective mass m:
  * lambda <- proj(lambda - m (v + bias n)),
  * the paper's projection onto the Coulomb cone. Stores it and writes the change to d. */
@@ -88,8 +99,8 @@ static inline float loam_rows_velocity(loam_rows* r, int lo, int hi, int base, f
         const float* pb = &prev[4 * (size_t)r->j[q]];
         float d[3];
         float wi = a[3], wj = b[3]; /* inverse masses ride along in sv.w */
-        loam_row_update(r, q, pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2], r->omega / (pa[3] + pb[3]), mu, inv_dt,
-                           alpha, d);
+        float m = loam_row_mass(r->omega, pa[3] + pb[3], wi + wj, prev != sv);
+        loam_row_update(r, q, pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2], m, mu, inv_dt, alpha, d);
         for (int k = 0; k < 3; ++k) {
             a[k] = a[k] + wi * d[k];
             b[k] = b[k] - wj * d[k];
@@ -113,7 +124,7 @@ static inline void loam_rows_push(loam_rows* r, int lo, int hi, int base, float*
         const float* pb = &prev[4 * (size_t)r->j[q]];
         float nx = loam_normal_unpack(r->nx[q]), ny = loam_normal_unpack(r->ny[q]), nz = loam_normal_unpack(r->nz[q]);
         float un = nx * (pa[0] - pb[0]) + ny * (pa[1] - pb[1]) + nz * (pa[2] - pb[2]);
-        float p = r->push[q] - r->omega / (pa[3] + pb[3]) * (un + rate * gap);
+        float p = r->push[q] - loam_row_mass(r->omega, pa[3] + pb[3], a[3] + b[3], prev != u) * (un + rate * gap);
         p = p > 0.0f ? p : 0.0f;
         float dp = p - r->push[q];
         r->push[q] = p;

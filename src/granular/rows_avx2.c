@@ -104,6 +104,13 @@ static inline __attribute__((always_inline)) void load_batch(const loam_rows* r,
     t->rx = SUB(pax, pbx), t->ry = SUB(pay, pby), t->rz = SUB(paz, pbz), t->wsum = ADD(si, sj);
 }
 
+/* loam_row_mass, 8 rows at once. */
+static inline __attribute__((always_inline)) __m256 row_mass(__m256 omega, __m256 ws, __m256 wp, int jacobi) {
+    if (!jacobi) return _mm256_div_ps(omega, ws);
+    __m256 excess = SUB(omega, _mm256_set1_ps(1.0f));
+    return _mm256_div_ps(SUB(omega, MUL(excess, _mm256_div_ps(wp, ws))), ws);
+}
+
 static inline __attribute__((always_inline)) float pair_rows(loam_rows* r, int lo, int hi, int base, float* sv,
                                                              const float* prev, int jacobi, float mu, float inv_dt,
                                                              float alpha, float most) {
@@ -115,7 +122,7 @@ static inline __attribute__((always_inline)) float pair_rows(loam_rows* r, int l
         batch t;
         load_batch(r, q, base, sv, prev, jacobi, &t);
         __m256 nx = load_normal8(&r->nx[q]), ny = load_normal8(&r->ny[q]), nz = load_normal8(&r->nz[q]);
-        __m256 m = _mm256_div_ps(vomega, t.wsum), gap = _mm256_loadu_ps(&r->gap[q]);
+        __m256 m = row_mass(vomega, t.wsum, ADD(t.wi, t.wj), jacobi), gap = _mm256_loadu_ps(&r->gap[q]);
         __m256 ox = _mm256_loadu_ps(&r->lx[q]), oy = _mm256_loadu_ps(&r->ly[q]), oz = _mm256_loadu_ps(&r->lz[q]);
         /* loam_row_bias */
         __m256 bias = _mm256_blendv_ps(MUL(MUL(valpha, gap), vinv), MUL(gap, vinv), _mm256_cmp_ps(gap, zero, _CMP_GT_OQ));
@@ -171,7 +178,7 @@ static inline __attribute__((always_inline)) void pair_pushes(loam_rows* r, int 
         __m256 nx = load_normal8(&r->nx[q]), ny = load_normal8(&r->ny[q]), nz = load_normal8(&r->nz[q]);
         __m256 old = _mm256_loadu_ps(&r->push[q]);
         __m256 un = ADD(ADD(MUL(nx, t.rx), MUL(ny, t.ry)), MUL(nz, t.rz));
-        __m256 p = SUB(old, MUL(_mm256_div_ps(vomega, t.wsum), ADD(un, MUL(vrate, gap))));
+        __m256 p = SUB(old, MUL(row_mass(vomega, t.wsum, ADD(t.wi, t.wj), jacobi), ADD(un, MUL(vrate, gap))));
         p = _mm256_blendv_ps(zero, p, _mm256_cmp_ps(p, zero, _CMP_GT_OQ)); /* p > 0 ? p : 0 */
         p = _mm256_blendv_ps(old, p, active);
         __m256 dp = SUB(p, old);

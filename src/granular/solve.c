@@ -51,8 +51,8 @@ static float body_rows(const loam_row_pass* p, int lo, int hi, int b, float most
         float* a = &p->sv[4 * (base + r->i[q])];
         const float* pa = &p->prev[4 * (base + r->i[q])];
         float d[3], wi = a[3];
-        loam_row_update(r, q, pa[0] - vb.x, pa[1] - vb.y, pa[2] - vb.z, r->omega / pa[3], mu, p->inv_dt, p->alpha,
-                           d);
+        float m = loam_row_mass(r->omega, pa[3], wi, p->prev != p->sv);
+        loam_row_update(r, q, pa[0] - vb.x, pa[1] - vb.y, pa[2] - vb.z, m, mu, p->inv_dt, p->alpha, d);
         for (int k = 0; k < 3; ++k) a[k] = a[k] + wi * d[k];
         float d2 = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) * wi * wi;
         most = d2 > most ? d2 : most;
@@ -151,7 +151,7 @@ void loam_granular_jacobi_snapshot_for(loam_world* w) {
 }
 
 void loam_granular_solve(loam_world* w) {
-    float alpha = w->params.push_sweeps > 0 ? 0.0f : w->params.baumgarte;
+    float alpha = loam_granular_push_sweeps(&w->params) > 0 ? 0.0f : w->params.baumgarte;
     int jacobi = w->params.solver == LOAM_SOLVER_JACOBI;
     float tol2 = w->params.tolerance * w->params.tolerance;
     float change2[2] = {0.0f, 0.0f}; /* by sweep parity, so resetting one never races a reader */

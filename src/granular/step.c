@@ -380,7 +380,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
                               w->params.bound);
     }
     /* The push stores the velocities and reuses their buffer (push.c). */
-    int pushes = w->params.push_sweeps > 0;
+    int pushes = loam_granular_push_sweeps(&w->params) > 0;
     loam_granular_push(w);
     double t4 = loam_clock_seconds();
     if (pushes) integrate_and_store(w, dt, NULL, w->sv);
