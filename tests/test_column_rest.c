@@ -29,14 +29,9 @@ int main(void) {
     loam_world* w = loam_world_create(&p, &err);
     CHECK(w != NULL, "%s", err.message);
     if (!w) TEST_MAIN_END();
-    static float xyz[3 * N], rad[N];
-    int n = ts_lattice_cylinder(N, R, TUBE_R, 2.2f * R, 1.1f * R, 0.1f * R, 1, 15485863u, xyz);
-    CHECK(n == N, "lattice holds %d of %d", n, N);
-    for (int i = 0; i < n; ++i) rad[i] = R;
-    CHECK(loam_world_add_particles(w, n, xyz, NULL, rad, RHO, &err) == LOAM_OK, "%s", err.message);
-    loam_shape tube[2];
-    int pieces = loam_tube_pieces(TUBE_R, 0.1f, 4.0f * R, 1, 0.5f, tube);
-    ts_add_fixed(w, "tube", tube, pieces);
+    static float xyz[3 * N];
+    int n = ts_column_in_tube(w, N, R, RHO, TUBE_R, xyz);
+    if (n <= 0) TEST_MAIN_END();
 
     const double m = RHO * 4.0 / 3.0 * TS_PI * R * R * R, unit = m * TS_G * R; /* m g r, J */
     fprintf(stderr, "%d particles, %d lattice layers; KE per particle in units of m g r = %.3e J:\n", n,

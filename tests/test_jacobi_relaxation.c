@@ -55,13 +55,8 @@ static double settle_column(float omega, int push_sweeps, double* ke) {
     loam_world* w = loam_world_create(&p, &err);
     CHECK(w != NULL, "%s", err.message);
     if (!w) return INFINITY;
-    static float xyz[3 * N], rad[N];
-    int n = ts_lattice_cylinder(N, R, TUBE_R, 2.2f * R, 1.1f * R, 0.1f * R, 1, 15485863u, xyz);
-    CHECK(n == N, "lattice holds %d of %d", n, N);
-    for (int i = 0; i < n; ++i) rad[i] = R;
-    CHECK(loam_world_add_particles(w, n, xyz, NULL, rad, RHO, &err) == LOAM_OK, "%s", err.message);
-    loam_shape tube[2];
-    ts_add_fixed(w, "tube", tube, loam_tube_pieces(TUBE_R, 0.1f, 4.0f * R, 1, 0.5f, tube));
+    static float xyz[3 * N];
+    ts_column_in_tube(w, N, R, RHO, TUBE_R, xyz);
     double worst = 0.0;
     for (int k = 1; k <= STEPS; ++k) {
         if (!ts_steps(w, 1)) break;

@@ -183,6 +183,25 @@ static inline loam_shape ts_plane(float friction) {
     return s;
 }
 
+/* The column scene of test_column_rest: n spheres of radius r and density rho on a staggered
+ * lattice (spacing 2.2 r, first layer at 1.1 r, jitter 0.1 r) in a tube of inner radius tube_r with
+ * a floor (walls 4 r thick, friction 0.5). xyz (3 n floats) takes the lattice; returns the number
+ * of particles added, 0 on failure (reported). */
+static inline int ts_column_in_tube(loam_world* w, int n, float r, float rho, float tube_r, float* xyz) {
+    int placed = ts_lattice_cylinder(n, r, tube_r, 2.2f * r, 1.1f * r, 0.1f * r, 1, 15485863u, xyz);
+    CHECK(placed == n, "lattice holds %d of %d", placed, n);
+    float* rad = malloc(sizeof(float) * (size_t)(placed > 0 ? placed : 1));
+    if (!rad) return 0;
+    for (int i = 0; i < placed; ++i) rad[i] = r;
+    loam_error err;
+    int ok = loam_world_add_particles(w, placed, xyz, NULL, rad, rho, &err) == LOAM_OK;
+    CHECK(ok, "%s", err.message);
+    free(rad);
+    loam_shape tube[2];
+    ts_add_fixed(w, "tube", tube, loam_tube_pieces(tube_r, 0.1f, 4.0f * r, 1, 0.5f, tube));
+    return ok ? placed : 0;
+}
+
 /* Run `steps` steps; returns 0 (and reports) at the first failure. */
 static inline int ts_steps(loam_world* w, int steps) {
     loam_error err;
