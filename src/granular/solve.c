@@ -11,7 +11,7 @@
  *   particle's n contacts correct the whole error at once, so the particle over-corrects n-fold and
  *   dense packings jitter or blow up; loam splits the mass (Tonge, Benevolenski, Voroshilov 2012):
  *   particle i becomes n_i sub-particles of mass m_i/n_i, one per contact, m_eff =
- *   omega / (n_i/m_i + n_j/m_j), and adding every contact's change to the particle averages the
+ *   omega_k / (n_i/m_i + n_j/m_j) (omega_k: loam_row_mass, rows.h), and adding every contact's change to the particle averages the
  *   sub-particles. Impulses stay equal and opposite (momentum is conserved exactly) and it converges
  *   without a tuned damping factor. The changes are added by the Gauss-Seidel schedule below, so no
  *   two threads write one particle (GranularGym adds to a neighbour's impulse without an atomic).
@@ -19,7 +19,8 @@
  * Why Gauss-Seidel is the default: with mass splitting a contact gets only about 1/n of the mass, so
  * in a dense packing (n ~ 6 to 8) a Jacobi sweep corrects a fraction of what a Gauss-Seidel sweep
  * does. Measured on a 40-layer column at dt = 1e-3 with 3 sweeps, Jacobi left overlaps of 0.2 to
- * 0.3 r and the column kept creeping; see docs/solver.md.
+ * 0.3 r and the column kept creeping (0.16 r at its default over-relaxation, 1.8, which
+ * loam_row_mass spreads over the rows); see docs/solver.md.
  *
  * Schedule (loam_coloring, color.c): each block's inner rows are swept by one thread, with no
  * barrier and its velocities in cache; then the rows that cross blocks, colour by colour. Pair rows
