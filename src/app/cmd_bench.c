@@ -173,13 +173,48 @@ typedef struct bed_stats {
                             contact/atom, which counts overlapping pairs only */
 } bed_stats;
 
-/* Counting-sort cell list on a uniform grid; O(N). Returns 0 when out of memory. */
-/* The cell of particle i in a grid of cells of side `cell` from lo, dim cells a side. */
-static long bed_cell(const loam_particles* p, int i, const float lo[3], float cell, const long dim[3]) {
-    long ix = (long)((p->x[i] - lo[0]) / cell), iy = (long)((p->y[i] - lo[1]) / cell), iz = (long)((p->z[i] - lo[2]) / cell);
-    return (iz * dim[1] + iy) * dim[0] + ix;
+/* Cell coordinates of particle i in a grid of cells of side `cell` from lo, and a cell's index in a
+ * grid of dim cells a side. */
+static void bed_cell_of(const loam_particles* p, int i, const float lo[3], float cell, long c[3]) {
+    c[0] = (long)((p->x[i] - lo[0]) / cell), c[1] = (long)((p->y[i] - lo[1]) / cell), c[2] = (long)((p->z[i] - lo[2]) / cell);
 }
 
+static long bed_cell_index(const long c[3], const long dim[3]) { return (c[2] * dim[1] + c[1]) * dim[0] + c[0]; }
+
+static long bed_cell(const loam_particles* p, int i, const float lo[3], float cell, const long dim[3]) {
+    long c[3];
+    bed_cell_of(p, i, lo, cell, c);
+    return bed_cell_index(c, dim);
+}
+
+/* Pairs closer than (r_i + r_j)(1 + tol / 2), each once, from particles sorted by cell: cell c holds
+ * order[first[c]] to order[first[c + 1] - 1]. */
+static long touching_pairs(const loam_particles* p, const float lo[3], float cell, const long dim[3], const int* first,
+                           const int* order, float tol) {
+    long pairs = 0;
+    for (int i = 0; i < p->count; ++i) {
+        long ci[3];
+        bed_cell_of(p, i, lo, cell, ci);
+        for (long dz = -1; dz <= 1; ++dz)
+            for (long dy = -1; dy <= 1; ++dy)
+                for (long dx = -1; dx <= 1; ++dx) {
+                    long c[3] = {ci[0] + dx, ci[1] + dy, ci[2] + dz};
+                    if (c[0] < 0 || c[1] < 0 || c[2] < 0 || c[0] >= dim[0] || c[1] >= dim[1] || c[2] >= dim[2]) continue;
+                    long cc = bed_cell_index(c, dim);
+                    for (int q = first[cc]; q < first[cc + 1]; ++q) {
+                        int j = order[q];
+                        if (j <= i) continue;
+                        float ddx = p->x[i] - p->x[j], ddy = p->y[i] - p->y[j], ddz = p->z[i] - p->z[j];
+                        float cut = (p->radius[i] + p->radius[j]) * (1.0f + 0.5f * tol);
+                        if (ddx * ddx + ddy * ddy + ddz * ddz < cut * cut) ++pairs;
+                    }
+                }
+    }
+    return pairs;
+}
+
+/* The settled bed's top, its 99th percentile, and its coordination (touching_pairs over a
+ * counting-sort cell list, O(N)). Returns 0 when out of memory. */
 static int measure_bed(loam_world* w, bed_stats* out) {
     loam_particles p = loam_world_particles(w);
     int n = p.count;
@@ -230,28 +265,9 @@ static int measure_bed(loam_world* w, bed_stats* out) {
     for (size_t k = 1; k <= nc; ++k) start[k] += start[k - 1];
     start[nc + 1] = n;
     /* start[c + 1] is now the end of cell c; placing each particle at its cell's end, last first,
-     * walks it down to the cell's first slot. Then cell c holds order[first[c]] to order[first[c + 1] - 1]. */
+     * walks it down to the cell's first slot: start + 1 is then each cell's first slot. */
     for (int i = n - 1; i >= 0; --i) order[--start[bed_cell(&p, i, lo, cell, dim) + 1]] = i;
-    const int* first = start + 1;
-    long pairs = 0;
-    for (int i = 0; i < n; ++i) {
-        long ix = (long)((p.x[i] - lo[0]) / cell), iy = (long)((p.y[i] - lo[1]) / cell),
-             iz = (long)((p.z[i] - lo[2]) / cell);
-        for (long dz = -1; dz <= 1; ++dz)
-            for (long dy = -1; dy <= 1; ++dy)
-                for (long dx = -1; dx <= 1; ++dx) {
-                    long x = ix + dx, y = iy + dy, z = iz + dz;
-                    if (x < 0 || y < 0 || z < 0 || x >= dim[0] || y >= dim[1] || z >= dim[2]) continue;
-                    long cc = (z * dim[1] + y) * dim[0] + x;
-                    for (int q = first[cc]; q < first[cc + 1]; ++q) {
-                        int j = order[q];
-                        if (j <= i) continue;
-                        float ddx = p.x[i] - p.x[j], ddy = p.y[i] - p.y[j], ddz = p.z[i] - p.z[j];
-                        float cut = (p.radius[i] + p.radius[j]) * (1.0f + 0.5f * tol);
-                        if (ddx * ddx + ddy * ddy + ddz * ddz < cut * cut) ++pairs;
-                    }
-                }
-    }
+    long pairs = touching_pairs(&p, lo, cell, dim, start + 1, order, tol);
     out->touching = 2.0 * (double)pairs / (double)n;
     free(start);
     free(order);
@@ -450,8 +466,8 @@ static int bench_granular(int argc, char** argv) {
     printf("solver: %s, dt %g s, sweeps %d, push_sweeps %d, baumgarte %g, relaxation %g, friction %g (walls %g), "
            "margin %g r, skin %g r, warm_start %d, damping %g 1/s, tolerance %g m/s, hash table %d buckets, "
            "reorder every %d steps, threads %d\n",
-           solver, p->dt, p->sweeps, loam_granular_push_sweeps(p), p->baumgarte, loam_granular_relaxation(p), p->friction, o.scene.wall_friction,
-           p->margin, p->skin, p->warm_start, p->damping, p->tolerance, table, p->reorder_interval, threads);
+           solver, p->dt, p->sweeps, loam_granular_push_sweeps(p), p->baumgarte, loam_granular_relaxation(p), p->friction,
+           o.scene.wall_friction, p->margin, p->skin, p->warm_start, p->damping, p->tolerance, table, p->reorder_interval, threads);
     printf("settle: %d steps (%g s simulated) in %.3f s wall; KE/particle %.3g J = %.3g m g r\n", o.settle,
            o.settle * p->dt, settle_wall, ke_settled, ke_settled / mgr);
     printf("timed: %d steps at rest in %.4f s wall, %.4f s CPU (%.0f%% of %d threads' wall time)\n", o.steps, wall,

@@ -11,8 +11,8 @@
  *   particle's n contacts correct the whole error at once, so the particle over-corrects n-fold and
  *   dense packings jitter or blow up; loam splits the mass (Tonge, Benevolenski, Voroshilov 2012):
  *   particle i becomes n_i sub-particles of mass m_i/n_i, one per contact, m_eff =
- *   omega_k / (n_i/m_i + n_j/m_j) (omega_k: loam_row_mass, rows.h), and adding every contact's change to the particle averages the
- *   sub-particles. Impulses stay equal and opposite (momentum is conserved exactly) and it converges
+ *   omega_k / (n_i/m_i + n_j/m_j) (omega_k: loam_row_mass, rows.h), and adding every contact's
+ *   change to the particle averages the sub-particles. Impulses stay equal and opposite (momentum is conserved exactly) and it converges
  *   without a tuned damping factor. The changes are added by the Gauss-Seidel schedule below, so no
  *   two threads write one particle (GranularGym adds to a neighbour's impulse without an atomic).
  *
