@@ -23,10 +23,11 @@
 #define LOAM_SOURCE_DIR "."
 #endif
 
-enum { MAX_SIZES = 16, NSOLVER = 5, NSCEN = 5 };
+enum { MAX_SIZES = 16, NSOLVER = 6, NSCEN = 5 };
 enum { SPHERES = 0, STIRRING = 1, CABLE = 2, INSERTION = 3, CABLE_MANIP = 4 };
 static const char* SCEN_NAMES[NSCEN] = {"spheres", "stirring", "cable", "insertion", "cable_manip"};
-static const loam_mb_solver SOLVERS[NSOLVER] = {LOAM_SOLVER_SUBADMM, LOAM_SOLVER_PGS, LOAM_SOLVER_PJ, LOAM_SOLVER_FADMM, LOAM_SOLVER_NNEWTON};
+static const loam_mb_solver SOLVERS[NSOLVER] = {LOAM_SOLVER_SUBADMM, LOAM_SOLVER_PGS, LOAM_SOLVER_PJ,
+                                                LOAM_SOLVER_FADMM,   LOAM_SOLVER_NNEWTON, LOAM_SOLVER_PGS_CG};
 
 typedef struct opts {
     int scenario[NSCEN];    /* spheres, stirring, cable, insertion, cable_manip */
@@ -60,7 +61,8 @@ static void usage(FILE* f) {
             "                   (default all)\n"
             "  --sizes N,N,...  spheres per scene, cable segments, or FEM beam pieces (1 to 8) for\n"
             "                   insertion (default 100,200,400; insertion alone: 4; cable_manip: >= 60)\n"
-            "  --solvers L      comma list of subadmm, pgs, pj, fadmm, nnewton (default all)\n"
+            "  --solvers L      comma list of subadmm, pgs, pj, fadmm, nnewton, pgs_cg (PGS with nonsmooth\n"
+            "                   conjugate gradients, the paper's PGS baseline) (default all)\n"
             "  --steps S        measured steps per run (default 10)\n"
             "  --settle S       settling steps before measuring (default 250)\n"
             "  --max-dense N    largest size for the dense baselines fadmm and nnewton (default 200)\n"
@@ -127,7 +129,7 @@ static int parse_name_list(const char* option, const char* val, const char* cons
 static int parse_solvers(const char* val, opts* o) {
     const char* names[NSOLVER];
     for (int k = 0; k < NSOLVER; ++k) names[k] = loam_mb_solver_name(SOLVERS[k]);
-    return parse_name_list("--solvers", val, names, NSOLVER, 0, "subadmm, pgs, pj, fadmm or nnewton, comma separated",
+    return parse_name_list("--solvers", val, names, NSOLVER, 0, "subadmm, pgs, pj, fadmm, nnewton or pgs_cg, comma separated",
                            o->solver_on);
 }
 
@@ -368,7 +370,7 @@ static void fit(const row* rows, int nrows, int stir, int solver, int iterations
  * the size at its first budget, with the linear fit (slope in the legend, us per unit of N) and R^2
  * that the text output prints; solvers measured at fewer than two sizes are left out. */
 static int write_png(const opts* o, const row* rows, int nrows) {
-    static const unsigned char colour[NSOLVER][3] = {{214, 39, 40}, {31, 119, 180}, {44, 160, 44}, {148, 103, 189}, {255, 127, 14}};
+    static const unsigned char colour[NSOLVER][3] = {{214, 39, 40}, {31, 119, 180}, {44, 160, 44}, {148, 103, 189}, {255, 127, 14}, {23, 190, 207}};
     static const char* xlabel[NSCEN] = {"N spheres", "N spheres", "N cable segments", "N beam pieces", "N cable segments"};
     static char titles[NSCEN][80], labels[NSCEN][NSOLVER][48];
     double x[NSCEN][NSOLVER][MAX_SIZES], y[NSCEN][NSOLVER][MAX_SIZES];
@@ -458,7 +460,7 @@ int loam_bench_multibody(int argc, char** argv) {
             int found = 0;
             for (int k = 0; k < NSOLVER && val; ++k)
                 if (!strcmp(val, loam_mb_solver_name(SOLVERS[k]))) o.stats_solver = SOLVERS[k], found = 1;
-            if (!found) rc = cli_bad_value(WHO, opt, val, "subadmm, pgs, pj, fadmm or nnewton");
+            if (!found) rc = cli_bad_value(WHO, opt, val, "subadmm, pgs, pj, fadmm, nnewton or pgs_cg");
         }
         else if (!strcmp(opt, "--urdf")) {
             if (!val) rc = cli_bad_value(WHO, opt, val, "a path");

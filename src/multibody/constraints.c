@@ -25,7 +25,7 @@ static loam_status reserve(mb_work* w, int rows, int segs, size_t vals, loam_err
         w->row_dof = loam_malloc(sizeof(int) * (size_t)cap);
         w->row_seg = loam_malloc(sizeof(int) * ((size_t)cap + 1));
         w->blocks = loam_malloc(sizeof(cp_block) * (size_t)cap);
-        w->pgs_scratch = loam_malloc(cp_pgs_scratch_bytes(cap)); /* blocks <= rows */
+        w->pgs_scratch = loam_malloc(cp_pgs_scratch_bytes(cap, cap)); /* blocks <= rows */
         w->row_cap = (w->e && w->lambda && w->diag && w->row_dof && w->row_seg && w->blocks && w->pgs_scratch) ? cap : 0;
     }
     if (segs > w->seg_cap) {
@@ -434,7 +434,8 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
         res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, w->sub_of_tree, 1, &set, &w->admm);
         break;
     case LOAM_SOLVER_NNEWTON: res = cp_solve_nnewton(&p, m->opt.iterations, m->opt.tolerance); break;
-    default: res = cp_solve_pgs(&p, m->opt.iterations, m->opt.tolerance); break;
+    case LOAM_SOLVER_PGS_CG: res = cp_solve_pgs(&p, m->opt.iterations, m->opt.tolerance, 1); break;
+    default: res = cp_solve_pgs(&p, m->opt.iterations, m->opt.tolerance, 0); break;
     }
     if (res.iterations < 0)
         return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: step %lld: the %s solver could not allocate or factorize its systems (%d rows)",

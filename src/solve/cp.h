@@ -54,7 +54,7 @@ typedef struct cp_problem {
     int nblock;
     const cp_block* block;  /* a contact block's three rows have the same groups */
     double* diag;           /* m: W_rr = J_r A^-1 J_r^T, filled by cp_prepare */
-    void* pgs_scratch;      /* optional: cp_pgs_scratch_bytes(nblock) bytes that cp_solve_pgs may use,
+    void* pgs_scratch;      /* optional: cp_pgs_scratch_bytes(nblock, m) bytes that cp_solve_pgs may use,
                                so a steady-state step allocates nothing; NULL: it allocates its own */
 } cp_problem;
 
@@ -105,9 +105,11 @@ double cp_error(const cp_problem* p);
 
 /* Projected Gauss-Seidel: sweeps over the blocks in order, the normal solved with its diagonal, the
  * tangent pair with one scalar and projected onto the friction disk; stops after `iterations` sweeps
- * or when no impulse change moves a row velocity by more than `tolerance` (m/s). */
-cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance);
-size_t cp_pgs_scratch_bytes(int nblock);
+ * or when no impulse change moves a row velocity by more than `tolerance` (m/s). cg: accelerated by
+ * the nonsmooth nonlinear conjugate gradient method (pgs.c). Iterations -1: out of memory. */
+cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance, int cg);
+/* The scratch cp_solve_pgs may use (pgs_scratch) for nblock blocks and, with cg, m rows. */
+size_t cp_pgs_scratch_bytes(int nblock, int m);
 
 /* Projected Jacobi: every block's update from the same v, then all applied, scaled by `relaxation`
  * (in (0, 1]; plain Jacobi overshoots where blocks share a body). Same stopping rule as PGS. */
