@@ -525,7 +525,13 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     if (ok) cp_prepare_diag(p, a->segd, a->rhs); /* diag for the error, the warm start */
     if (ok) rhs_base(p, a); /* before the factors: a 6-unknown subsystem's takes M^-1 b along */
     if (ok) a->kappa = set->penalty_rigid, slot_share(p, a, set->penalty_rigid);
-    for (int s = 0; s < nsub && ok; ++s) ok = factor_one(p, a, s, set->beta_scale, 1);
+    if (ok) { /* Algorithm 1's factorizations, in parallel: each writes only its own subsystem's
+               * matrix, penalties and slots, so the result does not depend on the thread count */
+        int failed = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : failed) if (nsub > 64)
+        for (int s = 0; s < nsub; ++s) failed += !factor_one(p, a, s, set->beta_scale, 1);
+        ok = failed == 0;
+    }
     if (!ok) {
         if (!work) cp_admm_work_free(a);
         res.iterations = -1;
