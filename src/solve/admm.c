@@ -528,8 +528,11 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     if (ok) { /* Algorithm 1's factorizations, in parallel: each writes only its own subsystem's
                * matrix, penalties and slots, so the result does not depend on the thread count */
         int failed = 0;
-#pragma omp parallel for schedule(dynamic, 16) reduction(+ : failed) if (nsub > 64)
-        for (int s = 0; s < nsub; ++s) failed += !factor_one(p, a, s, set->beta_scale, 1);
+        if (cp_admm_parallel(nsub)) {
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : failed)
+            for (int s = 0; s < nsub; ++s) failed += !factor_one(p, a, s, set->beta_scale, 1);
+        } else
+            for (int s = 0; s < nsub; ++s) failed += !factor_one(p, a, s, set->beta_scale, 1);
         ok = failed == 0;
     }
     if (!ok) {

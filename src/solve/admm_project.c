@@ -174,16 +174,23 @@ void cp_admm_sort_blocks(const cp_problem* p, cp_admm_work* a, double alpha_c, d
     }
 }
 
+static inline double most(double a, double b) { return b > a ? b : a; }
+
+/* Block c, a contact of one kind: two slots per row (pair) or one, relaxed or not. */
+static inline __attribute__((always_inline)) double contact_block(cp_problem* p, cp_admm_work* a, int c, int track, int pair, int relax) {
+    const cp_block* k = &p->block[c];
+    return pair ? contact_pair(p, a, k, c, track, relax) : contact_one(p, a, k, c, track, relax);
+}
+
 /* The contact blocks list[lo, hi) of one kind: two slots per row (pair) or one, relaxed or not
  * (constants, so each call inlines its own kernel); returns the largest |y - y_previous| with `change`. */
 static inline __attribute__((always_inline)) double contact_range(cp_problem* p, cp_admm_work* a, const int* list, int lo,
                                                                   int hi, int track, int pair, int relax, double change) {
-#pragma omp parallel for schedule(static) reduction(max : change) if (hi - lo > 64)
-    for (int i = lo; i < hi; ++i) {
-        const cp_block* k = &p->block[list[i]];
-        double d = pair ? contact_pair(p, a, k, list[i], track, relax) : contact_one(p, a, k, list[i], track, relax);
-        change = d > change ? d : change;
-    }
+    if (cp_admm_parallel(hi - lo)) {
+#pragma omp parallel for schedule(static) reduction(max : change)
+        for (int i = lo; i < hi; ++i) change = most(change, contact_block(p, a, list[i], track, pair, relax));
+    } else
+        for (int i = lo; i < hi; ++i) change = most(change, contact_block(p, a, list[i], track, pair, relax));
     return change;
 }
 
@@ -195,11 +202,11 @@ static inline __attribute__((always_inline)) double project_all(cp_problem* p, c
     change = contact_range(p, a, list, end[0], end[1], track, 0, 0, change);
     change = contact_range(p, a, list, end[1], end[2], track, 1, 1, change);
     change = contact_range(p, a, list, end[2], end[3], track, 0, 1, change);
-#pragma omp parallel for schedule(static) reduction(max : change) if (end[4] - end[3] > 64)
-    for (int i = end[3]; i < end[4]; ++i) {
-        double d = any_block(p, a, &p->block[list[i]], a->ab[list[i]], track);
-        change = d > change ? d : change;
-    }
+    if (cp_admm_parallel(end[4] - end[3])) {
+#pragma omp parallel for schedule(static) reduction(max : change)
+        for (int i = end[3]; i < end[4]; ++i) change = most(change, any_block(p, a, &p->block[list[i]], a->ab[list[i]], track));
+    } else
+        for (int i = end[3]; i < end[4]; ++i) change = most(change, any_block(p, a, &p->block[list[i]], a->ab[list[i]], track));
     return change;
 }
 

@@ -79,15 +79,20 @@ static void large_solve(const cp_problem* p, cp_admm_work* a, int s) {
     for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) a->xs[q] = cp_admm_slot_dot(p, a, a->sub_slot[q], p->v);
 }
 
+static inline void solve_one(cp_problem* p, cp_admm_work* a, int s) {
+    if (a->sub_slot_start[s + 1] == a->sub_slot_start[s]) return; /* untouched: keeps v_free */
+    int ns = a->sn[s];
+    if (ns == 6) small_solve6(a, s, p->v + a->soff[s]);
+    else if (ns <= CP_ADMM_SMALL) small_solve(a, s, ns, p->v + a->soff[s]);
+    else large_solve(p, a, s);
+}
+
 void cp_admm_solve_all(cp_problem* p, cp_admm_work* a, int S) {
     /* in parallel: each subsystem writes only its own unknowns and slots, so the result does not
      * depend on the thread count */
-#pragma omp parallel for schedule(static) if (S > 64)
-    for (int s = 0; s < S; ++s) {
-        if (a->sub_slot_start[s + 1] == a->sub_slot_start[s]) continue; /* untouched: keeps v_free */
-        int ns = a->sn[s];
-        if (ns == 6) small_solve6(a, s, p->v + a->soff[s]);
-        else if (ns <= CP_ADMM_SMALL) small_solve(a, s, ns, p->v + a->soff[s]);
-        else large_solve(p, a, s);
-    }
+    if (cp_admm_parallel(S)) {
+#pragma omp parallel for schedule(static)
+        for (int s = 0; s < S; ++s) solve_one(p, a, s);
+    } else
+        for (int s = 0; s < S; ++s) solve_one(p, a, s);
 }
