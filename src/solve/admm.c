@@ -276,46 +276,48 @@ static double balance(const cp_problem* p, const cp_admm_work* a, int s, const d
     return (double)rank / jaj + (trA - trG) / jj; /* (trA - trG): the folded rows' trace */
 }
 
-/* A 6-unknown subsystem's (15) as v = M^-1 b + sum over its slots of (M^-1 Jp^T)_q coef_q: both
- * products are constant within a step (until residual balancing changes beta), so they are made
- * here, once, and small_solve6 skips the 6 x 6 product per iteration. */
-static void premultiply6(cp_admm_work* a, int s) {
-    const double *Mi = a->M + a->moff[s], *b = a->b + a->soff[s], *Jp = a->Jp + a->joff[s];
-    double *v0 = a->v0 + a->soff[s], *Q = a->Q + a->joff[s];
-    int nq = a->sub_slot_start[s + 1] - a->sub_slot_start[s];
+/* x = M^-1 x for two right-hand sides side by side (the lanes), from M's Cholesky factor l (6 x 6,
+ * by rows) and the reciprocals of its diagonal: a forward and a backward substitution, unrolled
+ * (the bounds are constants then). */
+static inline void solve6_lanes(const double* l, const double* inv, v2d* x) {
+#pragma GCC unroll 6
     for (int i = 0; i < 6; ++i) {
-        double t = 0.0;
-        for (int j = 0; j < 6; ++j) t += Mi[j * 6 + i] * b[j];
-        v0[i] = t;
+        v2d t = x[i];
+#pragma GCC unroll 6
+        for (int k = 0; k < i; ++k) t -= (v2d){l[i * 6 + k], l[i * 6 + k]} * x[k];
+        x[i] = t * (v2d){inv[i], inv[i]};
     }
-    for (int q = 0; q < nq; ++q)
-        for (int i = 0; i < 6; ++i) {
-            double t = 0.0;
-            for (int j = 0; j < 6; ++j) t += Mi[j * 6 + i] * Jp[q * 6 + j];
-            Q[q * 6 + i] = t;
-        }
+#pragma GCC unroll 6
+    for (int i = 5; i >= 0; --i) {
+        x[i] *= (v2d){inv[i], inv[i]};
+#pragma GCC unroll 6
+        for (int k = 0; k < i; ++k) x[k] -= (v2d){l[i * 6 + k], l[i * 6 + k]} * x[i];
+    }
 }
 
-/* The inverse of a 6 x 6 matrix from its Cholesky factor l into mi (by columns): the six columns of
- * the identity through dense_cholesky_solve's substitutions side by side, each column's operations
- * in dense_cholesky_solve's order (the same bits), where six calls of the general loops were 30% of
- * SubADMM's preparation on the 100-sphere stirring scene (one per sphere and step). */
-static void inverse6(const double* l, double* mi) {
-    double x[6][6]; /* x[i][c]: row i of column c */
-    for (int i = 0; i < 6; ++i) {
-        double s[6];
-        for (int c = 0; c < 6; ++c) s[c] = i == c ? 1.0 : 0.0;
-        for (int k = 0; k < i; ++k)
-            for (int c = 0; c < 6; ++c) s[c] -= l[i * 6 + k] * x[k][c];
-        for (int c = 0; c < 6; ++c) x[i][c] = s[c] / l[i * 6 + i];
+/* A 6-unknown subsystem's (15) as v = M^-1 b + sum over its slots of (M^-1 Jp^T)_q coef_q: both
+ * products are constant within a step (until residual balancing changes beta), so they are made
+ * here, once, from M's Cholesky factor l, two slots at a time, and small_solve6 skips the 6 x 6
+ * product per iteration. (An explicit inverse first, then M^-1 Jp^T by products, cost 1.4x the
+ * instructions: a tenth of SubADMM's on the 100-sphere stirring scene.) */
+static void premultiply6(cp_admm_work* a, int s, const double* l) {
+    const double *b = a->b + a->soff[s], *Jp = a->Jp + a->joff[s];
+    double *v0 = a->v0 + a->soff[s], *Q = a->Q + a->joff[s], inv[6];
+    int nq = a->sub_slot_start[s + 1] - a->sub_slot_start[s], q = 0;
+    for (int i = 0; i < 6; ++i) inv[i] = 1.0 / l[i * 6 + i];
+    v2d x[6];
+    for (; q + 1 < nq; q += 2) {
+        const double *j0 = Jp + q * 6, *j1 = j0 + 6;
+        for (int i = 0; i < 6; ++i) x[i] = (v2d){j0[i], j1[i]};
+        solve6_lanes(l, inv, x);
+        for (int i = 0; i < 6; ++i) Q[q * 6 + i] = x[i][0], Q[q * 6 + 6 + i] = x[i][1];
     }
-    for (int i = 5; i >= 0; --i) {
-        for (int c = 0; c < 6; ++c) x[i][c] = x[i][c] / l[i * 6 + i];
-        for (int k = 0; k < i; ++k)
-            for (int c = 0; c < 6; ++c) x[k][c] -= l[i * 6 + k] * x[i][c];
-    }
-    for (int c = 0; c < 6; ++c)
-        for (int i = 0; i < 6; ++i) mi[c * 6 + i] = x[i][c];
+    int odd = q < nq; /* b in the first lane, the odd slot left (if any) in the second */
+    for (int i = 0; i < 6; ++i) x[i] = (v2d){b[i], odd ? Jp[q * 6 + i] : 0.0};
+    solve6_lanes(l, inv, x);
+    for (int i = 0; i < 6; ++i) v0[i] = x[i][0];
+    if (odd)
+        for (int i = 0; i < 6; ++i) Q[q * 6 + i] = x[i][1];
 }
 
 /* Subsystem s's matrix A_s (+ folded rows) + beta_s J_s^T J_s, factorized (band) or inverted (small).
@@ -365,21 +367,20 @@ static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_s
         a->bw[s] = bw;
         return dense_cholesky_band(M, ns, a->bw[s]) < 0;
     }
+    if (ns == 6) { /* a free body: its products from the factor, which M keeps */
+        if (dense_cholesky(M, ns) >= 0) return 0;
+        premultiply6(a, s, M);
+        return 1;
+    }
     /* small: the explicit inverse (columns of the identity through the factor) */
     double L[SMALL * SMALL], col[SMALL];
     memcpy(L, M, sizeof(double) * (size_t)ns * (size_t)ns);
     if (dense_cholesky(L, ns) >= 0) return 0;
-    if (ns == 6) {
-        inverse6(L, M);
-        premultiply6(a, s);
-        return 1;
-    }
     for (int c = 0; c < ns; ++c) {
         for (int i = 0; i < ns; ++i) col[i] = i == c;
         dense_cholesky_solve(L, ns, col);
         memcpy(M + (size_t)c * (size_t)ns, col, sizeof(double) * (size_t)ns); /* column-major (small_solve) */
     }
-    if (ns == 6) premultiply6(a, s);
     return 1;
 }
 

@@ -29,7 +29,8 @@ struct cp_admm_work {
     int *bw, *pos;                                /* S + 1 */
     double *beta, *beta0, *ratio;                 /* S; ratio persists between calls */
     int nratio;                                   /* subsystems ratio was kept for */
-    double* M;                                    /* per subsystem: band factor, or explicit inverse if small */
+    double* M;                                    /* per subsystem: band factor; Cholesky factor (6 unknowns: a free
+                                                     body); else, if small, the explicit inverse */
     size_t *moff, *joff;                          /* S + 1 */
     double *Jp, *Jt;                              /* small subsystems: their active slots' J rows, dense,
                                                      by rows (Jp) and by columns (Jt) */
