@@ -177,10 +177,14 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
         int ns = a->sn[s], so = a->soff[s];
         if (ns > SMALL) continue;
         double* Jp = a->Jp + a->joff[s];
-        memset(Jp, 0, sizeof(double) * (a->joff[s + 1] - a->joff[s]));
         for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
             int sl2 = a->sub_slot[q];
             double* row = Jp + (size_t)(q - a->sub_slot_start[s]) * (size_t)ns;
+            if (a->slot_se[sl2] - a->slot_sb[sl2] == 1 && p->group[p->seg[a->slot_sb[sl2]].group].n == ns) { /* one group: a copy */
+                memcpy(row, p->J + p->seg[a->slot_sb[sl2]].val, sizeof(double) * (size_t)ns);
+                continue;
+            }
+            memset(row, 0, sizeof(double) * (size_t)ns);
             for (int k = a->slot_sb[sl2]; k < a->slot_se[sl2]; ++k) {
                 const cp_group* g = &p->group[p->seg[k].group];
                 const double* j = p->J + p->seg[k].val;
@@ -350,7 +354,19 @@ static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_s
             *w = *w > 0.0 ? a->kappa / (*w * a->beta0[s]) : 1.0;
         }
     }
-    if (ns <= SMALL) { /* from the packed rows, lower triangle only (all the factorization reads) */
+    if (ns == 6) { /* a free body: whole rows of the symmetric update, two lanes at a time */
+        const double* Jp = a->Jp + a->joff[s];
+        for (int q = 0; q < a->sub_slot_start[s + 1] - a->sub_slot_start[s]; ++q) {
+            const double* j = Jp + (size_t)q * 6;
+            double bq = a->beta[s] * a->sw[a->sub_slot[a->sub_slot_start[s] + q]];
+            v2d j0 = ld2(j), j1 = ld2(j + 2), j2 = ld2(j + 4);
+            for (int r = 0; r < 6; ++r) {
+                v2d bj = {bq * j[r], bq * j[r]};
+                double* Mr = M + r * 6;
+                st2(Mr, ld2(Mr) + bj * j0), st2(Mr + 2, ld2(Mr + 2) + bj * j1), st2(Mr + 4, ld2(Mr + 4) + bj * j2);
+            }
+        }
+    } else if (ns <= SMALL) { /* from the packed rows, lower triangle only (all the factorization reads) */
         const double* Jp = a->Jp + a->joff[s];
         for (int q = 0; q < a->sub_slot_start[s + 1] - a->sub_slot_start[s]; ++q) {
             const double* j = Jp + (size_t)q * (size_t)ns;
