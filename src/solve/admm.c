@@ -270,7 +270,8 @@ static double balance(const cp_problem* p, const cp_admm_work* a, int s, const d
         int sl = a->sub_slot[q];
         for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
             const double* j = p->J + p->seg[k].val;
-            for (int i = 0; i < p->group[p->seg[k].group].n; ++i) jj += j[i] * j[i];
+            int n = p->group[p->seg[k].group].n;
+            for (int i = 0; i < n; ++i) jj += j[i] * j[i];
             jaj += a->segd[k];
         }
     }
