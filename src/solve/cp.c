@@ -126,11 +126,11 @@ static void half_norm2(const cp_group* g, int nj, const double* const* j, double
     for (int i = i0; i < n; ++i) {
         const double* li = g->L + (size_t)i * (size_t)n;
         int k0 = i - bw > i0 ? i - bw : i0;
-        if (nj == 3) {
-            double s0 = j[0][i], s1 = j[1][i], s2_ = j[2][i];
+        if (nj == 3) { /* one division, not three, in the chain */
+            double s0 = j[0][i], s1 = j[1][i], s2_ = j[2][i], inv = 1.0 / li[i];
             const double *y0 = y[0], *y1 = y[1], *y2 = y[2];
             for (int k = k0; k < i; ++k) s0 -= li[k] * y0[k], s1 -= li[k] * y1[k], s2_ -= li[k] * y2[k];
-            y[0][i] = s0 / li[i], y[1][i] = s1 / li[i], y[2][i] = s2_ / li[i];
+            y[0][i] = s0 * inv, y[1][i] = s1 * inv, y[2][i] = s2_ * inv;
         } else
             for (int q = 0; q < nj; ++q) {
                 double s = j[q][i];
