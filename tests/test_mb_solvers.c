@@ -4,11 +4,13 @@
  * between four subsystems, sliding and sticking), gives the same velocities; SubADMM's result meets the
  * constraint error tolerance; a fixed iteration budget reports iterations, time and error; and on a
  * stack of balls, where Gauss-Seidel carries the load down slowly, the conjugate gradients need fewer
- * sweeps than plain PGS to the same error. */
+ * sweeps than plain PGS to the same error; SubADMM's steps are the same bytes with one thread, two,
+ * and inside a caller's parallel region. */
 #include <math.h>
 #include <string.h>
 
 #include "loam/multibody.h"
+#include "multibody/scenarios.h"
 #include "test_util.h"
 
 static loam_mb_body_def free_body(const char* name, double mass, double ixx, double iyy, double izz) {
@@ -75,6 +77,41 @@ static int stack_sweeps(loam_mb_solver solver, int n, double* error) {
     loam_mb_state_destroy(s);
     loam_mb_model_destroy(m);
     return its;
+}
+
+/* SubADMM's steps do not depend on the thread count, nor on being taken inside a caller's parallel
+ * region (a batch of simulations stepped by a parallel loop): a 100-sphere bed (more than 64
+ * subsystems, so each solve runs as a team of its own) steps 100 times from its lattice with one
+ * thread, with two, and as two copies stepped side by side by an outer team of two; the positions
+ * and velocities must be the same bytes. */
+static void thread_independence(void) {
+    enum { COPIES = 4, N = 100, STEPS = 100 };
+    loam_mb_options o = loam_mb_default_options();
+    o.solver = LOAM_SOLVER_SUBADMM, o.dt = 2e-3, o.iterations = 40;
+    loam_mb_model* m[COPIES] = {0};
+    loam_mb_state* s[COPIES] = {0};
+    loam_error err;
+    int ok = 1, failed = 0;
+    for (int i = 0; i < COPIES && ok; ++i) ok = mb_spheres_create(N, &o, &m[i], &s[i], &err) == LOAM_OK;
+    CHECK(ok, "sphere bed: %s", err.message);
+    for (int i = 0; ok && i < 2; ++i) {
+        loam_set_threads(i + 1);
+        for (int k = 0; k < STEPS; ++k) failed += loam_mb_step(m[i], s[i], &err) != LOAM_OK;
+    }
+    if (ok) { /* the batch pattern: the caller's threads, one solve each (loam itself on one thread) */
+        loam_set_threads(1);
+#pragma omp parallel for num_threads(2) schedule(static, 1) reduction(+ : failed)
+        for (int i = 2; i < COPIES; ++i) {
+            loam_error e;
+            for (int k = 0; k < STEPS; ++k) failed += loam_mb_step(m[i], s[i], &e) != LOAM_OK;
+        }
+        CHECK(failed == 0, "%d failed steps", failed);
+        CHECK(s[0]->ncontact > N, "the bed has %d contacts after %d steps", s[0]->ncontact, STEPS);
+        for (int i = 1; i < COPIES; ++i)
+            CHECK(!memcmp(s[i]->q, s[0]->q, sizeof(double) * 7 * N) && !memcmp(s[i]->qd, s[0]->qd, sizeof(double) * 6 * N),
+                  "copy %d (%s) differs from the one-thread run", i, i == 1 ? "two threads" : "inside a parallel region");
+    }
+    for (int i = 0; i < COPIES; ++i) loam_mb_state_destroy(s[i]), loam_mb_model_destroy(m[i]);
 }
 
 enum { NQ = 28, NV = 24 };
@@ -201,5 +238,6 @@ int main(void) {
     fprintf(stderr, "stack of 12 balls: pgs %d sweeps (error %.2e m/s), pgs_cg %d (error %.2e m/s)\n", pgs, e_pgs, cg, e_cg);
     CHECK(e_pgs < 1e-8 && e_cg < 1e-8, "stack: errors %.3e (pgs), %.3e (pgs_cg) m/s", e_pgs, e_cg);
     CHECK(cg > 0 && 2 * cg < pgs, "stack: pgs_cg took %d sweeps, pgs %d: expected under half", cg, pgs);
+    thread_independence();
     TEST_MAIN_END();
 }

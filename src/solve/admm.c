@@ -72,7 +72,7 @@ void cp_admm_work_free(cp_admm_work* w) {
     if (!w) return;
     void* ptrs[] = {w->folded, w->soff, w->sn, w->gstart, w->slot_start, w->slot_sub, w->slot_sb, w->slot_se, w->slot_row, w->sub_slot,
                     w->sub_slot_start, w->sub_fold, w->sub_fold_start, w->bw, w->pos, w->beta, w->beta0, w->ratio, w->M, w->moff,
-                    w->joff, w->Jp, w->Jt, w->Q, w->v0, w->z, w->y, w->zprev, w->ib, w->bsl, w->spos, w->blist, w->ab, w->xs, w->cs, w->W, w->rc, w->b, w->rhs, w->segd, w->sw};
+                    w->joff, w->Jp, w->Jt, w->Q, w->v0, w->z, w->y, w->zprev, w->ib, w->bsl, w->spos, w->blist, w->ab, w->xs, w->cs, w->W, w->rc, w->b, w->rhs, w->segd, w->sw, w->tmax};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
     cp_accel_free(&w->acc);
     loam_free(w);
@@ -528,6 +528,55 @@ static void rhs_base(const cp_problem* p, cp_admm_work* a) {
     }
 }
 
+/* The iteration's control: what every thread reads, and what the one that runs the control writes. */
+typedef struct admm_loop {
+    int iterations;   /* the budget */
+    double tolerance; /* the stopping rule's, m/s */
+    int adapt, S;     /* residual balancing on; subsystems */
+    int done, stop;   /* iterations made; 1: the rule stopped the loop */
+} admm_loop;
+
+static int balance_at(const admm_loop* c, int it) {
+    return c->adapt && (it + 1) % ADAPT_EVERY == 0 && it + 1 < c->iterations && it < ADAPT_UNTIL;
+}
+
+/* What one iteration leaves for the next (one thread): the z that residual balancing compares
+ * against, and the accelerated state's start. */
+static void before_iteration(const cp_problem* p, cp_admm_work* a, const admm_loop* c, int it) {
+    if (balance_at(c, it)) memcpy(a->zprev, a->z, sizeof(double) * (size_t)a->slot_start[p->m]);
+    if (a->acc.kind != CP_ACCEL_NONE) cp_accel_before(&a->acc, a->z);
+}
+
+/* Algorithm 1's iteration, run by every thread of a team, or by one outside any parallel region:
+ * (15), one reduced solve per subsystem, and (16)-(21), one closed-form projection per block, are
+ * worksharing loops (each item writes only its own unknowns, slots and rows, so the result does not
+ * depend on the thread count); the stopping rule, residual balancing and acceleration run on one
+ * thread between barriers. One region for the whole iteration: a region per loop forked and joined
+ * the team five times an iteration. */
+static void iterate(cp_problem* p, cp_admm_work* a, admm_loop* c) {
+#pragma omp single
+    before_iteration(p, a, c, 0);
+    for (int it = 0; it < c->iterations; ++it) {
+        cp_admm_solve_all(p, a, c->S); /* ends with a barrier: the projections read every x */
+        a->tmax[cp_admm_thread()] = cp_admm_project_all(p, a, it > 0);
+#pragma omp barrier
+#pragma omp single
+        {
+            double change = 0.0;
+            for (int t = 0; t < cp_admm_team(); ++t) change = a->tmax[t] > change ? a->tmax[t] : change;
+            c->done = it + 1;
+            if (it > 0 && change <= c->tolerance) c->stop = 1;
+            else {
+                if (balance_at(c, it)) /* on the plain iterate: its residuals are the ones balanced */
+                    for (int n = adapt(p, a), i = 0; i < n; ++i) cp_admm_refresh_sub(a, a->pos[i]);
+                if (a->acc.kind != CP_ACCEL_NONE) cp_accel_after(&a->acc, a->z), cp_admm_refresh_coef(p, a);
+                before_iteration(p, a, c, it + 1);
+            }
+        } /* (a barrier: every thread sees stop) */
+        if (c->stop) break;
+    }
+}
+
 cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,
                         cp_admm_work** work) {
     cp_result res = {0, 0.0};
@@ -570,21 +619,18 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
         }
     }
     cp_admm_refresh_coef(p, a);
-    int S = nsub;
     cp_admm_sort_blocks(p, a, set->relaxation, set->relaxation_rigid);
-    for (int it = 0; it < iterations; ++it) {
-        if (a->acc.kind != CP_ACCEL_NONE) cp_accel_before(&a->acc, a->z);
-        cp_admm_solve_all(p, a, S); /* (15), one reduced solve per subsystem, in parallel */
-        int check = set->adapt && (it + 1) % ADAPT_EVERY == 0 && it + 1 < iterations && it < ADAPT_UNTIL;
-        if (check) memcpy(a->zprev, a->z, sizeof(double) * (size_t)a->slot_start[p->m]);
-        /* (16)-(21): closed-form projection per block, in parallel (each writes its own rows) */
-        double change = cp_admm_project_all(p, a, it > 0);
-        res.iterations = it + 1;
-        if (it > 0 && change <= tolerance) break;
-        if (check) /* on the plain iterate: its residuals are the ones balanced */
-            for (int n = adapt(p, a), i = 0; i < n; ++i) cp_admm_refresh_sub(a, a->pos[i]);
-        if (a->acc.kind != CP_ACCEL_NONE) cp_accel_after(&a->acc, a->z), cp_admm_refresh_coef(p, a);
+    admm_loop loop = {iterations, tolerance, set->adapt, nsub, 0, 0};
+    if (!grow((void**)&a->tmax, &a->cap[41], (size_t)cp_admm_max_team() + 1, sizeof(double), 0)) {
+        if (!work) cp_admm_work_free(a);
+        res.iterations = -1;
+        return res;
     }
+    /* A region even for one thread: its worksharing loops must bind to a team of this solve's own,
+     * not to a caller's (a batch of simulations stepped in a parallel loop). One per solve. */
+#pragma omp parallel if (cp_admm_parallel(nsub > p->nblock ? nsub : p->nblock))
+    iterate(p, a, &loop);
+    res.iterations = loop.done;
     /* the small subsystems' velocities were written in place; the folded rows' impulses come from
      * the final velocities */
     for (int c = 0; c < p->nblock; ++c) {

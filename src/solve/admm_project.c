@@ -183,14 +183,12 @@ static inline __attribute__((always_inline)) double contact_block(cp_problem* p,
 }
 
 /* The contact blocks list[lo, hi) of one kind: two slots per row (pair) or one, relaxed or not
- * (constants, so each call inlines its own kernel); returns the largest |y - y_previous| with `change`. */
+ * (constants, so each call inlines its own kernel); returns the largest |y - y_previous| over the
+ * calling thread's share, with `change`. Blocks are independent: no barrier between kinds. */
 static inline __attribute__((always_inline)) double contact_range(cp_problem* p, cp_admm_work* a, const int* list, int lo,
                                                                   int hi, int track, int pair, int relax, double change) {
-    if (cp_admm_parallel(hi - lo)) {
-#pragma omp parallel for schedule(static) reduction(max : change)
-        for (int i = lo; i < hi; ++i) change = most(change, contact_block(p, a, list[i], track, pair, relax));
-    } else
-        for (int i = lo; i < hi; ++i) change = most(change, contact_block(p, a, list[i], track, pair, relax));
+#pragma omp for schedule(static) nowait
+    for (int i = lo; i < hi; ++i) change = most(change, contact_block(p, a, list[i], track, pair, relax));
     return change;
 }
 
@@ -202,11 +200,8 @@ static inline __attribute__((always_inline)) double project_all(cp_problem* p, c
     change = contact_range(p, a, list, end[0], end[1], track, 0, 0, change);
     change = contact_range(p, a, list, end[1], end[2], track, 1, 1, change);
     change = contact_range(p, a, list, end[2], end[3], track, 0, 1, change);
-    if (cp_admm_parallel(end[4] - end[3])) {
-#pragma omp parallel for schedule(static) reduction(max : change)
-        for (int i = end[3]; i < end[4]; ++i) change = most(change, any_block(p, a, &p->block[list[i]], a->ab[list[i]], track));
-    } else
-        for (int i = end[3]; i < end[4]; ++i) change = most(change, any_block(p, a, &p->block[list[i]], a->ab[list[i]], track));
+#pragma omp for schedule(static) nowait
+    for (int i = end[3]; i < end[4]; ++i) change = most(change, any_block(p, a, &p->block[list[i]], a->ab[list[i]], track));
     return change;
 }
 

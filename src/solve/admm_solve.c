@@ -88,11 +88,7 @@ static inline void solve_one(cp_problem* p, cp_admm_work* a, int s) {
 }
 
 void cp_admm_solve_all(cp_problem* p, cp_admm_work* a, int S) {
-    /* in parallel: each subsystem writes only its own unknowns and slots, so the result does not
-     * depend on the thread count */
-    if (cp_admm_parallel(S)) {
-#pragma omp parallel for schedule(static)
-        for (int s = 0; s < S; ++s) solve_one(p, a, s);
-    } else
-        for (int s = 0; s < S; ++s) solve_one(p, a, s);
+    /* each subsystem writes only its own unknowns and slots */
+#pragma omp for schedule(static)
+    for (int s = 0; s < S; ++s) solve_one(p, a, s);
 }

@@ -48,7 +48,21 @@ struct cp_admm_work {
     double* segd;                                 /* per segment: J A^-1 J^T's share (cp_prepare_diag) */
     double* sw;                                   /* per slot: its penalty relative to its subsystem's beta */
     double kappa;                                 /* small subsystems' per-slot penalty scale (slot_share) */
+    double* tmax;                                 /* per thread: its largest change of y in an iteration */
 };
+
+/* The calling thread's number in its team, the team's size (0 and 1 outside any region), and the
+ * largest team a region made by the calling thread can have. */
+#ifdef _OPENMP
+#include <omp.h>
+static inline int cp_admm_thread(void) { return omp_get_thread_num(); }
+static inline int cp_admm_team(void) { return omp_get_num_threads(); }
+static inline int cp_admm_max_team(void) { return omp_get_max_threads(); } /* a region made here */
+#else
+static inline int cp_admm_thread(void) { return 0; }
+static inline int cp_admm_team(void) { return 1; }
+static inline int cp_admm_max_team(void) { return 1; }
+#endif
 
 /* Whether a loop over n independent items runs as an OpenMP region. On one thread a region whose
  * `if` clause is false still makes and frees a team in libgomp (an aligned allocation per region):
@@ -77,10 +91,13 @@ static inline v2d ld2(const double* p) {
 }
 static inline void st2(double* p, v2d x) { memcpy(p, &x, sizeof x); }
 
-/* (15) for every subsystem with active slots: v (small ones in place in p->v) and x. */
+/* (15) for every subsystem with active slots: v (small ones in place in p->v) and x. A worksharing
+ * loop: called by every thread of a team (cp_solve_admm's iteration) or by one outside any region;
+ * it ends with a barrier. */
 void cp_admm_solve_all(cp_problem* p, cp_admm_work* a, int nsub);
-/* (16)-(21) for every block of the sorted lists (cp_admm_sort_blocks); returns the largest change
- * of a y over the iteration if `track` (the stopping rule), else 0. */
+/* (16)-(21) for every block of the sorted lists (cp_admm_sort_blocks), as worksharing loops without
+ * a barrier at the end; returns the largest change of a y over the calling thread's blocks if
+ * `track` (the stopping rule), else 0. */
 double cp_admm_project_all(cp_problem* p, cp_admm_work* a, int track);
 /* Each block's over-relaxation (a->ab): 1 for equalities, alpha_r for contact and unilateral blocks
  * whose subsystems are all small (rigid bodies, short arms), alpha_c for the other contact and
