@@ -26,6 +26,23 @@ int main(void) {
     spd(A0, NB, BW, 0.01), spd(A1, N6, N6 - 1, 0.2), spd(A2, N7, N7 - 1, 0.05);
     memcpy(L0, A0, sizeof A0), memcpy(L1, A1, sizeof A1), memcpy(L2, A2, sizeof A2);
     CHECK(dense_cholesky_band(L0, NB, BW) < 0, "band factor");
+    /* the band factor itself: L L^T = A on and below the diagonal, for a band that takes rows four,
+     * two and one at a time (bandwidth 6 and 3 on 20 unknowns) */
+    for (int bw = 3; bw <= 6; bw += 3) {
+        enum { NF = 20 };
+        static double A[NF * NF], L[NF * NF];
+        spd(A, NF, bw, 0.02);
+        memcpy(L, A, sizeof A);
+        CHECK(dense_cholesky_band(L, NF, bw) < 0, "band factor, bandwidth %d", bw);
+        double worst = 0.0;
+        for (int i = 0; i < NF; ++i)
+            for (int j = i - bw > 0 ? i - bw : 0; j <= i; ++j) {
+                double s = 0.0;
+                for (int k = i - bw > 0 ? i - bw : 0; k <= j; ++k) s += L[i * NF + k] * L[j * NF + k];
+                worst = fmax(worst, fabs(s - A[i * NF + j]));
+            }
+        CHECK(worst < 1e-12, "band factor, bandwidth %d: |L L^T - A| = %.3e", bw, worst);
+    }
     CHECK(dense_cholesky(L1, N6) < 0, "6 x 6 factor");
     CHECK(dense_cholesky(L2, N7) < 0, "7 x 7 factor");
     cp_group groups[3] = {{0, NB, A0, L0, BW}, {NB, N6, A1, L1, 0}, {NB + N6, N7, A2, L2, 0}};
