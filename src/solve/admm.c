@@ -533,7 +533,7 @@ typedef struct admm_loop {
     int iterations;   /* the budget */
     double tolerance; /* the stopping rule's, m/s */
     int adapt, S;     /* residual balancing on; subsystems */
-    int done, stop;   /* iterations made; 1: the rule stopped the loop */
+    int done;         /* iterations made */
 } admm_loop;
 
 static int balance_at(const admm_loop* c, int it) {
@@ -550,31 +550,32 @@ static void before_iteration(const cp_problem* p, cp_admm_work* a, const admm_lo
 /* Algorithm 1's iteration, run by every thread of a team, or by one outside any parallel region:
  * (15), one reduced solve per subsystem, and (16)-(21), one closed-form projection per block, are
  * worksharing loops (each item writes only its own unknowns, slots and rows, so the result does not
- * depend on the thread count); the stopping rule, residual balancing and acceleration run on one
- * thread between barriers. One region for the whole iteration: a region per loop forked and joined
- * the team five times an iteration. */
+ * depend on the thread count). Every thread reads the largest change from the per-thread maxima and
+ * takes the same stopping decision; residual balancing and acceleration run on one thread. One
+ * region for the whole iteration, two barriers an iteration (three when balancing or accelerating):
+ * a region per loop forked and joined the team five times an iteration. */
 static void iterate(cp_problem* p, cp_admm_work* a, admm_loop* c) {
 #pragma omp single
     before_iteration(p, a, c, 0);
-    for (int it = 0; it < c->iterations; ++it) {
+    int it = 0, accel = a->acc.kind != CP_ACCEL_NONE;
+    for (; it < c->iterations; ++it) {
         cp_admm_solve_all(p, a, c->S); /* ends with a barrier: the projections read every x */
         a->tmax[cp_admm_thread()] = cp_admm_project_all(p, a, it > 0);
 #pragma omp barrier
+        double change = 0.0;
+        for (int t = 0; t < cp_admm_team(); ++t) change = a->tmax[t] > change ? a->tmax[t] : change;
+        if (it > 0 && change <= c->tolerance) break; /* (the same decision on every thread) */
+        if (accel || balance_at(c, it) || balance_at(c, it + 1)) {
 #pragma omp single
-        {
-            double change = 0.0;
-            for (int t = 0; t < cp_admm_team(); ++t) change = a->tmax[t] > change ? a->tmax[t] : change;
-            c->done = it + 1;
-            if (it > 0 && change <= c->tolerance) c->stop = 1;
-            else {
+            {
                 if (balance_at(c, it)) /* on the plain iterate: its residuals are the ones balanced */
                     for (int n = adapt(p, a), i = 0; i < n; ++i) cp_admm_refresh_sub(a, a->pos[i]);
-                if (a->acc.kind != CP_ACCEL_NONE) cp_accel_after(&a->acc, a->z), cp_admm_refresh_coef(p, a);
+                if (accel) cp_accel_after(&a->acc, a->z), cp_admm_refresh_coef(p, a);
                 before_iteration(p, a, c, it + 1);
             }
-        } /* (a barrier: every thread sees stop) */
-        if (c->stop) break;
+        }
     }
+    if (cp_admm_thread() == 0) c->done = it < c->iterations ? it + 1 : c->iterations;
 }
 
 cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,
@@ -620,7 +621,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     }
     cp_admm_refresh_coef(p, a);
     cp_admm_sort_blocks(p, a, set->relaxation, set->relaxation_rigid);
-    admm_loop loop = {iterations, tolerance, set->adapt, nsub, 0, 0};
+    admm_loop loop = {iterations, tolerance, set->adapt, nsub, 0};
     if (!grow((void**)&a->tmax, &a->cap[41], (size_t)cp_admm_max_team() + 1, sizeof(double), 0)) {
         if (!work) cp_admm_work_free(a);
         res.iterations = -1;
