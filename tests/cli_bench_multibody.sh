@@ -57,9 +57,15 @@ for d in rows:
 [ $? -eq 2 ] || { echo "FAIL: --relaxation 2 is not exit status 2"; fail=1; }
 "$loam" bench multibody --sizes 0 >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: a bad --sizes is not exit status 2"; fail=1; }
+# --repeat: each step timed several times, the least kept; the rows are the same budgets
+"$loam" bench multibody --scenario spheres --sizes 20 --solvers pgs,pgs_cg --steps 2 --settle 5 --repeat 3 > "$tmp/repeat.txt" 2>&1 \
+    || { echo "FAIL: --repeat exit status"; cat "$tmp/repeat.txt"; fail=1; }
+[ "$(grep -c '^spheres ' "$tmp/repeat.txt")" -eq 6 ] || { echo "FAIL: --repeat: expected 6 rows"; cat "$tmp/repeat.txt"; fail=1; }
+"$loam" bench multibody --repeat 0 >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL: --repeat 0 is not exit status 2"; fail=1; }
 "$loam" bench multibody --solvers gauss >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: a bad --solvers is not exit status 2"; fail=1; }
 "$loam" bench multibody --scenario stirring --sizes 5 --steps 1 --settle 1 --urdf "$src/tests/data/urdf_bad/joint_cycle.urdf" >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: a bad --urdf is not exit status 2"; fail=1; }
-[ $fail -eq 0 ] && echo "cli_bench_multibody: rows, budgets, fits, CSV and --target-error as documented; bad options rejected"
+[ $fail -eq 0 ] && echo "cli_bench_multibody: rows, budgets, fits, CSV, --repeat and --target-error as documented; bad options rejected"
 exit $fail
