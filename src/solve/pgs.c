@@ -207,8 +207,8 @@ cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance, int cg) 
     }
     /* Without memory for them, the lookups are made per block and sweep (the same results). */
     contact6_rows* fast = mem && p->nblock > 0 ? mem : NULL;
-    double* prev = (double*)((char*)mem + sizeof(contact6_rows) * (size_t)p->nblock);
-    double *dir = prev + p->m, g2 = 0.0;
+    double* prev = cg ? (double*)((char*)mem + sizeof(contact6_rows) * (size_t)p->nblock) : NULL;
+    double *dir = cg ? prev + p->m : NULL, g2 = 0.0;
     for (int b = 0; fast && b < p->nblock; ++b) contact6_lookup(p, &p->block[b], &fast[b]);
     for (int it = 0; it < iterations; ++it) {
         if (cg) memcpy(prev, p->lambda, sizeof(double) * (size_t)p->m);
