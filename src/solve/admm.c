@@ -547,7 +547,7 @@ static void before_iteration(const cp_problem* p, cp_admm_work* a, const admm_lo
     if (a->acc.kind != CP_ACCEL_NONE) cp_accel_before(&a->acc, a->z);
 }
 
-/* Algorithm 1's iteration, run by every thread of a team, or by one outside any parallel region:
+/* Algorithm 1's iteration, run by every thread of the solve's team (one thread when not parallel):
  * (15), one reduced solve per subsystem, and (16)-(21), one closed-form projection per block, are
  * worksharing loops (each item writes only its own unknowns, slots and rows, so the result does not
  * depend on the thread count). Every thread reads the largest change from the per-thread maxima and

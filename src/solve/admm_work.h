@@ -64,10 +64,11 @@ static inline int cp_admm_team(void) { return 1; }
 static inline int cp_admm_max_team(void) { return 1; }
 #endif
 
-/* Whether a loop over n independent items runs as an OpenMP region. On one thread a region whose
- * `if` clause is false still makes and frees a team in libgomp (an aligned allocation per region):
- * 5-7% of SubADMM's instructions on the 100-sphere stirring scene, five regions per iteration, and
- * Gauss-Seidel pays none. Such loops then run as plain loops. */
+/* Whether the solve's loops over n independent items are worth a team of several threads. A region
+ * costs even on one thread (libgomp makes and frees a team: with a region per loop, five per
+ * iteration, that was 5-7% of SubADMM's instructions on the 100-sphere stirring scene, which
+ * Gauss-Seidel does not pay), so the factorizations then run as a plain loop and the iteration as one
+ * region of one thread per solve. */
 static inline int cp_admm_parallel(int n) { return n > 64 && loam_get_threads() > 1; }
 
 /* J_slot . v, over the slot's segments */
@@ -92,8 +93,8 @@ static inline v2d ld2(const double* p) {
 static inline void st2(double* p, v2d x) { memcpy(p, &x, sizeof x); }
 
 /* (15) for every subsystem with active slots: v (small ones in place in p->v) and x. A worksharing
- * loop: called by every thread of a team (cp_solve_admm's iteration) or by one outside any region;
- * it ends with a barrier. */
+ * loop, called by every thread of the solve's team (cp_solve_admm's iteration, a team of one when
+ * not parallel); it ends with a barrier. */
 void cp_admm_solve_all(cp_problem* p, cp_admm_work* a, int nsub);
 /* (16)-(21) for every block of the sorted lists (cp_admm_sort_blocks), as worksharing loops without
  * a barrier at the end; returns the largest change of a y over the calling thread's blocks if
