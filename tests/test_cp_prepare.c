@@ -54,7 +54,7 @@ int main(void) {
     static double J[NSEG * NB], e[NROW], lambda0[NROW] = {0.3, -0.1, 0.05, 0.0, 1.2, -0.7};
     size_t val = 0;
     for (int k = 0; k < NSEG; ++k) {
-        seg[k] = (cp_seg){group_of[k], val};
+        seg[k] = (cp_seg){group_of[k], val, 0, 0};
         int n = groups[group_of[k]].n, r = 0;
         while (row_seg[r + 1] <= k) ++r;
         for (int i = 0; i < n; ++i) {
@@ -63,6 +63,10 @@ int main(void) {
         }
         val += (size_t)n;
     }
+    cp_seg_ranges(seg, NSEG, groups, J);
+    CHECK(seg[0].lo == 6 && seg[0].hi == 9 && seg[6].lo == 0 && seg[6].hi == 3 && seg[8].lo == NB - 3 && seg[8].hi == NB && seg[1].lo == 0 &&
+              seg[1].hi == N6,
+          "segment ranges: [%d, %d) [%d, %d) [%d, %d) [%d, %d)", seg[0].lo, seg[0].hi, seg[6].lo, seg[6].hi, seg[8].lo, seg[8].hi, seg[1].lo, seg[1].hi);
     cp_block blocks[4] = {{0, CP_CONTACT, 0.5, 0.0}, {3, CP_EQUALITY, 0.0, 0.0}, {4, CP_UNILATERAL, 0.0, 0.0}, {5, CP_EQUALITY, 0.0, 1e-3}};
 
     double vA[N], vB[N], lamA[NROW], lamB[NROW], diagA[NROW], diagB[NROW], segd[NSEG], t[N];

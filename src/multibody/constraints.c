@@ -336,7 +336,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
         int t = m->body_tree[m->dof_body[d]], upper = side == 2; /* the upper limit's row is J = -e_d */
         double q = s->q[m->q_adr[m->dof_body[d]]];
         w->row_seg[r] = ns;
-        w->segs[ns++] = (cp_seg){t, nval};
+        w->segs[ns++] = (cp_seg){t, nval, 0, 0}; /* ranges: cp_seg_ranges */
         w->J[nval + (size_t)(w->free_dof[d] - groups[t].off)] = upper ? -1.0 : 1.0;
         nval += (size_t)groups[t].n;
         w->e[r] = offset(upper ? b->upper - q : q - b->lower, h, m->opt.limit_erp);
@@ -361,7 +361,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
             w->row_seg[r + q] = ns;
             for (int k = 0; k < nt; ++k) {
                 base[q][k] = nval;
-                w->segs[ns++] = (cp_seg){trees[k], nval};
+                w->segs[ns++] = (cp_seg){trees[k], nval, 0, 0};
                 nval += (size_t)groups[trees[k]].n;
             }
             w->e[r + q] = k > 0.0 ? k * phi[q] / (h * k + dmp) : m->opt.constraint_erp * phi[q] / h;
@@ -382,7 +382,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
             w->row_seg[r + q] = ns;
             for (int k = 0; k < nt; ++k) {
                 base[q][k] = nval;
-                w->segs[ns++] = (cp_seg){trees[k], nval};
+                w->segs[ns++] = (cp_seg){trees[k], nval, 0, 0};
                 nval += (size_t)groups[trees[k]].n;
             }
             w->e[r + q] = q == 0 ? offset(-ct->depth, h, m->opt.contact_erp) : 0.0;
@@ -415,6 +415,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
             }
         }
     }
+    cp_seg_ranges(w->segs, w->row_seg[rows], groups, w->J);
     cp_problem p = {nall, ngroup, groups, v, rows, w->row_seg, w->segs, w->J, w->AJ, w->e, w->lambda, nb, w->blocks, w->diag, w->pgs_scratch};
     double t0 = loam_clock_seconds();
     int admm = m->opt.solver == LOAM_SOLVER_SUBADMM || m->opt.solver == LOAM_SOLVER_FADMM;

@@ -188,7 +188,7 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
             for (int k = a->slot_sb[sl2]; k < a->slot_se[sl2]; ++k) {
                 const cp_group* g = &p->group[p->seg[k].group];
                 const double* j = p->J + p->seg[k].val;
-                for (int i = 0; i < g->n; ++i) row[g->off - so + i] += j[i];
+                for (int i = p->seg[k].lo; i < p->seg[k].hi; ++i) row[g->off - so + i] += j[i];
             }
         }
         int nq = a->sub_slot_start[s + 1] - a->sub_slot_start[s];
@@ -207,11 +207,12 @@ static void add_outer(const cp_problem* p, const cp_admm_work* a, int sl, int so
             const cp_group *g1 = &p->group[p->seg[k1].group], *g2 = &p->group[p->seg[k2].group];
             const double *j1 = p->J + p->seg[k1].val, *j2 = p->J + p->seg[k2].val;
             if (lower && g2->off > g1->off) continue;
-            for (int r = 0; r < g1->n; ++r) {
+            int c0 = p->seg[k2].lo, hi2 = p->seg[k2].hi; /* each row's nonzeros only */
+            for (int r = p->seg[k1].lo; r < p->seg[k1].hi; ++r) {
                 if (j1[r] == 0.0) continue;
                 double* Mr = M + (size_t)(g1->off - so + r) * (size_t)ns + (size_t)(g2->off - so);
-                int c1 = lower && g2->off == g1->off ? r + 1 : g2->n;
-                for (int c = 0; c < c1; ++c) Mr[c] += scale * j1[r] * j2[c];
+                int c1 = lower && g2->off == g1->off && r + 1 < hi2 ? r + 1 : hi2;
+                for (int c = c0; c < c1; ++c) Mr[c] += scale * j1[r] * j2[c];
             }
         }
 }
@@ -232,13 +233,10 @@ static int sub_bandwidth(const cp_problem* p, const cp_admm_work* a, int s) {
         for (int q = start[s]; q < start[s + 1]; ++q) {
             int sl = list[q], lo = ns, hi = -1;
             for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
-                const cp_group* g = &p->group[p->seg[k].group];
-                const double* j = p->J + p->seg[k].val;
-                for (int i = 0; i < g->n; ++i)
-                    if (j[i] != 0.0) {
-                        int c = g->off - so + i;
-                        lo = c < lo ? c : lo, hi = c > hi ? c : hi;
-                    }
+                const cp_seg* sg = &p->seg[k];
+                if (sg->hi <= sg->lo) continue; /* all zeros */
+                int off = p->group[sg->group].off - so;
+                lo = off + sg->lo < lo ? off + sg->lo : lo, hi = off + sg->hi - 1 > hi ? off + sg->hi - 1 : hi;
             }
             bw = hi - lo > bw ? hi - lo : bw;
         }
@@ -270,8 +268,7 @@ static double balance(const cp_problem* p, const cp_admm_work* a, int s, const d
         int sl = a->sub_slot[q];
         for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
             const double* j = p->J + p->seg[k].val;
-            int n = p->group[p->seg[k].group].n;
-            for (int i = 0; i < n; ++i) jj += j[i] * j[i];
+            for (int i = p->seg[k].lo; i < p->seg[k].hi; ++i) jj += j[i] * j[i];
             jaj += a->segd[k];
         }
     }
@@ -514,7 +511,7 @@ static void rhs_base(const cp_problem* p, cp_admm_work* a) {
             for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k) {
                 const cp_group* g = &p->group[p->seg[k].group];
                 const double* j = p->J + p->seg[k].val;
-                for (int i = 0; i < g->n; ++i) a->b[g->off + i] -= j[i] * p->lambda[r];
+                for (int i = p->seg[k].lo; i < p->seg[k].hi; ++i) a->b[g->off + i] -= j[i] * p->lambda[r];
             }
     /* folded rows: b_s -= J^T e / c */
     for (int c = 0; c < p->nblock; ++c) {
@@ -523,7 +520,7 @@ static void rhs_base(const cp_problem* p, cp_admm_work* a) {
         for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k) {
             const cp_group* g = &p->group[p->seg[k].group];
             const double* j = p->J + p->seg[k].val;
-            for (int i = 0; i < g->n; ++i) a->b[g->off + i] -= j[i] * p->e[r] / p->block[c].compliance;
+            for (int i = p->seg[k].lo; i < p->seg[k].hi; ++i) a->b[g->off + i] -= j[i] * p->e[r] / p->block[c].compliance;
         }
     }
 }

@@ -71,7 +71,7 @@ static void large_solve(const cp_problem* p, cp_admm_work* a, int s) {
         for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
             const cp_group* g = &p->group[p->seg[k].group];
             const double* j = p->J + p->seg[k].val;
-            for (int i = 0; i < g->n; ++i) rhs[g->off - so + i] += j[i] * coef;
+            for (int i = p->seg[k].lo; i < p->seg[k].hi; ++i) rhs[g->off - so + i] += j[i] * coef;
         }
     }
     dense_cholesky_band_solve(a->M + a->moff[s], ns, a->bw[s], rhs);

@@ -77,7 +77,7 @@ static inline double cp_admm_slot_dot(const cp_problem* p, const cp_admm_work* a
     for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
         const cp_group* g = &p->group[p->seg[k].group];
         const double* j = p->J + p->seg[k].val;
-        for (int i = 0; i < g->n; ++i) s += j[i] * v[g->off + i];
+        for (int i = p->seg[k].lo; i < p->seg[k].hi; ++i) s += j[i] * v[g->off + i];
     }
     return s;
 }

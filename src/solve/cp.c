@@ -43,6 +43,16 @@ static inline void solve6x3(const double* l, double* b0, double* b1, double* b2)
     }
 }
 
+void cp_seg_ranges(cp_seg* seg, int nseg, const cp_group* group, const double* J) {
+    for (int k = 0; k < nseg; ++k) {
+        const double* j = J + seg[k].val;
+        int n = group[seg[k].group].n, lo = 0, hi = n;
+        while (lo < n && j[lo] == 0.0) ++lo;
+        while (hi > lo && j[hi - 1] == 0.0) --hi;
+        seg[k].lo = lo < hi ? lo : 0, seg[k].hi = lo < hi ? hi : 0;
+    }
+}
+
 /* x = A_g^-1 x through group g's factor (banded for an FEM piece: O(n bw)). */
 static void group_solve(const cp_group* g, double* x) {
     if (g->bw > 0) dense_cholesky_band_solve(g->L, g->n, g->bw, x);
@@ -75,8 +85,10 @@ static void prepare_rows(cp_problem* p, int r, int nr) {
         if (nr == 3 && g->bw == 0 && g->n == 6) solve6x3(g->L, a[0], a[1], a[2]);
         else
             for (int i = 0; i < nr; ++i) group_solve(g, a[i]);
-        for (int i = 0; i < nr; ++i)
-            for (int c = 0; c < g->n; ++c) d[i] += j[i][c] * a[i][c];
+        for (int i = 0; i < nr; ++i) {
+            const cp_seg* sg = &p->seg[p->row_seg[r + i] + q];
+            for (int c = sg->lo; c < sg->hi; ++c) d[i] += j[i][c] * a[i][c];
+        }
     }
     for (int i = 0; i < nr; ++i) p->diag[r + i] = d[i];
 }
@@ -100,7 +112,7 @@ void cp_prepare(cp_problem* p) {
  * fraction of the two full band substitutions of A^-1 j. The rows of a contact or a glue point
  * share their groups and go together: each one's substitution is a chain of dependent
  * subtractions, and three side by side keep the floating-point unit busy. y[q]: n scratch each. */
-static void half_norm2(const cp_group* g, int nj, const double* const* j, double* const* y, double* out) {
+static void half_norm2(const cp_group* g, int nj, const double* const* j, const cp_seg* const* sg, double* const* y, double* out) {
     if (g->n == 6 && g->bw == 0 && nj == 3) { /* a contact on a free body: unrolled, no divisions */
         const double* l = g->L;
         double inv[6], y0[6], y1[6], y2[6], n0 = 0.0, n1 = 0.0, n2 = 0.0;
@@ -118,8 +130,7 @@ static void half_norm2(const cp_group* g, int nj, const double* const* j, double
     }
     int n = g->n, bw = g->bw > 0 ? g->bw : n, i0 = n;
     for (int q = 0; q < nj; ++q) {
-        int f = 0;
-        while (f < i0 && j[q][f] == 0.0) ++f;
+        int f = sg[q]->hi > sg[q]->lo ? sg[q]->lo : n; /* its first nonzero */
         i0 = f < i0 ? f : i0;
     }
     double s2[3] = {0.0, 0.0, 0.0};
@@ -149,13 +160,14 @@ void cp_prepare_diag(cp_problem* p, double* segd, double* t) {
         while (nr < 3 && same_groups(p, r + nr - 1)) ++nr;
         for (int q = 0; q < p->row_seg[r + 1] - p->row_seg[r]; ++q) {
             const double* j[3];
+            const cp_seg* sgs[3];
             double *y[3], d[3];
             const cp_group* g = &p->group[p->seg[p->row_seg[r] + q].group];
             for (int i = 0; i < nr; ++i) {
-                const cp_seg* sg = &p->seg[p->row_seg[r + i] + q];
+                const cp_seg* sg = sgs[i] = &p->seg[p->row_seg[r + i] + q];
                 j[i] = p->J + sg->val, y[i] = p->AJ + sg->val; /* AJ: scratch here */
             }
-            half_norm2(g, nr, j, y, d);
+            half_norm2(g, nr, j, sgs, y, d);
             for (int i = 0; i < nr; ++i) segd[p->row_seg[r + i] + q] = d[i];
         }
         for (int i = r; i < r + nr; ++i) {
@@ -165,7 +177,7 @@ void cp_prepare_diag(cp_problem* p, double* segd, double* t) {
                 const double* j = p->J + p->seg[k].val;
                 d += segd[k];
                 if (p->lambda[i] != 0.0)
-                    for (int c = 0; c < g->n; ++c) t[g->off + c] += j[c] * p->lambda[i];
+                    for (int c = p->seg[k].lo; c < p->seg[k].hi; ++c) t[g->off + c] += j[c] * p->lambda[i];
             }
             p->diag[i] = d;
         }

@@ -37,7 +37,13 @@ typedef struct cp_group {
 typedef struct cp_seg {
     int group;
     size_t val;       /* J values at J[val .. val + n_group), and A^-1 J^T likewise in AJ */
+    int lo, hi;       /* its nonzeros lie in [lo, hi) of the group's unknowns (cp_seg_ranges): a
+                         contact on an FEM piece touches 3 of its hundreds of unknowns */
 } cp_seg;
+
+/* Each segment's lo and hi from its J values (lo = hi = 0 for an all-zero one); once per problem,
+ * before a solver runs. */
+void cp_seg_ranges(cp_seg* seg, int nseg, const cp_group* group, const double* J);
 
 typedef struct cp_problem {
     int n;                  /* unknowns */
@@ -76,12 +82,13 @@ void cp_prepare_diag(cp_problem* p, double* segd, double* t);
 static inline double cp_row_velocity(const cp_problem* p, int r) {
     double w = p->e[r];
     for (int k = p->row_seg[r]; k < p->row_seg[r + 1]; ++k) {
-        const cp_group* g = &p->group[p->seg[k].group];
-        const double *j = p->J + p->seg[k].val, *v = p->v + g->off;
+        const cp_seg* sg = &p->seg[k];
+        const cp_group* g = &p->group[sg->group];
+        const double *j = p->J + sg->val, *v = p->v + g->off;
         if (g->n == 6)
             for (int i = 0; i < 6; ++i) w += j[i] * v[i];
         else
-            for (int i = 0; i < g->n; ++i) w += j[i] * v[i];
+            for (int i = sg->lo; i < sg->hi; ++i) w += j[i] * v[i];
     }
     return w;
 }

@@ -28,8 +28,11 @@ static inline void tangent_velocities(const cp_problem* p, int r, double* w1, do
         const double *j1 = p->J + p->seg[k].val, *j2 = p->J + p->seg[k2].val, *v = p->v + g->off;
         if (g->n == 6)
             for (int i = 0; i < 6; ++i) a += j1[i] * v[i], b += j2[i] * v[i];
-        else
-            for (int i = 0; i < g->n; ++i) a += j1[i] * v[i], b += j2[i] * v[i];
+        else { /* over both rows' nonzeros */
+            const cp_seg *s1 = &p->seg[k], *s2 = &p->seg[k2];
+            int lo = s1->lo < s2->lo ? s1->lo : s2->lo, hi = s1->hi > s2->hi ? s1->hi : s2->hi;
+            for (int i = lo; i < hi; ++i) a += j1[i] * v[i], b += j2[i] * v[i];
+        }
     }
     *w1 = a, *w2 = b;
 }
