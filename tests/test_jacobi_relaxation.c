@@ -56,7 +56,10 @@ static double settle_column(float omega, int push_sweeps, double* ke) {
     CHECK(w != NULL, "%s", err.message);
     if (!w) return INFINITY;
     static float xyz[3 * N];
-    ts_column_in_tube(w, N, R, RHO, TUBE_R, xyz);
+    if (ts_column_in_tube(w, N, R, RHO, TUBE_R, xyz) <= 0) {
+        loam_world_destroy(w);
+        return INFINITY;
+    }
     double worst = 0.0;
     for (int k = 1; k <= STEPS; ++k) {
         if (!ts_steps(w, 1)) break;

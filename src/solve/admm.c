@@ -113,7 +113,7 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
         !GROW(sub_slot, nslot, 9) || !GROW(sub_slot_start, S, 10) || !GROW(sub_fold, nslot, 11) || !GROW(sub_fold_start, S, 12) ||
         !GROW(bw, S, 13) || !GROW(pos, S, 14) || !GROW(beta, S, 15) || !GROW(beta0, S, 16) || !GROW(moff, S, 17) || !GROW(joff, S, 18) ||
         !GROW(xs, nslot, 19) || !GROW(cs, nslot, 23) || !GROW(spos, nslot, 32) || !GROW(blist, p->nblock, 35) || !GROW(ab, p->nblock, 40) || !GROW(bsl, nslot, 33) || !GROW(z, nslot + m, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) ||
-        !GROW(W, m, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(v0, n, 37) || !GROW(rc, m, 30) || !GROW(segd, p->row_seg[m], 39) || !GROW(sw, nslot, 38))
+        !GROW(W, m, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(v0, n, 37) || !GROW(rc, m, 30) || !GROW(segd, p->row_seg[m], 39) || !GROW(sw, nslot, 38) || !GROW(tmax, cp_admm_max_team(), 41))
         return 0;
     a->u = a->z + nslot;
     if (!grow((void**)&a->ratio, &a->cap[27], (size_t)S + 1, sizeof(double), 1)) return 0;
@@ -593,11 +593,8 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     if (ok) { /* Algorithm 1's factorizations, in parallel: each writes only its own subsystem's
                * matrix, penalties and slots, so the result does not depend on the thread count */
         int failed = 0;
-        if (cp_admm_parallel(nsub)) {
-#pragma omp parallel for schedule(dynamic, 16) reduction(+ : failed)
-            for (int s = 0; s < nsub; ++s) failed += !factor_one(p, a, s, set->beta_scale, 1);
-        } else
-            for (int s = 0; s < nsub; ++s) failed += !factor_one(p, a, s, set->beta_scale, 1);
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : failed) if (cp_admm_parallel(nsub))
+        for (int s = 0; s < nsub; ++s) failed += !factor_one(p, a, s, set->beta_scale, 1);
         ok = failed == 0;
     }
     if (!ok) {
@@ -619,11 +616,6 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     cp_admm_refresh_coef(p, a);
     cp_admm_sort_blocks(p, a, set->relaxation, set->relaxation_rigid);
     admm_loop loop = {iterations, tolerance, set->adapt, nsub, 0};
-    if (!grow((void**)&a->tmax, &a->cap[41], (size_t)cp_admm_max_team() + 1, sizeof(double), 0)) {
-        if (!work) cp_admm_work_free(a);
-        res.iterations = -1;
-        return res;
-    }
     /* A region even for one thread: its worksharing loops must bind to a team of this solve's own,
      * not to a caller's (a batch of simulations stepped in a parallel loop). One per solve. */
 #pragma omp parallel if (cp_admm_parallel(nsub > p->nblock ? nsub : p->nblock))

@@ -25,17 +25,23 @@ static inline void solve6(const double* l, double* b) {
     }
 }
 
-/* solve6 on three right-hand sides at once, each with solve6's operations in its order (the same
- * bits): one substitution is a chain of dependent operations, three side by side keep the
- * floating-point unit busy (a contact's three rows share their groups). */
-static inline void solve6x3(const double* l, double* b0, double* b1, double* b2) {
-    double inv[6];
-    for (int i = 0; i < 6; ++i) inv[i] = 1.0 / l[i * 6 + i];
+/* b = L^-1 b for three right-hand sides at once (the forward half of solve6, same order, same bits),
+ * with inv the reciprocals of L's diagonal: one substitution is a chain of dependent operations,
+ * three side by side keep the floating-point unit busy (a contact's three rows share their groups). */
+static inline void forward6x3(const double* l, const double* inv, double* b0, double* b1, double* b2) {
     for (int i = 0; i < 6; ++i) {
         double s0 = b0[i], s1 = b1[i], s2 = b2[i];
         for (int k = 0; k < i; ++k) s0 -= l[i * 6 + k] * b0[k], s1 -= l[i * 6 + k] * b1[k], s2 -= l[i * 6 + k] * b2[k];
         b0[i] = s0 * inv[i], b1[i] = s1 * inv[i], b2[i] = s2 * inv[i];
     }
+}
+
+/* solve6 on three right-hand sides at once, each with solve6's operations in its order (the same
+ * bits). */
+static inline void solve6x3(const double* l, double* b0, double* b1, double* b2) {
+    double inv[6];
+    for (int i = 0; i < 6; ++i) inv[i] = 1.0 / l[i * 6 + i];
+    forward6x3(l, inv, b0, b1, b2);
     for (int i = 5; i >= 0; --i) {
         double x0 = b0[i] * inv[i], x1 = b1[i] * inv[i], x2 = b2[i] * inv[i];
         b0[i] = x0, b1[i] = x1, b2[i] = x2;
@@ -111,21 +117,19 @@ void cp_prepare(cp_problem* p) {
  * nonzero), and a contact or glue row touches a few nodes of an FEM piece, so this costs a
  * fraction of the two full band substitutions of A^-1 j. The rows of a contact or a glue point
  * share their groups and go together: each one's substitution is a chain of dependent
- * subtractions, and three side by side keep the floating-point unit busy. y[q]: n scratch each. */
+ * subtractions, and three side by side keep the floating-point unit busy. sg[q]: their segments (the
+ * nonzero ranges); y[q]: n scratch each. */
 static void half_norm2(const cp_group* g, int nj, const double* const* j, const cp_seg* const* sg, double* const* y, double* out) {
-    if (g->n == 6 && g->bw == 0 && nj == 3) { /* a contact on a free body: unrolled, no divisions */
-        const double* l = g->L;
-        double inv[6], y0[6], y1[6], y2[6], n0 = 0.0, n1 = 0.0, n2 = 0.0;
-        for (int i = 0; i < 6; ++i) inv[i] = 1.0 / l[i * 6 + i];
-#pragma GCC unroll 6
-        for (int i = 0; i < 6; ++i) {
-            double s0 = j[0][i], s1 = j[1][i], s2 = j[2][i];
-#pragma GCC unroll 6
-            for (int k = 0; k < i; ++k) s0 -= l[i * 6 + k] * y0[k], s1 -= l[i * 6 + k] * y1[k], s2 -= l[i * 6 + k] * y2[k];
-            y0[i] = s0 * inv[i], y1[i] = s1 * inv[i], y2[i] = s2 * inv[i];
-            n0 += y0[i] * y0[i], n1 += y1[i] * y1[i], n2 += y2[i] * y2[i];
+    if (g->n == 6 && g->bw == 0 && nj == 3) { /* a contact on a free body: no divisions in the chain */
+        double inv[6];
+        for (int i = 0; i < 6; ++i) inv[i] = 1.0 / g->L[i * 6 + i];
+        for (int q = 0; q < 3; ++q) memcpy(y[q], j[q], sizeof(double) * 6);
+        forward6x3(g->L, inv, y[0], y[1], y[2]);
+        for (int q = 0; q < 3; ++q) {
+            double s = 0.0;
+            for (int i = 0; i < 6; ++i) s += y[q][i] * y[q][i];
+            out[q] = s;
         }
-        out[0] = n0, out[1] = n1, out[2] = n2;
         return;
     }
     int n = g->n, bw = g->bw > 0 ? g->bw : n, i0 = n;

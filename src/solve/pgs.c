@@ -168,15 +168,15 @@ static double sweep(cp_problem* p, const contact6_rows* fast) {
 }
 
 /* The conjugate gradient's step after a sweep from `prev` (the header): the direction `dir` and
- * |g|^2 in *g2 carry over; it = 0 for the first sweep. The extrapolation moves v by A^-1 J^T of
+ * |g|^2 in *g2 (0 before the first) carry over. The extrapolation moves v by A^-1 J^T of
  * the impulse change, a contact's three rows in one pass on the sweep's lookups (as the sweep). */
-static void cg_step(cp_problem* p, const contact6_rows* fast, const double* prev, double* dir, double* g2, int it) {
+static void cg_step(cp_problem* p, const contact6_rows* fast, const double* prev, double* dir, double* g2) {
     double gg = 0.0;
     for (int r = 0; r < p->m; ++r) {
         double d = p->lambda[r] - prev[r]; /* -g */
         gg += d * d;
     }
-    double beta = it > 0 && *g2 > 0.0 ? gg / *g2 : 0.0;
+    double beta = *g2 > 0.0 ? gg / *g2 : 0.0; /* 0 after the first sweep */
     *g2 = gg;
     if (!(beta > 0.0 && beta <= 1.0)) { /* the first sweep, or a restart: p = -g */
         for (int r = 0; r < p->m; ++r) dir[r] = p->lambda[r] - prev[r];
@@ -218,7 +218,7 @@ cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance, int cg) 
         double change = sweep(p, fast);
         res.iterations = it + 1;
         if (change <= tolerance) break;
-        if (cg && it + 1 < iterations) cg_step(p, fast, prev, dir, &g2, it);
+        if (cg && it + 1 < iterations) cg_step(p, fast, prev, dir, &g2);
     }
     if (mem != p->pgs_scratch) loam_free(mem);
     res.error = cp_error(p);
