@@ -194,6 +194,24 @@ int main(void) {
         loam_mb_state_destroy(s);
         loam_mb_model_destroy(m);
     }
+    /* the default acceleration (-1, automatic) is none on rigid bodies: the bytes of admm_accel 0 */
+    {
+        double q[2][NV];
+        for (int v = 0; v < 2; ++v) {
+            loam_mb_model* m = scene(LOAM_SOLVER_SUBADMM, 30, 1e-14);
+            loam_mb_state* s = NULL;
+            if (!m) continue;
+            CHECK(m->opt.admm_accel == -1, "default admm_accel %d", m->opt.admm_accel);
+            m->opt.admm_accel = v ? 0 : -1;
+            CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+            start(s);
+            CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+            memcpy(q[v], s->qd, sizeof q[v]);
+            loam_mb_state_destroy(s);
+            loam_mb_model_destroy(m);
+        }
+        CHECK(!memcmp(q[0], q[1], sizeof q[0]), "automatic acceleration differs from none on rigid bodies");
+    }
     /* the options are checked */
     {
         loam_mb_options o = loam_mb_default_options();
@@ -202,9 +220,11 @@ int main(void) {
         o.admm_relaxation = 2.0;
         CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) != LOAM_OK && strstr(err.message, "admm_relaxation"), "admm_relaxation 2 accepted");
         loam_mb_model_destroy(m);
-        o = loam_mb_default_options(), o.admm_accel = 3, m = NULL;
-        CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) != LOAM_OK && strstr(err.message, "admm_accel"), "admm_accel 3 accepted");
-        loam_mb_model_destroy(m);
+        for (int bad = -2; bad <= 3; bad += 5) {
+            o = loam_mb_default_options(), o.admm_accel = bad, m = NULL;
+            CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) != LOAM_OK && strstr(err.message, "admm_accel"), "admm_accel %d accepted", bad);
+            loam_mb_model_destroy(m);
+        }
         o = loam_mb_default_options(), o.admm_relaxation_rigid = 0.0, m = NULL;
         CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) != LOAM_OK && strstr(err.message, "admm_relaxation_rigid"),
               "admm_relaxation_rigid 0 accepted");

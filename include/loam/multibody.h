@@ -272,7 +272,8 @@ typedef struct loam_mb_options {
                                  equalities keep). 5 */
     int admm_accel;           /* SUBADMM, FADMM: acceleration of the iteration (docs/multibody.md): 0 none,
                                  1 Nesterov with restart (Goldstein et al. 2014), 2 Anderson with a
-                                 safeguard (Zhang et al. 2019). 0 */
+                                 safeguard (Zhang et al. 2019), -1 automatic: Anderson when the step has
+                                 an FEM piece, none otherwise. -1 */
     double constraint_erp;    /* fraction of a hard constraint's drift removed per step, 0.2 */
     int warm_start;           /* 1: start each solve from the last step's impulses (contacts matched by
                                  geom pair and nearest point, limits by dof); 0: from zero. 1 */

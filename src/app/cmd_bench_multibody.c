@@ -76,7 +76,8 @@ static void usage(FILE* f) {
             "                   at most 12 unknowns; default 1.5, the library's)\n"
             "  --penalty-rigid K  SubADMM/full ADMM: such a subsystem's penalty per constraint, K / (J A^-1 J^T);\n"
             "                   0: the subsystem's, the paper's rule (default 5, the library's)\n"
-            "  --accel K        SubADMM/full ADMM acceleration: 0 none, 1 Nesterov restart, 2 Anderson (default the library's)\n"
+            "  --accel K        SubADMM/full ADMM acceleration: 0 none, 1 Nesterov restart, 2 Anderson, -1 Anderson\n"
+            "                   with FEM pieces, else none (default the library's: -1)\n"
             "  --target-error E instead: per step, the fewest iterations each solver needs to bring the\n"
             "                   constraint error to E m/s, and the solve time at that budget\n"
             "  --max-iterations K  --target-error: give up above K iterations (default 4096)\n"
@@ -453,7 +454,7 @@ int loam_bench_multibody(int argc, char** argv) {
         else if (!strcmp(opt, "--relaxation")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1.999, &o.relaxation);
         else if (!strcmp(opt, "--relaxation-rigid")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1.999, &o.relaxation_rigid);
         else if (!strcmp(opt, "--penalty-rigid")) rc = cli_parse_double(WHO, opt, val, 0.0, 0, 1e6, &o.penalty_rigid);
-        else if (!strcmp(opt, "--accel")) rc = cli_parse_int(WHO, opt, val, 0, 2, &o.accel);
+        else if (!strcmp(opt, "--accel")) rc = cli_parse_int(WHO, opt, val, -1, 2, &o.accel);
         else if (!strcmp(opt, "--target-error")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1e6, &o.target_error);
         else if (!strcmp(opt, "--max-iterations")) rc = cli_parse_int(WHO, opt, val, 1, 1000000, &o.max_iterations);
         else if (!strcmp(opt, "--repeat")) rc = cli_parse_int(WHO, opt, val, 1, 100, &o.repeat);

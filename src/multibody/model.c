@@ -45,7 +45,7 @@ loam_mb_options loam_mb_default_options(void) {
     o.admm_relaxation = 1.0; /* 1.5 is 25% faster on spheres and cables but diverges on cable_manip */
     o.admm_relaxation_rigid = 1.5; /* contacts among rigid bodies and short arms (docs/multibody.md) */
     o.admm_penalty_rigid = 5.0;
-    o.admm_accel = 0;
+    o.admm_accel = -1;
     o.constraint_erp = 0.2;
     o.iterations = 100;
     o.tolerance = 1e-10;
@@ -166,8 +166,8 @@ loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, cons
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: jacobi_relaxation = %g, expected in (0, 1]", o.jacobi_relaxation);
     if (!(o.constraint_erp >= 0.0 && o.constraint_erp <= 1.0))
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: constraint_erp = %g, expected in [0, 1]", o.constraint_erp);
-    if (o.admm_accel < 0 || o.admm_accel > 2)
-        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: admm_accel = %d, expected 0, 1 or 2", o.admm_accel);
+    if (o.admm_accel < -1 || o.admm_accel > 2)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: admm_accel = %d, expected -1, 0, 1 or 2", o.admm_accel);
     if (!(o.admm_relaxation > 0.0 && o.admm_relaxation < 2.0))
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: admm_relaxation = %g, expected in (0, 2)", o.admm_relaxation);
     if (!(o.admm_relaxation_rigid > 0.0 && o.admm_relaxation_rigid < 2.0))

@@ -575,6 +575,18 @@ static void iterate(cp_problem* p, cp_admm_work* a, admm_loop* c) {
     if (cp_admm_thread() == 0) c->done = it < c->iterations ? it + 1 : c->iterations;
 }
 
+/* CP_ACCEL_AUTO: Anderson when a group is an FEM piece, else none. With FEM pieces glued by hard
+ * equalities the iteration is close to a linear map, on which Anderson acts like GMRES, and each
+ * iteration is dominated by the pieces' band solves, against which its passes over (z, u) are cheap
+ * (insertion with 8 pieces: 236 -> 92 iterations, 10.1 -> 5.3 ms). On piles of rigid bodies and on
+ * cables it saves fewer iterations than its passes cost (BENCHMARKS.md, "Acceleration of SubADMM"). */
+static int accel_kind(const cp_problem* p, int accel) {
+    if (accel != CP_ACCEL_AUTO) return accel;
+    for (int g = 0; g < p->ngroup; ++g)
+        if (p->group[g].bw > 0) return CP_ACCEL_ANDERSON;
+    return CP_ACCEL_NONE;
+}
+
 cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,
                         cp_admm_work** work) {
     cp_result res = {0, 0.0};
@@ -586,7 +598,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     int ok = a != NULL && setup(p, a, sub_of_group, nsub, set->fold_soft);
     if (ok && !set->adapt)
         for (int s = 0; s < nsub; ++s) a->ratio[s] = 1.0;
-    ok = ok && cp_accel_begin(&a->acc, set->accel, a->slot_start[p->m] + p->m);
+    ok = ok && cp_accel_begin(&a->acc, accel_kind(p, set->accel), a->slot_start[p->m] + p->m);
     if (ok) cp_prepare_diag(p, a->segd, a->rhs); /* diag for the error, the warm start */
     if (ok) rhs_base(p, a); /* before the factors: a 6-unknown subsystem's takes M^-1 b along */
     if (ok) a->kappa = set->penalty_rigid, slot_share(p, a, set->penalty_rigid);

@@ -14,7 +14,8 @@
 
 #include <stddef.h>
 
-enum { CP_ACCEL_NONE = 0, CP_ACCEL_NESTEROV = 1, CP_ACCEL_ANDERSON = 2, CP_AA_MEM = 2 };
+/* CP_ACCEL_AUTO: cp_solve_admm picks (admm.c, accel_kind). */
+enum { CP_ACCEL_AUTO = -1, CP_ACCEL_NONE = 0, CP_ACCEL_NESTEROV = 1, CP_ACCEL_ANDERSON = 2, CP_AA_MEM = 2 };
 
 typedef struct cp_accel {
     int kind, len;

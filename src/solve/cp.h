@@ -139,7 +139,8 @@ typedef struct cp_admm_settings {
     int fold_soft;     /* 0 or 1 */
     int adapt;         /* 0: the balanced penalty as is; 1: residual balancing on top */
     double relaxation; /* in (0, 2): over-relaxation of x in the contact and unilateral projections; 1 = none */
-    int accel;         /* CP_ACCEL_* of admm_accel.h: 0 none, 1 Nesterov with restart, 2 Anderson */
+    int accel;         /* CP_ACCEL_* of admm_accel.h: 0 none, 1 Nesterov with restart, 2 Anderson,
+                          -1 Anderson when a group is an FEM piece (banded), else none */
     double relaxation_rigid; /* in (0, 2): relaxation instead for contact and unilateral blocks whose
                                 subsystems all have at most CP_ADMM_SMALL (12) unknowns */
     double penalty_rigid;    /* > 0: a subsystem of at most CP_ADMM_SMALL unknowns weighs each of its
