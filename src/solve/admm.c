@@ -56,7 +56,8 @@
  * bodies, short arms), where it cuts the iterations of the piles by 15-45% (BENCHMARKS.md, session
  * 9). The paper itself
  * proposes no acceleration (it leaves second-order schemes to future work); admm_accel.c adds
- * Nesterov's and Anderson's on the state (z, u), off by default (neither wins on every scene). */
+ * Nesterov's and Anderson's on the state (z, u); by default Anderson's on steps with an FEM piece
+ * only (accel_kind below: neither wins on every scene). */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
