@@ -53,6 +53,21 @@ for d in rows:
     assert d["target_error"] == 1e-3 and d["reached"] == 2 and d["steps"] == 2, d
     assert d["iterations_to_error"] >= 1 and d["time_to_error_s"] > 0 and 0 <= d["error"] <= 1e-3, d
 ' || { echo "FAIL: --target-error JSON lines"; cat "$tmp/target.txt"; fail=1; }
+# several targets: a row per target and solver, largest target first, ratios to SubADMM, the
+# work-precision PNG; a bad list is refused
+"$loam" bench multibody --scenario spheres --sizes 20 --solvers pgs,subadmm --steps 1 --settle 20 --target-error 1e-4,1e-3 --json \
+    --png "$tmp/precision.png" > "$tmp/targets.txt" 2>&1 || { echo "FAIL: two targets: exit status"; cat "$tmp/targets.txt"; fail=1; }
+grep '^{' "$tmp/targets.txt" | python3 -c '
+import json, sys
+rows = [json.loads(line) for line in sys.stdin]
+assert [(d["target_error"], d["solver"]) for d in rows] == [(1e-3, "subadmm"), (1e-3, "pgs"), (1e-4, "subadmm"), (1e-4, "pgs")], rows
+' || { echo "FAIL: two targets: JSON lines"; cat "$tmp/targets.txt"; fail=1; }
+[ "$(grep -c '^ratio spheres .* pgs/subadmm ' "$tmp/targets.txt")" -eq 2 ] || { echo "FAIL: two targets: ratio lines"; cat "$tmp/targets.txt"; fail=1; }
+[ "$(head -c 4 "$tmp/precision.png" | od -An -c | tr -d ' ')" = "211PNG" ] || { echo "FAIL: --target-error --png wrote no PNG"; fail=1; }
+for bad in 0 1e-3,x 1e-3,,1e-4 -1; do
+    "$loam" bench multibody --target-error "$bad" >/dev/null 2>&1
+    [ $? -eq 2 ] || { echo "FAIL: --target-error $bad is not exit status 2"; fail=1; }
+done
 "$loam" bench multibody --relaxation 2 >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: --relaxation 2 is not exit status 2"; fail=1; }
 "$loam" bench multibody --sizes 0 >/dev/null 2>&1
@@ -67,5 +82,5 @@ for d in rows:
 [ $? -eq 2 ] || { echo "FAIL: a bad --solvers is not exit status 2"; fail=1; }
 "$loam" bench multibody --scenario stirring --sizes 5 --steps 1 --settle 1 --urdf "$src/tests/data/urdf_bad/joint_cycle.urdf" >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: a bad --urdf is not exit status 2"; fail=1; }
-[ $fail -eq 0 ] && echo "cli_bench_multibody: rows, budgets, fits, CSV, --repeat and --target-error as documented; bad options rejected"
+[ $fail -eq 0 ] && echo "cli_bench_multibody: rows, budgets, fits, CSV, --repeat and --target-error (one and several targets, PNG) as documented; bad options rejected"
 exit $fail

@@ -6,51 +6,20 @@
  * slope and R^2.
  *
  * Output: a table on stdout; --json: one JSON object per (scenario, size, solver, iterations) line and
- * one per fit; --csv FILE: the same rows as CSV; --png FILE: the scaling plot. */
+ * one per fit; --csv FILE: the same rows as CSV; --png FILE: the scaling plot. --target-error runs
+ * the comparison at equal error instead (bench_multibody_error.c); the scenes are built in
+ * bench_multibody_scene.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/bench_multibody.h"
 #include "app/cli_args.h"
 #include "app/commands.h"
 #include "app/plot.h"
 #include "core/clock.h"
 #include "multibody/scenarios.h"
-
-#define WHO "loam bench multibody"
-#ifndef LOAM_SOURCE_DIR
-#define LOAM_SOURCE_DIR "."
-#endif
-
-enum { MAX_SIZES = 16, NSOLVER = 6, NSCEN = 5 };
-enum { SPHERES = 0, STIRRING = 1, CABLE = 2, INSERTION = 3, CABLE_MANIP = 4 };
-static const char* SCEN_NAMES[NSCEN] = {"spheres", "stirring", "cable", "insertion", "cable_manip"};
-static const loam_mb_solver SOLVERS[NSOLVER] = {LOAM_SOLVER_SUBADMM, LOAM_SOLVER_PGS, LOAM_SOLVER_PJ,
-                                                LOAM_SOLVER_FADMM,   LOAM_SOLVER_NNEWTON, LOAM_SOLVER_PGS_CG};
-
-typedef struct opts {
-    int scenario[NSCEN];    /* spheres, stirring, cable, insertion, cable_manip */
-    int sizes[MAX_SIZES], nsizes, sizes_given;
-    int solver_on[NSOLVER];
-    int steps, settle, max_dense, threads, json;
-    int step_stats, stats_iterations; /* --step-stats: whole steps of the stirring scene, for peers */
-    double stats_tolerance;           /* --step-stats: the solver's stopping tolerance, m/s */
-    loam_mb_solver stats_solver;
-    double beta_scale;
-    int adapt;              /* SubADMM/full ADMM residual balancing */
-    double relaxation;      /* SubADMM/full ADMM over-relaxation */
-    double relaxation_rigid; /* the same for contacts among small subsystems */
-    double penalty_rigid;   /* small subsystems' per-constraint penalty scale (0: the paper's) */
-    int accel;              /* SubADMM/full ADMM acceleration */
-    double target_error;    /* --target-error: > 0 switches to the time-to-error mode */
-    int max_iterations;     /* its search limit */
-    int repeat;             /* fixed budgets: each step's solve timed this many times, the least kept */
-    const char* urdf;
-    const char* base_urdf; /* cable_manip: the mobile base */
-    const char* csv;
-    const char* png;
-} opts;
 
 static void usage(FILE* f) {
     fprintf(f,
@@ -78,8 +47,9 @@ static void usage(FILE* f) {
             "                   0: the subsystem's, the paper's rule (default 5, the library's)\n"
             "  --accel K        SubADMM/full ADMM acceleration: 0 none, 1 Nesterov restart, 2 Anderson, -1 Anderson\n"
             "                   with FEM pieces, else none (default the library's: -1)\n"
-            "  --target-error E instead: per step, the fewest iterations each solver needs to bring the\n"
-            "                   constraint error to E m/s, and the solve time at that budget\n"
+            "  --target-error E[,E...]  instead: per step, the fewest iterations each solver needs to\n"
+            "                   bring the constraint error to E m/s, and the solve time at that budget;\n"
+            "                   up to 8 targets (with --png: the work-precision plot, time against E)\n"
             "  --max-iterations K  --target-error: give up above K iterations (default 4096)\n"
             "  --urdf PATH      the Panda of the stirring, insertion and cable_manip scenes\n"
             "                   (default %s/urdf/panda.urdf)\n"
@@ -97,6 +67,29 @@ static void usage(FILE* f) {
             "                   by more than TOL m/s (default 1e-10)\n"
             "  --json           also print one JSON object per row and per fit (no value)\n",
             LOAM_SOURCE_DIR, LOAM_SOURCE_DIR);
+}
+
+/* --target-error: up to MAX_TARGETS errors in (0, 1e6] m/s, kept largest first (each search then
+ * starts where the last one's ended), repeats dropped. */
+static int parse_targets(const char* val, opts* o) {
+    const char* expect = "up to 8 errors in m/s, each > 0 and <= 1e6, comma separated";
+    if (!val) return cli_bad_value(WHO, "--target-error", val, expect);
+    o->ntargets = 0;
+    const char* p = val;
+    while (*p) {
+        char* end;
+        double v = strtod(p, &end);
+        if (end == p || !(v > 0.0 && v <= 1e6) || (*end && *end != ',') || o->ntargets == MAX_TARGETS)
+            return cli_bad_value(WHO, "--target-error", val, expect);
+        int at = 0, dup = 0;
+        for (int i = 0; i < o->ntargets; ++i) dup |= o->targets[i] == v, at += o->targets[i] > v;
+        if (!dup) {
+            memmove(o->targets + at + 1, o->targets + at, sizeof(double) * (size_t)(o->ntargets - at));
+            o->targets[at] = v, ++o->ntargets;
+        }
+        p = *end ? end + 1 : end;
+    }
+    return o->ntargets ? 0 : cli_bad_value(WHO, "--target-error", val, expect);
 }
 
 static int parse_sizes(const char* val, opts* o) {
@@ -143,86 +136,19 @@ static int parse_scenarios(const char* val, opts* o) {
                            "stirring, spheres, cable, insertion, cable_manip (comma separated) or all", o->scenario);
 }
 
-/* One scene of `scenario` with the given solver settings; returns 0 on failure (message printed). */
-typedef struct scene {
-    int stir; /* SPHERES, STIRRING, CABLE, INSERTION, CABLE_MANIP */
-    mb_stirring sc;
-    mb_insertion ins;
-    mb_cable_manip cm;
-    loam_mb_model* m;
-    loam_mb_state* s;
-} scene;
-
-static int make_scene(const opts* o, int stir, int n, loam_mb_solver solver, int iterations, scene* out) {
-    memset(out, 0, sizeof *out);
-    out->stir = stir;
-    loam_mb_options mo = loam_mb_default_options();
-    mo.dt = 2e-3;
-    mo.solver = solver;
-    mo.iterations = iterations;
-    mo.tolerance = 0.0; /* a fixed budget */
-    mo.admm_beta_scale = o->beta_scale;
-    mo.admm_adapt = o->adapt;
-    mo.admm_relaxation = o->relaxation;
-    mo.admm_relaxation_rigid = o->relaxation_rigid;
-    mo.admm_penalty_rigid = o->penalty_rigid;
-    mo.admm_accel = o->accel;
-    loam_error err;
-    loam_status st;
-    if (stir == STIRRING) {
-        st = mb_stirring_create(o->urdf, n, &mo, &out->sc, &err);
-        out->m = out->sc.model, out->s = out->sc.state;
-    } else if (stir == INSERTION) {
-        st = mb_insertion_create(o->urdf, n, &mo, &out->ins, &err);
-        out->m = out->ins.model, out->s = out->ins.state;
-    } else if (stir == CABLE) {
-        st = mb_cable_scene_create(n, &mo, &out->m, &out->s, &err);
-    } else if (stir == CABLE_MANIP) {
-        mb_cable_manip_def d = mb_cable_manip_default_def();
-        /* segments of 2.5 cm, as the draping cable keeps its 2 cm: a longer cable, not ever lighter and
-         * shorter segments (at 1.25 cm, 6 g, every solver fails the scene); n >= 60 reaches the floor */
-        d.segments = n, d.cable_length = 0.025 * n;
-        st = mb_cable_manip_create(o->base_urdf, o->urdf, &d, &mo, &out->cm, &err);
-        out->m = out->cm.model, out->s = out->cm.state;
-    } else {
-        st = mb_spheres_create(n, &mo, &out->m, &out->s, &err);
-    }
-    if (st != LOAM_OK) fprintf(stderr, "%s: %s\n", WHO, err.message);
-    return st == LOAM_OK;
-}
-
-static void free_scene(scene* sc) {
-    if (sc->stir == STIRRING) mb_stirring_destroy(&sc->sc);
-    else if (sc->stir == INSERTION) mb_insertion_destroy(&sc->ins);
-    else if (sc->stir == CABLE_MANIP) mb_cable_manip_destroy(&sc->cm);
-    else {
-        loam_mb_state_destroy(sc->s);
-        loam_mb_model_destroy(sc->m);
-    }
-}
-
-static const double HOLD = 0.3; /* s: the stirrer rests before its sweep, the robots before their orbit */
-
-static int step(scene* sc, loam_error* err) {
-    if (sc->stir == STIRRING && mb_stirring_control(&sc->sc, sc->s, HOLD, err) != LOAM_OK) return 0;
-    if (sc->stir == INSERTION && mb_insertion_control(&sc->ins, sc->s, err) != LOAM_OK) return 0;
-    if (sc->stir == CABLE_MANIP && mb_cable_manip_control(&sc->cm, sc->s, HOLD, err) != LOAM_OK) return 0;
-    return loam_mb_step(sc->m, sc->s, err) == LOAM_OK;
-}
-
 /* Whole steps of the stirring scene: wall time per step (collision, dynamics, solve; not the arm's
  * controller) and contact depths, the numbers a peer engine reports for the same scene. */
 static int step_stats(const opts* o) {
     for (int z = 0; z < o->nsizes; ++z) {
         scene sc;
         loam_error err;
-        if (!make_scene(o, 1, o->sizes[z], o->stats_solver, o->stats_iterations, &sc)) return 2;
+        if (!bench_mb_scene_make(o, 1, o->sizes[z], o->stats_solver, o->stats_iterations, &sc)) return 2;
         sc.m->opt.tolerance = o->stats_tolerance; /* as in normal use: stop when converged */
         double t = 0.0, max_depth = 0.0, sum_depth = 0.0;
         long ndepth = 0, iterations = 0;
         int done = 0;
         for (int i = 0; i < o->settle + o->steps; ++i) {
-            if (mb_stirring_control(&sc.sc, sc.s, HOLD, &err) != LOAM_OK) break;
+            if (mb_stirring_control(&sc.sc, sc.s, BENCH_MB_HOLD, &err) != LOAM_OK) break;
             double t0 = loam_clock_seconds();
             if (loam_mb_step(sc.m, sc.s, &err) != LOAM_OK) {
                 fprintf(stderr, "%s: %s\n", WHO, err.message);
@@ -243,105 +169,7 @@ static int step_stats(const opts* o) {
                    o->sizes[z], loam_mb_solver_name(o->stats_solver), o->stats_iterations, done, o->stats_tolerance,
                    (double)iterations / done, t / done, max_depth, ndepth ? sum_depth / ndepth : 0.0);
         fflush(stdout);
-        free_scene(&sc);
-    }
-    return 0;
-}
-
-/* One step of `sc` from `base` with k iterations: its error and solve time (the least of `repeat`
- * runs, against the shared machine's noise); 0 on failure. */
-static int trial(scene* sc, const scene* base, int k, int repeat, double* error, double* time_s) {
-    loam_error err;
-    *time_s = INFINITY;
-    sc->m->opt.iterations = k;
-    for (int r = 0; r < repeat; ++r) {
-        if (loam_mb_state_copy(sc->m, sc->s, base->s, &err) != LOAM_OK || !step(sc, &err)) {
-            fprintf(stderr, "%s: %s\n", WHO, err.message);
-            return 0;
-        }
-        *error = sc->s->solver.error;
-        *time_s = fmin(*time_s, sc->s->solver.time_s);
-    }
-    return 1;
-}
-
-/* --target-error: the base scene settles, then keeps stepping (PGS to convergence, SubADMM for the
- * cable); at each of `steps` states every solver takes one step from a copy with budgets 1, 2, 4, ...
- * until its error is at most the target, then bisects down to the fewest iterations that reach it
- * (assuming the error falls with the budget, which holds up to noise). Reported: the mean of those
- * iteration counts and of the solve times at them, over the steps where the target was reached. */
-static int time_to_error(const opts* o) {
-    const char* const* names = SCEN_NAMES;
-    printf("%-9s %6s %-8s %8s %12s %12s %7s\n", "scenario", "n", "solver", "its", "time s", "error m/s", "reached");
-    for (int stir = 0; stir < NSCEN; ++stir) {
-        if (!o->scenario[stir]) continue;
-        for (int z = 0; z < o->nsizes; ++z) {
-            int n = o->sizes[z];
-            scene base, sc[NSOLVER];
-            loam_error err;
-            loam_mb_solver settle = stir == 2 ? LOAM_SOLVER_SUBADMM : LOAM_SOLVER_PGS;
-            if (!make_scene(o, stir, n, settle, stir == 2 ? 200 : 500, &base)) return 2;
-            base.m->opt.tolerance = 1e-10;
-            /* the reference trajectory must not depend on the settings under test */
-            base.m->opt.admm_beta_scale = 10.0, base.m->opt.admm_adapt = 1;
-            double its_sum[NSOLVER] = {0}, t_sum[NSOLVER] = {0}, e_sum[NSOLVER] = {0};
-            int reached[NSOLVER] = {0}, made[NSOLVER] = {0};
-            for (int k = 0; k < NSOLVER; ++k)
-                if (o->solver_on[k] && !((SOLVERS[k] == LOAM_SOLVER_FADMM || SOLVERS[k] == LOAM_SOLVER_NNEWTON) && n > o->max_dense)) {
-                    if (!make_scene(o, stir, n, SOLVERS[k], 1, &sc[k])) return 2;
-                    made[k] = 1;
-                }
-            int status = 0;
-            for (int i = 0; i < o->settle + o->steps && !status; ++i) {
-                if (i >= o->settle)
-                    for (int k = 0; k < NSOLVER && !status; ++k) {
-                        if (!made[k]) continue;
-                        double e = INFINITY, t = 0.0, e_hi = INFINITY, t_hi = 0.0;
-                        int lo = 0, hi = 1;
-                        for (; hi <= o->max_iterations; hi *= 2) { /* grow until it reaches the target */
-                            if (!trial(&sc[k], &base, hi, 1, &e, &t)) status = 3;
-                            if (status || e <= o->target_error) break;
-                            lo = hi;
-                        }
-                        if (status || hi > o->max_iterations) continue;
-                        e_hi = e;
-                        while (hi - lo > 1) { /* the fewest in (lo, hi] */
-                            int mid = lo + (hi - lo) / 2;
-                            if (!trial(&sc[k], &base, mid, 1, &e, &t)) status = 3;
-                            if (status) break;
-                            if (e <= o->target_error) hi = mid, e_hi = e;
-                            else lo = mid;
-                        }
-                        if (status || !trial(&sc[k], &base, hi, 3, &e, &t_hi)) {
-                            status = 3;
-                            break;
-                        }
-                        its_sum[k] += hi, t_sum[k] += t_hi, e_sum[k] += e_hi, reached[k]++;
-                    }
-                if (!status && !step(&base, &err)) {
-                    fprintf(stderr, "%s: base: %s\n", WHO, err.message);
-                    status = 3;
-                }
-            }
-            for (int k = 0; k < NSOLVER; ++k) {
-                if (!made[k]) continue;
-                free_scene(&sc[k]);
-                if (status) continue;
-                const char* name = loam_mb_solver_name(SOLVERS[k]);
-                int r = reached[k];
-                double its = r ? its_sum[k] / r : NAN, t = r ? t_sum[k] / r : NAN, e = r ? e_sum[k] / r : NAN;
-                printf("%-9s %6d %-8s %8.1f %12.4e %12.4e %3d/%-3d\n", names[stir], n, name, its, t, e, r, o->steps);
-                if (o->json)
-                    printf("{\"scenario\":\"%s\",\"n\":%d,\"solver\":\"%s\",\"target_error\":%.6e,\"iterations_to_error\":%.3f,"
-                           "\"time_to_error_s\":%.6e,\"error\":%.6e,\"reached\":%d,\"steps\":%d,\"beta_scale\":%g,\"adapt\":%d,\"relaxation\":%g,"
-                           "\"relaxation_rigid\":%g,\"penalty_rigid\":%g,\"accel\":%d}\n",
-                           names[stir], n, name, o->target_error, r ? its : -1.0, r ? t : -1.0, r ? e : -1.0, r, o->steps, o->beta_scale,
-                           o->adapt, o->relaxation, o->relaxation_rigid, o->penalty_rigid, o->accel);
-                fflush(stdout);
-            }
-            free_scene(&base);
-            if (status) return status;
-        }
+        bench_mb_scene_free(&sc);
     }
     return 0;
 }
@@ -374,7 +202,6 @@ static void fit(const row* rows, int nrows, int stir, int solver, int iterations
  * the size at its first budget, with the linear fit (slope in the legend, us per unit of N) and R^2
  * that the text output prints; solvers measured at fewer than two sizes are left out. */
 static int write_png(const opts* o, const row* rows, int nrows) {
-    static const unsigned char colour[NSOLVER][3] = {{214, 39, 40}, {31, 119, 180}, {44, 160, 44}, {148, 103, 189}, {255, 127, 14}, {23, 190, 207}};
     static const char* xlabel[NSCEN] = {"N spheres", "N spheres", "N cable segments", "N beam pieces", "N cable segments"};
     static char titles[NSCEN][80], labels[NSCEN][NSOLVER][48];
     double x[NSCEN][NSOLVER][MAX_SIZES], y[NSCEN][NSOLVER][MAX_SIZES];
@@ -393,7 +220,7 @@ static int write_png(const opts* o, const row* rows, int nrows) {
             S->slope *= 1e3, S->intercept *= 1e3; /* ms */
             snprintf(labels[sc][ns], sizeof labels[sc][ns], "%s: %.3g us/N", loam_mb_solver_name(SOLVERS[k]), 1e3 * S->slope);
             S->x = x[sc][k], S->y = y[sc][k], S->n = n, S->label = labels[sc][ns++];
-            memcpy(S->rgb, colour[k], 3);
+            memcpy(S->rgb, SOLVER_COLOUR[k], 3);
         }
         if (!ns) continue;
         snprintf(titles[sc], sizeof titles[sc], "%s: solve time at 30 iterations", SCEN_NAMES[sc]);
@@ -455,7 +282,7 @@ int loam_bench_multibody(int argc, char** argv) {
         else if (!strcmp(opt, "--relaxation-rigid")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1.999, &o.relaxation_rigid);
         else if (!strcmp(opt, "--penalty-rigid")) rc = cli_parse_double(WHO, opt, val, 0.0, 0, 1e6, &o.penalty_rigid);
         else if (!strcmp(opt, "--accel")) rc = cli_parse_int(WHO, opt, val, -1, 2, &o.accel);
-        else if (!strcmp(opt, "--target-error")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 1e6, &o.target_error);
+        else if (!strcmp(opt, "--target-error")) rc = parse_targets(val, &o);
         else if (!strcmp(opt, "--max-iterations")) rc = cli_parse_int(WHO, opt, val, 1, 1000000, &o.max_iterations);
         else if (!strcmp(opt, "--repeat")) rc = cli_parse_int(WHO, opt, val, 1, 100, &o.repeat);
         else if (!strcmp(opt, "--threads")) rc = cli_parse_int(WHO, opt, val, 0, 1024, &o.threads);
@@ -487,7 +314,7 @@ int loam_bench_multibody(int argc, char** argv) {
     }
     loam_set_threads(o.threads);
     if (o.step_stats) return step_stats(&o);
-    if (o.target_error > 0.0) return time_to_error(&o);
+    if (o.ntargets > 0) return bench_mb_time_to_error(&o);
     FILE* csv = NULL;
     if (o.csv && !(csv = fopen(o.csv, "w"))) {
         fprintf(stderr, "%s: cannot write %s\n", WHO, o.csv);
@@ -500,21 +327,19 @@ int loam_bench_multibody(int argc, char** argv) {
     const char* const* names = SCEN_NAMES;
     for (int stir = 0; stir < NSCEN; ++stir) {
         if (!o.scenario[stir]) continue;
-        /* insertion's size is its beam pieces (1 to 8): with sizes for the other scenes it runs 4 */
-        int ins_default = stir == INSERTION && (!o.sizes_given || o.scenario[SPHERES] || o.scenario[STIRRING] || o.scenario[CABLE] ||
-                                                o.scenario[CABLE_MANIP]);
+        int ins_default = bench_mb_insertion_default(&o, stir);
         for (int z = 0; z < (ins_default ? 1 : o.nsizes); ++z) {
             int n = ins_default ? 4 : o.sizes[z];
             scene base;
             loam_error err;
             /* settle with PGS, except the draping cable: a long chain of light, stiff segments defeats
              * it (the robots' cable is held at both ends, and there SubADMM is the one that fails) */
-            if (!make_scene(&o, stir, n, stir == CABLE ? LOAM_SOLVER_SUBADMM : LOAM_SOLVER_PGS, 50, &base)) return 2;
+            if (!bench_mb_scene_make(&o, stir, n, stir == CABLE ? LOAM_SOLVER_SUBADMM : LOAM_SOLVER_PGS, 50, &base)) return 2;
             base.m->opt.tolerance = 1e-10; /* settling: converge when it can */
             for (int i = 0; i < o.settle; ++i)
-                if (!step(&base, &err)) {
+                if (!bench_mb_scene_step(&base, &err)) {
                     fprintf(stderr, "%s: settling: %s\n", WHO, err.message);
-                    free_scene(&base);
+                    bench_mb_scene_free(&base);
                     return 3;
                 }
             for (int k = 0; k < NSOLVER; ++k) {
@@ -522,29 +347,29 @@ int loam_bench_multibody(int argc, char** argv) {
                 for (int level = 1; level <= 3; ++level) {
                     int its = (SOLVERS[k] == LOAM_SOLVER_NNEWTON ? 3 : 30) * level;
                     scene sc;
-                    if (!make_scene(&o, stir, n, SOLVERS[k], its, &sc)) return 2;
+                    if (!bench_mb_scene_make(&o, stir, n, SOLVERS[k], its, &sc)) return 2;
                     if (loam_mb_state_copy(sc.m, sc.s, base.s, &err) != LOAM_OK) {
                         fprintf(stderr, "%s: %s\n", WHO, err.message);
                         return 1;
                     }
                     row r = {stir, n, k, its, 0, 0, 0.0, 0.0};
                     scene again; /* --repeat: the same step again from a copy (copies solve alike) */
-                    int repeat_ok = o.repeat == 1 || make_scene(&o, stir, n, SOLVERS[k], its, &again);
+                    int repeat_ok = o.repeat == 1 || bench_mb_scene_make(&o, stir, n, SOLVERS[k], its, &again);
                     if (!repeat_ok) return 2;
                     for (int i = 0; i < o.steps; ++i) {
                         double least = INFINITY;
                         for (int rep = 1; rep < o.repeat; ++rep) {
-                            if (loam_mb_state_copy(again.m, again.s, sc.s, &err) != LOAM_OK || !step(&again, &err)) break;
+                            if (loam_mb_state_copy(again.m, again.s, sc.s, &err) != LOAM_OK || !bench_mb_scene_step(&again, &err)) break;
                             least = fmin(least, again.s->solver.time_s);
                         }
-                        if (!step(&sc, &err)) {
+                        if (!bench_mb_scene_step(&sc, &err)) {
                             fprintf(stderr, "%s: %s: %s\n", WHO, loam_mb_solver_name(SOLVERS[k]), err.message);
                             break;
                         }
                         r.time_s += fmin(least, sc.s->solver.time_s), r.error += sc.s->solver.error, r.contacts += sc.s->ncontact, ++r.steps;
                     }
-                    if (o.repeat > 1) free_scene(&again);
-                    free_scene(&sc);
+                    if (o.repeat > 1) bench_mb_scene_free(&again);
+                    bench_mb_scene_free(&sc);
                     if (!r.steps) continue;
                     r.time_s /= r.steps, r.error /= r.steps, r.contacts /= r.steps;
                     rows[nrows++] = r;
@@ -559,7 +384,7 @@ int loam_bench_multibody(int argc, char** argv) {
                     fflush(stdout);
                 }
             }
-            free_scene(&base);
+            bench_mb_scene_free(&base);
         }
         /* the scaling plot's numbers: time against size at each solver's first budget */
         for (int k = 0; k < NSOLVER; ++k) {

@@ -1,5 +1,6 @@
-/* Plots for the commands, drawn into a loam_image: line plots (the evolve fitness curve) and scatter
- * plots with fitted lines and a labelled legend (the multibody scaling plot). */
+/* Plots for the commands, drawn into a loam_image: line plots (the evolve fitness curve), scatter
+ * plots with fitted lines and a labelled legend (the multibody scaling plot), and log-log curves
+ * (the multibody work-precision plot). */
 #include "app/plot.h"
 
 #include <math.h>
@@ -170,6 +171,77 @@ loam_status plot_fits_png(const char* path, int panel_width, int height, const p
             if (isfinite(S->r2)) snprintf(buf, sizeof buf, "%s R^2=%.3f", S->label ? S->label : "", S->r2);
             else snprintf(buf, sizeof buf, "%s", S->label ? S->label : "");
             text(&im, left + 26, ly, buf, black, 2);
+        }
+    }
+    st = loam_image_write_png(&im, path, err);
+    loam_image_free(&im);
+    return st;
+}
+
+/* The decades [lo, hi] (log10) that hold every positive value of v over the panel's series (x or
+ * y); one decade around a single value; 0 if there is none. */
+static int decades(const plot_panel* P, int want_x, int* lo, int* hi) {
+    double a = INFINITY, b = -INFINITY;
+    for (int s = 0; s < P->nseries; ++s)
+        for (int i = 0; i < P->series[s].n; ++i) {
+            double v = want_x ? P->series[s].x[i] : P->series[s].y[i];
+            if (v > 0.0 && isfinite(v)) a = fmin(a, log10(v)), b = fmax(b, log10(v));
+        }
+    if (!(a <= b)) return 0;
+    *lo = (int)floor(a + 1e-9), *hi = (int)ceil(b - 1e-9);
+    if (*hi <= *lo) *hi = *lo + 1;
+    return 1;
+}
+
+loam_status plot_loglog_png(const char* path, int panel_width, int height, const plot_panel* panels, int npanels, int x_falls,
+                            loam_error* err) {
+    if (!path || !panels || npanels < 1 || panel_width < 200 || height < 200)
+        return loam_error_set(err, LOAM_ERR_INPUT, "plot: %s, %d panels of %d x %d pixels (expected a path, >= 1 panel, >= 200 x 200)",
+                              path ? path : "(no path)", npanels, panel_width, height);
+    loam_image im;
+    loam_status st = loam_image_alloc(&im, panel_width * npanels, height, err);
+    if (st) return st;
+    for (size_t i = 0; i < 3 * (size_t)im.width * height; ++i) im.rgb[i] = 255;
+    const unsigned char black[3] = {0, 0, 0}, grey[3] = {215, 215, 215};
+    for (int p = 0; p < npanels; ++p) {
+        const plot_panel* P = &panels[p];
+        int left = p * panel_width + 70, right = (p + 1) * panel_width - 30, top = 40, bottom = height - 50;
+        int x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+        char buf[96];
+        text(&im, left, 12, P->title ? P->title : "", black, 2);
+        if (!decades(P, 1, &x0, &x1) || !decades(P, 0, &y0, &y1)) continue; /* nothing to draw: the title alone */
+        for (int d = x0; d <= x1; ++d) {
+            int x = left + (right - left) * (x_falls ? x1 - d : d - x0) / (x1 - x0);
+            line(&im, x, top, x, bottom, grey, 1);
+            snprintf(buf, sizeof buf, "1e%d", d);
+            text(&im, x - 6 * (int)strlen(buf), bottom + 8, buf, black, 2);
+        }
+        for (int d = y0; d <= y1; ++d) {
+            int y = bottom - (bottom - top) * (d - y0) / (y1 - y0);
+            line(&im, left, y, right, y, grey, 1);
+            snprintf(buf, sizeof buf, "1e%d", d);
+            text(&im, p * panel_width + 4, y - 7, buf, black, 2);
+        }
+        line(&im, left, bottom, right, bottom, black, 1);
+        line(&im, left, top, right, top, black, 1);
+        line(&im, left, bottom, left, top, black, 1);
+        line(&im, right, bottom, right, top, black, 1);
+        text(&im, (left + right) / 2 - 6 * (int)strlen(P->xlabel ? P->xlabel : ""), bottom + 28, P->xlabel ? P->xlabel : "", black, 2);
+        text(&im, p * panel_width + 4, top - 18, P->ylabel ? P->ylabel : "", black, 2); /* above the top label */
+        for (int s = 0; s < P->nseries; ++s) {
+            const plot_fit_series* S = &P->series[s];
+            int have = 0, px = 0, py = 0;
+            for (int i = 0; i < S->n; ++i) {
+                if (!(S->x[i] > 0.0 && S->y[i] > 0.0 && isfinite(S->x[i]) && isfinite(S->y[i]))) continue;
+                double fx = (log10(S->x[i]) - x0) / (x1 - x0), fy = (log10(S->y[i]) - y0) / (y1 - y0);
+                int x = left + (int)lround((right - left) * (x_falls ? 1.0 - fx : fx)), y = bottom - (int)lround((bottom - top) * fy);
+                box(&im, x, y, 3, S->rgb);
+                if (have) line(&im, px, py, x, y, S->rgb, 2);
+                have = 1, px = x, py = y;
+            }
+            int ly = top + 8 + 18 * s; /* the legend */
+            box(&im, left + 14, ly + 6, 5, S->rgb);
+            text(&im, left + 26, ly, S->label ? S->label : "", black, 2);
         }
     }
     st = loam_image_write_png(&im, path, err);

@@ -37,4 +37,10 @@ typedef struct plot_panel {
  * pixel font at twice its size. Written atomically. */
 loam_status plot_fits_png(const char* path, int panel_width, int height, const plot_panel* panels, int npanels, loam_error* err);
 
+/* The same panels on log-log axes (work-precision plots): each series' points joined in order,
+ * points with x or y not > 0 left out, the axes spanning whole decades with a grey line and a label
+ * (1e-4) at each; x_falls: x decreases to the right (errors tightening). Written atomically. */
+loam_status plot_loglog_png(const char* path, int panel_width, int height, const plot_panel* panels, int npanels, int x_falls,
+                            loam_error* err);
+
 #endif
