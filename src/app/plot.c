@@ -227,7 +227,7 @@ loam_status plot_loglog_png(const char* path, int panel_width, int height, const
         line(&im, left, bottom, left, top, black, 1);
         line(&im, right, bottom, right, top, black, 1);
         text(&im, (left + right) / 2 - 6 * (int)strlen(P->xlabel ? P->xlabel : ""), bottom + 28, P->xlabel ? P->xlabel : "", black, 2);
-        text(&im, p * panel_width + 4, top - 18, P->ylabel ? P->ylabel : "", black, 2); /* above the top label */
+        text(&im, p * panel_width + 4, 12, P->ylabel ? P->ylabel : "", black, 2); /* in the title row, left of it */
         for (int s = 0; s < P->nseries; ++s) {
             const plot_fit_series* S = &P->series[s];
             int have = 0, px = 0, py = 0;
