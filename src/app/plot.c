@@ -111,14 +111,29 @@ static void box(loam_image* im, int x, int y, int half, const unsigned char c[3]
         for (int b = -half; b <= half; ++b) put(im, x + a, y + b, c);
 }
 
-loam_status plot_fits_png(const char* path, int panel_width, int height, const plot_panel* panels, int npanels, loam_error* err) {
+/* A white image for npanels panels side by side, after checking the arguments. */
+static loam_status panels_begin(loam_image* im, const char* path, int panel_width, int height, const plot_panel* panels, int npanels,
+                                loam_error* err) {
     if (!path || !panels || npanels < 1 || panel_width < 200 || height < 200)
         return loam_error_set(err, LOAM_ERR_INPUT, "plot: %s, %d panels of %d x %d pixels (expected a path, >= 1 panel, >= 200 x 200)",
                               path ? path : "(no path)", npanels, panel_width, height);
-    loam_image im;
-    loam_status st = loam_image_alloc(&im, panel_width * npanels, height, err);
+    loam_status st = loam_image_alloc(im, panel_width * npanels, height, err);
     if (st) return st;
-    for (size_t i = 0; i < 3 * (size_t)im.width * height; ++i) im.rgb[i] = 255;
+    memset(im->rgb, 255, 3 * (size_t)im->width * (size_t)height);
+    return LOAM_OK;
+}
+
+static void frame(loam_image* im, int left, int right, int top, int bottom, const unsigned char c[3]) {
+    line(im, left, bottom, right, bottom, c, 1);
+    line(im, left, top, right, top, c, 1);
+    line(im, left, bottom, left, top, c, 1);
+    line(im, right, bottom, right, top, c, 1);
+}
+
+loam_status plot_fits_png(const char* path, int panel_width, int height, const plot_panel* panels, int npanels, loam_error* err) {
+    loam_image im;
+    loam_status st = panels_begin(&im, path, panel_width, height, panels, npanels, err);
+    if (st) return st;
     const unsigned char black[3] = {0, 0, 0}, grey[3] = {215, 215, 215};
     for (int p = 0; p < npanels; ++p) {
         const plot_panel* P = &panels[p];
@@ -136,10 +151,7 @@ loam_status plot_fits_png(const char* path, int panel_width, int height, const p
             line(&im, left, y, right, y, grey, 1);
             line(&im, x, top, x, bottom, grey, 1);
         }
-        line(&im, left, bottom, right, bottom, black, 1);
-        line(&im, left, top, right, top, black, 1);
-        line(&im, left, bottom, left, top, black, 1);
-        line(&im, right, bottom, right, top, black, 1);
+        frame(&im, left, right, top, bottom, black);
         char buf[96];
         text(&im, left, 12, P->title ? P->title : "", black, 2);
         text(&im, left - 8, bottom + 8, "0", black, 2);
@@ -195,13 +207,9 @@ static int decades(const plot_panel* P, int want_x, int* lo, int* hi) {
 
 loam_status plot_loglog_png(const char* path, int panel_width, int height, const plot_panel* panels, int npanels, int x_falls,
                             loam_error* err) {
-    if (!path || !panels || npanels < 1 || panel_width < 200 || height < 200)
-        return loam_error_set(err, LOAM_ERR_INPUT, "plot: %s, %d panels of %d x %d pixels (expected a path, >= 1 panel, >= 200 x 200)",
-                              path ? path : "(no path)", npanels, panel_width, height);
     loam_image im;
-    loam_status st = loam_image_alloc(&im, panel_width * npanels, height, err);
+    loam_status st = panels_begin(&im, path, panel_width, height, panels, npanels, err);
     if (st) return st;
-    for (size_t i = 0; i < 3 * (size_t)im.width * height; ++i) im.rgb[i] = 255;
     const unsigned char black[3] = {0, 0, 0}, grey[3] = {215, 215, 215};
     for (int p = 0; p < npanels; ++p) {
         const plot_panel* P = &panels[p];
@@ -222,10 +230,7 @@ loam_status plot_loglog_png(const char* path, int panel_width, int height, const
             snprintf(buf, sizeof buf, "1e%d", d);
             text(&im, p * panel_width + 4, y - 7, buf, black, 2);
         }
-        line(&im, left, bottom, right, bottom, black, 1);
-        line(&im, left, top, right, top, black, 1);
-        line(&im, left, bottom, left, top, black, 1);
-        line(&im, right, bottom, right, top, black, 1);
+        frame(&im, left, right, top, bottom, black);
         text(&im, (left + right) / 2 - 6 * (int)strlen(P->xlabel ? P->xlabel : ""), bottom + 28, P->xlabel ? P->xlabel : "", black, 2);
         text(&im, p * panel_width + 4, 12, P->ylabel ? P->ylabel : "", black, 2); /* in the title row, left of it */
         for (int s = 0; s < P->nseries; ++s) {
