@@ -21,28 +21,47 @@ static void spd(double* a, int n, int bw, double seed) {
         }
 }
 
+/* The band storage of a dense n x n matrix (core/dense.h): row i's columns i - bw .. i - bw + ld - 1. */
+static void to_band(const double* a, int n, int bw, int ld, double* band) {
+    for (int i = 0; i < n; ++i)
+        for (int c = i - bw; c < i - bw + ld; ++c) dense_band_row(band, bw, ld, i)[c] = c >= 0 && c < n ? a[i * n + c] : 0.0;
+}
+
 int main(void) {
-    static double A0[NB * NB], L0[NB * NB], A1[N6 * N6], L1[N6 * N6], A2[N7 * N7], L2[N7 * N7];
-    spd(A0, NB, BW, 0.01), spd(A1, N6, N6 - 1, 0.2), spd(A2, N7, N7 - 1, 0.05);
+    enum { LD = 2 * BW + 1 };
+    static double A0d[NB * NB], A0[NB * LD], L0[NB * LD], A1[N6 * N6], L1[N6 * N6], A2[N7 * N7], L2[N7 * N7];
+    spd(A0d, NB, BW, 0.01), spd(A1, N6, N6 - 1, 0.2), spd(A2, N7, N7 - 1, 0.05);
+    to_band(A0d, NB, BW, LD, A0); /* the banded group is band-stored whole, as an FEM piece's */
     memcpy(L0, A0, sizeof A0), memcpy(L1, A1, sizeof A1), memcpy(L2, A2, sizeof A2);
-    CHECK(dense_cholesky_band(L0, NB, BW) < 0, "band factor");
-    /* the band factor itself: L L^T = A on and below the diagonal, for a band that takes rows four,
-     * two and one at a time (bandwidth 6 and 3 on 20 unknowns) */
-    for (int bw = 3; bw <= 6; bw += 3) {
-        enum { NF = 20 };
-        static double A[NF * NF], L[NF * NF];
-        spd(A, NF, bw, 0.02);
-        memcpy(L, A, sizeof A);
-        CHECK(dense_cholesky_band(L, NF, bw) < 0, "band factor, bandwidth %d", bw);
-        double worst = 0.0;
-        for (int i = 0; i < NF; ++i)
-            for (int j = i - bw > 0 ? i - bw : 0; j <= i; ++j) {
-                double s = 0.0;
-                for (int k = i - bw > 0 ? i - bw : 0; k <= j; ++k) s += L[i * NF + k] * L[j * NF + k];
-                worst = fmax(worst, fabs(s - A[i * NF + j]));
-            }
-        CHECK(worst < 1e-12, "band factor, bandwidth %d: |L L^T - A| = %.3e", bw, worst);
-    }
+    CHECK(dense_cholesky_band(L0, NB, BW, LD) < 0, "band factor");
+    /* the band factor itself, from the lower band alone (ld = bw + 1) and from the whole band: L L^T
+     * = A on and below the diagonal, for a band that takes rows four, two and one at a time
+     * (bandwidth 6 and 3 on 20 unknowns); and its solve against the dense Cholesky's */
+    for (int bw = 3; bw <= 6; bw += 3)
+        for (int ld = bw + 1; ld <= 2 * bw + 1; ld += bw) {
+            enum { NF = 20 };
+            static double A[NF * NF], Ld[NF * NF], L[NF * (2 * 6 + 1)]; /* the widest band stored whole */
+            double x[NF], y[NF];
+            spd(A, NF, bw, 0.02);
+            to_band(A, NF, bw, ld, L);
+            CHECK(dense_cholesky_band(L, NF, bw, ld) < 0, "band factor, bandwidth %d, ld %d", bw, ld);
+            double worst = 0.0;
+            for (int i = 0; i < NF; ++i)
+                for (int j = i - bw > 0 ? i - bw : 0; j <= i; ++j) {
+                    double s = 0.0;
+                    for (int k = i - bw > 0 ? i - bw : 0; k <= j; ++k) s += dense_band_row(L, bw, ld, i)[k] * dense_band_row(L, bw, ld, j)[k];
+                    worst = fmax(worst, fabs(s - A[i * NF + j]));
+                }
+            CHECK(worst < 1e-12, "band factor, bandwidth %d, ld %d: |L L^T - A| = %.3e", bw, ld, worst);
+            memcpy(Ld, A, sizeof A);
+            CHECK(dense_cholesky(Ld, NF) < 0, "dense factor");
+            for (int i = 0; i < NF; ++i) x[i] = y[i] = sin(0.4 * i + bw);
+            dense_cholesky_band_solve(L, NF, bw, ld, x);
+            dense_cholesky_solve(Ld, NF, y);
+            worst = 0.0;
+            for (int i = 0; i < NF; ++i) worst = fmax(worst, fabs(x[i] - y[i]));
+            CHECK(worst < 1e-12, "band solve, bandwidth %d, ld %d: %.3e from the dense solve", bw, ld, worst);
+        }
     CHECK(dense_cholesky(L1, N6) < 0, "6 x 6 factor");
     CHECK(dense_cholesky(L2, N7) < 0, "7 x 7 factor");
     cp_group groups[3] = {{0, NB, A0, L0, BW}, {NB, N6, A1, L1, 0}, {NB + N6, N7, A2, L2, 0}};
@@ -87,6 +106,16 @@ int main(void) {
             double share = 0.0;
             for (int i = 0; i < groups[seg[k].group].n; ++i) share += J[seg[k].val + i] * AJA[seg[k].val + i];
             CHECK(fabs(segd[k] - share) <= 1e-12 * share, "segment %d: %.17g, expected %.17g", k, segd[k], share);
+            if (seg[k].group == 0) { /* and against the dense matrix the band was taken from */
+                static double Ld[NB * NB];
+                double y[NB], dense = 0.0;
+                memcpy(Ld, A0d, sizeof A0d);
+                CHECK(dense_cholesky(Ld, NB) < 0, "dense factor of the piece");
+                memcpy(y, J + seg[k].val, sizeof y);
+                dense_cholesky_solve(Ld, NB, y);
+                for (int i = 0; i < NB; ++i) dense += J[seg[k].val + i] * y[i];
+                CHECK(fabs(segd[k] - dense) <= 1e-12 * dense, "segment %d: %.17g, from the dense matrix %.17g", k, segd[k], dense);
+            }
             sum += segd[k];
         }
         CHECK(sum == diagB[r], "row %d: the segments' shares do not add up to its diagonal", r);

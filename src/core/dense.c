@@ -37,23 +37,23 @@ void dense_cholesky_solve(const double* l, int n, double* b) {
     }
 }
 
-int dense_cholesky_band(double* a, int n, int bw) {
+int dense_cholesky_band(double* a, int n, int bw, int ld) {
+#define ROW(i) dense_band_row(a, bw, ld, (i))
     for (int j = 0; j < n; ++j) {
         int k0 = j - bw > 0 ? j - bw : 0, i1 = j + bw < n - 1 ? j + bw : n - 1;
-        double d = a[j * n + j];
-        for (int k = k0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
+        double* rj = ROW(j);
+        double d = rj[j];
+        for (int k = k0; k < j; ++k) d -= rj[k] * rj[k];
         if (!(d > 0.0)) return j;
         d = sqrt(d);
-        a[j * n + j] = d;
+        rj[j] = d;
         /* rows four, then two at a time: each row's sum is a chain of dependent subtractions (in
          * the same order as one row at a time, so the same bits), and chains side by side keep
          * the floating-point unit busy; one at a time this loop was a quarter of SubADMM's time
          * on the 2-piece insertion scene (a factorization per piece and step), two at a time 18% */
         int i = j + 1;
-        const double* rj = a + (size_t)j * (size_t)n;
         for (; i + 3 <= i1; i += 4) {
-            const double* r0 = a + (size_t)i * (size_t)n;
-            const double *r1 = r0 + n, *r2 = r1 + n, *r3 = r2 + n;
+            double *r0 = ROW(i), *r1 = ROW(i + 1), *r2 = ROW(i + 2), *r3 = ROW(i + 3);
             int k1 = i + 1 - bw > k0 ? i + 1 - bw : k0, k2 = i + 2 - bw > k0 ? i + 2 - bw : k0, k3 = i + 3 - bw > k0 ? i + 3 - bw : k0;
             double s0 = r0[j], s1 = r1[j], s2 = r2[j], s3 = r3[j];
             int k = i - bw > k0 ? i - bw : k0;
@@ -61,33 +61,33 @@ int dense_cholesky_band(double* a, int n, int bw) {
             for (; k < k2; ++k) s0 -= r0[k] * rj[k], s1 -= r1[k] * rj[k];
             for (; k < k3; ++k) s0 -= r0[k] * rj[k], s1 -= r1[k] * rj[k], s2 -= r2[k] * rj[k];
             for (; k < j; ++k) s0 -= r0[k] * rj[k], s1 -= r1[k] * rj[k], s2 -= r2[k] * rj[k], s3 -= r3[k] * rj[k];
-            a[(size_t)i * (size_t)n + (size_t)j] = s0 / d, a[(size_t)(i + 1) * (size_t)n + (size_t)j] = s1 / d;
-            a[(size_t)(i + 2) * (size_t)n + (size_t)j] = s2 / d, a[(size_t)(i + 3) * (size_t)n + (size_t)j] = s3 / d;
+            r0[j] = s0 / d, r1[j] = s1 / d, r2[j] = s2 / d, r3[j] = s3 / d;
         }
         for (; i + 1 <= i1; i += 2) {
             int ka = i - bw > k0 ? i - bw : k0, kb = i + 1 - bw > k0 ? i + 1 - bw : k0;
-            const double *ra = a + (size_t)i * (size_t)n, *rb = ra + n;
+            double *ra = ROW(i), *rb = ROW(i + 1);
             double sa = ra[j], sb = rb[j];
             int k = ka;
             for (; k < kb; ++k) sa -= ra[k] * rj[k]; /* row i + 1's band starts later */
             for (; k < j; ++k) sa -= ra[k] * rj[k], sb -= rb[k] * rj[k];
-            a[(size_t)i * (size_t)n + (size_t)j] = sa / d;
-            a[(size_t)(i + 1) * (size_t)n + (size_t)j] = sb / d;
+            ra[j] = sa / d, rb[j] = sb / d;
         }
         for (; i <= i1; ++i) {
             int ki = i - bw > k0 ? i - bw : k0;
-            double s = a[i * n + j];
-            for (int k = ki; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
-            a[i * n + j] = s / d;
+            double* ri = ROW(i);
+            double s = ri[j];
+            for (int k = ki; k < j; ++k) s -= ri[k] * rj[k];
+            ri[j] = s / d;
         }
     }
+#undef ROW
     return -1;
 }
 
 /* sum l[k] b[k] over [k0, k1) in four interleaved partial sums: one running sum is a chain of
  * dependent additions (a latency of 3-4 cycles each), four keep the floating-point unit busy. The
- * forward substitution of an FEM piece (bands of 30-60) was two thirds of SubADMM's time on the
- * insertion scene, most of it waiting on that chain. */
+ * forward substitution of an FEM piece (bands of 30-60) was two thirds of SubADMM's instructions on
+ * the insertion scene, most of it waiting on that chain. */
 static inline double band_dot(const double* l, const double* b, int k0, int k1) {
     double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
     int k = k0;
@@ -96,11 +96,11 @@ static inline double band_dot(const double* l, const double* b, int k0, int k1) 
     return (s0 + s1) + (s2 + s3);
 }
 
-void dense_cholesky_band_solve(const double* l, int n, int bw, double* b) {
+void dense_cholesky_band_solve(const double* l, int n, int bw, int ld, double* b) {
     /* times the reciprocal of each pivot, not divided by it: the reciprocal does not wait on b, so
      * the division leaves the chain of dependent operations that the substitutions are */
     for (int i = 0; i < n; ++i) {
-        const double* row = l + (size_t)i * (size_t)n;
+        const double* row = dense_band_row_c(l, bw, ld, i);
         int k0 = i - bw > 0 ? i - bw : 0;
         double s = b[i];
         if (bw < 12) /* too short for four partial sums to pay */
@@ -110,9 +110,9 @@ void dense_cholesky_band_solve(const double* l, int n, int bw, double* b) {
         b[i] = s * (1.0 / row[i]);
     }
     for (int i = n - 1; i >= 0; --i) { /* by rows of L, as dense_cholesky_solve */
-        double x = b[i] * (1.0 / l[i * n + i]);
+        const double* row = dense_band_row_c(l, bw, ld, i);
+        double x = b[i] * (1.0 / row[i]);
         b[i] = x;
-        const double* row = l + (size_t)i * (size_t)n;
         for (int k = i - bw > 0 ? i - bw : 0; k < i; ++k) b[k] -= row[k] * x;
     }
 }

@@ -3,6 +3,8 @@
 #ifndef LOAM_CORE_DENSE_H
 #define LOAM_CORE_DENSE_H
 
+#include <stddef.h>
+
 /* In-place Cholesky A = L L^T of a symmetric positive definite matrix; L is left in the lower
  * triangle (the upper is not touched). Returns -1 on success, or the index of the first pivot that
  * is not positive (the matrix is not SPD). */
@@ -10,10 +12,22 @@ int dense_cholesky(double* a, int n);
 /* Solve L L^T x = b in place, with L from dense_cholesky. */
 void dense_cholesky_solve(const double* l, int n, double* b);
 
-/* The same for a matrix whose entries vanish more than bw off the diagonal (its factor keeps the
- * band): O(n bw^2) instead of O(n^3), for chains such as cables. The storage is still n x n. */
-int dense_cholesky_band(double* a, int n, int bw);
-void dense_cholesky_band_solve(const double* l, int n, int bw, double* b);
+/* Band storage of an n x n matrix whose entries vanish more than bw below the diagonal (and, for a
+ * symmetric one stored whole, above it): row i holds its columns i - bw .. i - bw + ld - 1 at
+ * a[i * ld + (c - i + bw)], ld = bw + 1 (the lower band, all a factorization needs) or 2 bw + 1 (the
+ * whole band); slots outside the matrix are unused. n ld doubles instead of n^2: an FEM piece of
+ * 1,000 nodes, half band 95, keeps 0.3 M doubles instead of 9.4 M. dense_band_row(a, i) points so
+ * that its [c] is entry (i, c). */
+static inline double* dense_band_row(double* a, int bw, int ld, int i) { return a + (size_t)i * (size_t)(ld - 1) + (size_t)bw; }
+static inline const double* dense_band_row_c(const double* a, int bw, int ld, int i) {
+    return a + (size_t)i * (size_t)(ld - 1) + (size_t)bw;
+}
+/* Cholesky of a band-stored SPD matrix in place (its lower band becomes L's; entries above the
+ * diagonal are not touched): O(n bw^2), for FEM pieces and chains such as cables. Returns -1 on
+ * success or the first pivot that is not positive. */
+int dense_cholesky_band(double* a, int n, int bw, int ld);
+/* Solve L L^T x = b in place with L from dense_cholesky_band. */
+void dense_cholesky_band_solve(const double* l, int n, int bw, int ld, double* b);
 /* The half bandwidth of a row-major n x n matrix: the largest |i - j| with a nonzero entry. */
 int dense_bandwidth(const double* a, int n);
 

@@ -47,20 +47,20 @@ static void prepare_piece(const loam_mb_model* m, loam_mb_state* s, int fi) {
     const loam_mb_fem* f = &m->fem[fi];
     const mb_fem_data* p = mb_fem_priv(f);
     const loam_mb_fem_def* d = &f->def;
-    int nn = d->nnode, n = 3 * nn;
+    int nn = d->nnode, n = 3 * nn, bw = mb_fem_bandwidth(f), ld = 2 * bw + 1;
     double h = m->opt.dt, kscale = h * h + h * d->stiffness_damping, mscale = 1.0 + h * d->mass_damping;
-    double* A = w->fem_A0 + w->fem_aoff[fi];
+    double* A = w->fem_A0 + w->fem_aoff[fi]; /* band-stored whole: row r's [c] at dense_band_row(A, bw, ld, r) */
     double* b = w->fem_vel + 3 * (size_t)f->node_adr;
     const double* x = s->fem_x + 3 * (size_t)f->node_adr;
     const double* v = s->fem_v + 3 * (size_t)f->node_adr;
     const double* fe = s->fem_f + 3 * (size_t)f->node_adr;
-    memset(A, 0, sizeof(double) * (size_t)n * (size_t)n);
+    memset(A, 0, sizeof(double) * (size_t)n * (size_t)ld);
     for (int i = 0; i < nn; ++i)
         for (int k = 0; k < 3; ++k) b[3 * i + k] = h * (f->mass[i] * d3_get(m->opt.gravity, k) + fe[3 * i + k]);
     if (d->lumped)
         for (int i = 0; i < nn; ++i)
             for (int k = 0; k < 3; ++k) {
-                A[(size_t)(3 * i + k) * n + 3 * i + k] += mscale * f->mass[i];
+                dense_band_row(A, bw, ld, 3 * i + k)[3 * i + k] += mscale * f->mass[i];
                 b[3 * i + k] += f->mass[i] * v[3 * i + k];
             }
     double* rot = w->fem_rot + 4 * (size_t)w->fem_tet_adr[fi];
@@ -92,7 +92,7 @@ static void prepare_piece(const loam_mb_model* m, loam_mb_state* s, int fi) {
                 KR = m3_rotate_tensor(&R, &K0); /* R K0 R^T */
                 double mab = d->lumped ? 0.0 : d->density * p->volume[t] / 20.0 * (a == bb ? 2.0 : 1.0);
                 for (int i = 0; i < 3; ++i) {
-                    double* row = A + (size_t)(3 * ia + i) * n + 3 * ib;
+                    double* row = dense_band_row(A, bw, ld, 3 * ia + i) + 3 * ib; /* |3 ib + j - (3 ia + i)| <= bw */
                     for (int j = 0; j < 3; ++j) row[j] += kscale * KR.m[i][j];
                     row[i] += mscale * mab;
                     b[3 * ia + i] += mab * v[3 * ib + i];
@@ -102,19 +102,19 @@ static void prepare_piece(const loam_mb_model* m, loam_mb_state* s, int fi) {
     }
     for (int i = 0; i < nn; ++i) /* a fixed node: an identity row scaled by its mass, velocity 0 */
         if (p->fixed[i])
-            for (int k = 0; k < 3; ++k) A[(size_t)(3 * i + k) * n + 3 * i + k] = f->mass[i], b[3 * i + k] = 0.0;
+            for (int k = 0; k < 3; ++k) dense_band_row(A, bw, ld, 3 * i + k)[3 * i + k] = f->mass[i], b[3 * i + k] = 0.0;
 }
 
 int mb_fem_prepare(const loam_mb_model* m, loam_mb_state* s) {
     mb_work* w = s->work;
     for (int fi = 0; fi < m->nfem; ++fi) {
         const loam_mb_fem* f = &m->fem[fi];
-        int n = 3 * f->def.nnode, bw = mb_fem_bandwidth(f);
+        int n = 3 * f->def.nnode, bw = mb_fem_bandwidth(f), ld = 2 * bw + 1;
         prepare_piece(m, s, fi);
         double* L = w->fem_A + w->fem_aoff[fi];
-        memcpy(L, w->fem_A0 + w->fem_aoff[fi], sizeof(double) * (size_t)n * (size_t)n);
-        if (dense_cholesky_band(L, n, bw) >= 0) return fi;
-        dense_cholesky_band_solve(L, n, bw, w->fem_vel + 3 * (size_t)f->node_adr);
+        memcpy(L, w->fem_A0 + w->fem_aoff[fi], sizeof(double) * (size_t)n * (size_t)ld);
+        if (dense_cholesky_band(L, n, bw, ld) >= 0) return fi;
+        dense_cholesky_band_solve(L, n, bw, ld, w->fem_vel + 3 * (size_t)f->node_adr);
     }
     return -1;
 }

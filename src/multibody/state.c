@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "core/vecd.h"
+#include "multibody/fem.h"
 #include "multibody/mb_internal.h"
 #include "solve/cp.h"
 
@@ -70,9 +71,9 @@ loam_status loam_mb_state_create(const loam_mb_model* m, loam_mb_state** out, lo
     w->fem_tet_adr = zalloc((size_t)m->nfem, sizeof(int), &fail);
     size_t fem_a = 0, fem_t = 0;
     for (int f = 0; !fail && f < m->nfem; ++f) {
-        size_t n = 3 * (size_t)m->fem[f].def.nnode;
+        size_t n = 3 * (size_t)m->fem[f].def.nnode, ld = 2 * (size_t)mb_fem_bandwidth(&m->fem[f]) + 1;
         w->fem_aoff[f] = fem_a, w->fem_tet_adr[f] = (int)fem_t;
-        fem_a += n * n, fem_t += (size_t)m->fem[f].def.ntet;
+        fem_a += n * ld, fem_t += (size_t)m->fem[f].def.ntet;
     }
     w->fem_A0 = zalloc(fem_a, sizeof(double), &fail);
     w->fem_A = zalloc(fem_a, sizeof(double), &fail);

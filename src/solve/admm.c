@@ -107,6 +107,8 @@ static int grow(void** buf, size_t* cap, size_t n, size_t elem, int keep) {
 
 #define GROW(field, n, slot) grow((void**)&a->field, &a->cap[slot], (size_t)(n) + 1, sizeof *a->field, 0)
 
+static int sub_bandwidth(const cp_problem* p, const cp_admm_work* a, int s);
+
 static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, int S, int fold) {
     int m = p->m, nslot = p->row_seg[m], n = p->n;
     if (!GROW(folded, m, 0) || !GROW(soff, S, 1) || !GROW(sn, S, 2) || !GROW(gstart, S, 3) || !GROW(slot_start, m, 4) ||
@@ -167,8 +169,9 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
     for (int k = 0; k < sl; ++k) a->spos[k] = -1;
     for (int q = 0; q < a->sub_slot_start[S]; ++q) a->spos[a->sub_slot[q]] = q;
     a->moff[0] = a->joff[0] = 0;
-    for (int s = 0; s < S; ++s) {
-        a->moff[s + 1] = a->moff[s] + (size_t)a->sn[s] * (size_t)a->sn[s];
+    for (int s = 0; s < S; ++s) { /* a large subsystem's matrix: its lower band (core/dense.h) */
+        a->bw[s] = a->sn[s] > SMALL ? sub_bandwidth(p, a, s) : a->sn[s] - 1;
+        a->moff[s + 1] = a->moff[s] + (size_t)a->sn[s] * (size_t)(a->sn[s] > SMALL ? a->bw[s] + 1 : a->sn[s]);
         size_t packed = a->sn[s] <= SMALL ? (size_t)(a->sub_slot_start[s + 1] - a->sub_slot_start[s]) * (size_t)a->sn[s] : 0;
         a->joff[s + 1] = a->joff[s] + packed;
     }
@@ -200,9 +203,17 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
     return 1;
 }
 
-/* M += scale J_slot^T J_slot over the subsystem's unknowns (offset so, size ns); with `lower`, on
- * and below the diagonal only (a large subsystem: all its banded factorization reads). */
-static void add_outer(const cp_problem* p, const cp_admm_work* a, int sl, int so, int ns, double scale, double* M, int lower) {
+/* Row r of subsystem s's matrix M, so that its [c] is entry (r, c): a large subsystem keeps its lower
+ * band (core/dense.h, ld = bw + 1), a small one all of it. */
+static inline double* sub_row(const cp_admm_work* a, int s, double* M, int r) {
+    int ns = a->sn[s];
+    return ns > SMALL ? dense_band_row(M, a->bw[s], a->bw[s] + 1, r) : M + (size_t)r * (size_t)ns;
+}
+
+/* M += scale J_slot^T J_slot over subsystem s's unknowns; with `lower`, on and below the diagonal
+ * only (a large subsystem: all its banded factorization reads, and all its storage holds). */
+static void add_outer(const cp_problem* p, const cp_admm_work* a, int sl, int s, double scale, double* M, int lower) {
+    int so = a->soff[s];
     for (int k1 = a->slot_sb[sl]; k1 < a->slot_se[sl]; ++k1)
         for (int k2 = a->slot_sb[sl]; k2 < a->slot_se[sl]; ++k2) {
             const cp_group *g1 = &p->group[p->seg[k1].group], *g2 = &p->group[p->seg[k2].group];
@@ -211,7 +222,7 @@ static void add_outer(const cp_problem* p, const cp_admm_work* a, int sl, int so
             int c0 = p->seg[k2].lo, hi2 = p->seg[k2].hi; /* each row's nonzeros only */
             for (int r = p->seg[k1].lo; r < p->seg[k1].hi; ++r) {
                 if (j1[r] == 0.0) continue;
-                double* Mr = M + (size_t)(g1->off - so + r) * (size_t)ns + (size_t)(g2->off - so);
+                double* Mr = sub_row(a, s, M, g1->off - so + r) + (g2->off - so);
                 int c1 = lower && g2->off == g1->off && r + 1 < hi2 ? r + 1 : hi2;
                 for (int c = c0; c < c1; ++c) Mr[c] += scale * j1[r] * j2[c];
             }
@@ -260,10 +271,11 @@ static int sub_bandwidth(const cp_problem* p, const cp_admm_work* a, int s) {
 static double balance(const cp_problem* p, const cp_admm_work* a, int s, const double* M) {
     int ns = a->sn[s], so = a->soff[s], elastic = 0;
     double trA = 0.0, trG = 0.0, jj = 0.0, jaj = 0.0;
-    for (int i = 0; i < ns; ++i) trA += M[(size_t)i * (size_t)ns + (size_t)i];
+    for (int i = 0; i < ns; ++i) trA += ns > SMALL ? dense_band_row_c(M, a->bw[s], a->bw[s] + 1, i)[i] : M[(size_t)i * (size_t)ns + (size_t)i];
     for (int g = a->gstart[s]; g < p->ngroup && p->group[g].off < so + ns; ++g) {
-        elastic |= p->group[g].bw > 0;
-        for (int i = 0; i < p->group[g].n; ++i) trG += p->group[g].A[(size_t)i * (size_t)p->group[g].n + (size_t)i];
+        const cp_group* G = &p->group[g];
+        elastic |= G->bw > 0;
+        for (int i = 0; i < G->n; ++i) trG += G->bw > 0 ? dense_band_row_c(G->A, G->bw, 2 * G->bw + 1, i)[i] : G->A[(size_t)i * (size_t)G->n + (size_t)i];
     }
     for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
         int sl = a->sub_slot[q];
@@ -326,24 +338,24 @@ static void premultiply6(cp_admm_work* a, int s, const double* l) {
 /* Subsystem s's matrix A_s (+ folded rows) + beta_s J_s^T J_s, factorized (band) or inverted (small).
  * With set_beta, beta0 and beta come from the balance first. Returns 0 if it is not SPD. */
 static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_scale, int set_beta) {
-    int ns = a->sn[s], so = a->soff[s], large = ns > SMALL, bw = large ? sub_bandwidth(p, a, s) : ns - 1;
+    int ns = a->sn[s], so = a->soff[s], large = ns > SMALL;
     double* M = a->M + a->moff[s];
-    /* a large subsystem: only the lower band is assembled (all the banded factorization reads) */
-    for (int r = 0; r < ns; ++r) {
-        int c0 = large ? (r - bw > 0 ? r - bw : 0) : 0, c1 = large ? r + 1 : ns;
-        memset(M + (size_t)r * (size_t)ns + (size_t)c0, 0, sizeof(double) * (size_t)(c1 - c0));
-    }
+    /* a large subsystem: only the lower band is assembled and stored (all the banded factorization
+     * reads), its half bandwidth a->bw[s] from setup */
+    memset(M, 0, sizeof(double) * (size_t)(a->moff[s + 1] - a->moff[s]));
     for (int g = a->gstart[s]; g < p->ngroup && p->group[g].off < so + ns; ++g) { /* its run of groups */
         const cp_group* G = &p->group[g];
         if (G->n == 0) continue;
         int gb = G->bw > 0 ? G->bw : G->n;
-        for (int r = 0; r < G->n; ++r)
-            for (int c = large ? (r - gb > 0 ? r - gb : 0) : 0; c < (large ? r + 1 : G->n); ++c)
-                M[(size_t)(G->off - so + r) * (size_t)ns + (size_t)(G->off - so + c)] = G->A[r * G->n + c];
+        for (int r = 0; r < G->n; ++r) {
+            const double* Ar = G->bw > 0 ? dense_band_row_c(G->A, G->bw, 2 * G->bw + 1, r) : G->A + (size_t)r * (size_t)G->n;
+            double* Mr = sub_row(a, s, M, G->off - so + r) + (G->off - so);
+            for (int c = large ? (r - gb > 0 ? r - gb : 0) : 0; c < (large ? r + 1 : G->n); ++c) Mr[c] = Ar[c];
+        }
     }
     for (int q = a->sub_fold_start[s]; q < a->sub_fold_start[s + 1]; ++q) { /* folded soft rows: A_s += J^T J / c */
         int sl = a->sub_fold[q];
-        add_outer(p, a, sl, so, ns, 1.0 / a->rc[a->slot_row[sl]], M, large);
+        add_outer(p, a, sl, s, 1.0 / a->rc[a->slot_row[sl]], M, large);
     }
     if (set_beta) {
         a->beta0[s] = beta_scale * balance(p, a, s, M);
@@ -377,11 +389,8 @@ static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_s
             }
         }
     } else
-        for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) add_outer(p, a, a->sub_slot[q], so, ns, a->beta[s] * a->sw[a->sub_slot[q]], M, 1);
-    if (large) {
-        a->bw[s] = bw;
-        return dense_cholesky_band(M, ns, a->bw[s]) < 0;
-    }
+        for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) add_outer(p, a, a->sub_slot[q], s, a->beta[s] * a->sw[a->sub_slot[q]], M, 1);
+    if (large) return dense_cholesky_band(M, ns, a->bw[s], a->bw[s] + 1) < 0;
     if (ns == 6) { /* a free body: its products from the factor, which M keeps */
         if (dense_cholesky(M, ns) >= 0) return 0;
         premultiply6(a, s, M);
@@ -501,7 +510,7 @@ static void rhs_base(const cp_problem* p, cp_admm_work* a) {
         const cp_group* g = &p->group[gi];
         int n = g->n, bw = g->bw > 0 ? g->bw : n;
         for (int i = 0; i < n; ++i) {
-            const double* Ai = g->A + (size_t)i * (size_t)n;
+            const double* Ai = g->bw > 0 ? dense_band_row_c(g->A, bw, 2 * bw + 1, i) : g->A + (size_t)i * (size_t)n;
             double s = 0.0;
             for (int j = i - bw > 0 ? i - bw : 0; j <= (i + bw < n - 1 ? i + bw : n - 1); ++j) s += Ai[j] * p->v[g->off + j];
             a->b[g->off + i] = s;

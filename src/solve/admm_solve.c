@@ -74,7 +74,7 @@ static void large_solve(const cp_problem* p, cp_admm_work* a, int s) {
             for (int i = p->seg[k].lo; i < p->seg[k].hi; ++i) rhs[g->off - so + i] += j[i] * coef;
         }
     }
-    dense_cholesky_band_solve(a->M + a->moff[s], ns, a->bw[s], rhs);
+    dense_cholesky_band_solve(a->M + a->moff[s], ns, a->bw[s], a->bw[s] + 1, rhs);
     memcpy(p->v + so, rhs, sizeof(double) * (size_t)ns);
     for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) a->xs[q] = cp_admm_slot_dot(p, a, a->sub_slot[q], p->v);
 }

@@ -61,7 +61,7 @@ void cp_seg_ranges(cp_seg* seg, int nseg, const cp_group* group, const double* J
 
 /* x = A_g^-1 x through group g's factor (banded for an FEM piece: O(n bw)). */
 static void group_solve(const cp_group* g, double* x) {
-    if (g->bw > 0) dense_cholesky_band_solve(g->L, g->n, g->bw, x);
+    if (g->bw > 0) dense_cholesky_band_solve(g->L, g->n, g->bw, 2 * g->bw + 1, x);
     else if (g->n == 6) solve6(g->L, x);
     else dense_cholesky_solve(g->L, g->n, x);
 }
@@ -139,7 +139,7 @@ static void half_norm2(const cp_group* g, int nj, const double* const* j, const 
     }
     double s2[3] = {0.0, 0.0, 0.0};
     for (int i = i0; i < n; ++i) {
-        const double* li = g->L + (size_t)i * (size_t)n;
+        const double* li = g->bw > 0 ? dense_band_row_c(g->L, bw, 2 * bw + 1, i) : g->L + (size_t)i * (size_t)n;
         int k0 = i - bw > i0 ? i - bw : i0;
         if (nj == 3) { /* one division, not three, in the chain */
             double s0 = j[0][i], s1 = j[1][i], s2_ = j[2][i], inv = 1.0 / li[i];

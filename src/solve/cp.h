@@ -29,8 +29,8 @@ typedef struct cp_block {
 
 typedef struct cp_group {
     int off, n;       /* its unknowns: v[off .. off + n) */
-    const double* A;  /* n x n, row-major */
-    const double* L;  /* its lower Cholesky factor (core/dense.h) */
+    const double* A;  /* n x n, row-major; banded: band-stored whole (core/dense.h, ld = 2 bw + 1) */
+    const double* L;  /* its lower Cholesky factor (core/dense.h), stored as A is */
     int bw;           /* > 0: A and L are banded with this half bandwidth (an FEM piece); 0: dense */
 } cp_group;
 
