@@ -217,6 +217,19 @@ void loam_mb_fem_beam_counts(const loam_mb_fem_beam_def* def, int* nnode, int* n
 /* Fill caller arrays: 3 per node, 4 per tet (sizes from loam_mb_fem_beam_counts). */
 loam_status loam_mb_fem_beam_build(const loam_mb_fem_beam_def* def, double* node, int* tet, loam_error* err);
 
+/* The half bandwidth, in unknowns, that a tet mesh's node numbering gives its piece's system:
+ * 3 s + 2 with s the largest difference of two node numbers in one tet (at most 3 nnode - 1); -1
+ * for an invalid mesh. A piece keeps 2 (3 nnode)(2 bw + 1) doubles and factorizes in O(nnode bw^2)
+ * each step (docs/multibody.md, "FEM pieces"). */
+int loam_mb_fem_bandwidth(int nnode, int ntet, const int* tet);
+/* Renumber a tet mesh's nodes by reverse Cuthill-McKee to narrow that band, before
+ * loam_mb_model_add_fem: node (3 per node), tet (4 per tet) and fixed (nfixed node numbers; may be
+ * NULL if 0) are rewritten in place, the tets keeping their order and corner order; new_of_old
+ * (nnode ints, may be NULL) receives each old node's new number, for the caller's own references
+ * (constraints and contacts on nodes). Deterministic. Errors name the tet or fixed entry that is
+ * out of range. */
+loam_status loam_mb_fem_reorder(int nnode, int ntet, double* node, int* tet, int nfixed, int* fixed, int* new_of_old, loam_error* err);
+
 /* Which solver resolves the step's constraints (joint limits, contacts). The paper's SubADMM and its
  * other baselines join this list. */
 typedef enum loam_mb_solver {

@@ -167,7 +167,6 @@ loam_status loam_mb_model_add_fem(loam_mb_model* m, const loam_mb_fem_def* d, lo
     for (int i = 0; i < d->nfixed; ++i) p->fixed[fixed[i]] = 1;
     p->mu = d->young / (2.0 * (1.0 + d->poisson));
     p->lambda = d->young * d->poisson / ((1.0 + d->poisson) * (1.0 - 2.0 * d->poisson));
-    int span = 0;
     for (int t = 0; t < d->ntet; ++t) {
         double det = tet_gradients(d, t, p->grad + 12 * t);
         if (det == 0.0) {
@@ -178,7 +177,6 @@ loam_status loam_mb_model_add_fem(loam_mb_model* m, const loam_mb_fem_def* d, lo
         element_stiffness(p->grad + 12 * t, p->volume[t], p->lambda, p->mu, p->ke + 144 * t);
         for (int k = 0; k < 4; ++k) {
             f->mass[tet[4 * t + k]] += d->density * p->volume[t] / 4.0;
-            for (int j = 0; j < 4; ++j) span = abs(tet[4 * t + k] - tet[4 * t + j]) > span ? abs(tet[4 * t + k] - tet[4 * t + j]) : span;
         }
     }
     for (int i = 0; i < d->nnode; ++i)
@@ -186,7 +184,7 @@ loam_status loam_mb_model_add_fem(loam_mb_model* m, const loam_mb_fem_def* d, lo
             mb_fem_free(f);
             return loam_error_set(err, LOAM_ERR_INPUT, "multibody: FEM piece %d '%s': node %d belongs to no tet (no mass)", m->nfem, d->name, i);
         }
-    p->bw = 3 * span + 2;
+    p->bw = loam_mb_fem_bandwidth(d->nnode, d->ntet, tet);
     f->node_adr = m->nfem_node;
     m->nfem_node += d->nnode;
     m->nfem += 1;
