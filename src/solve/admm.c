@@ -275,7 +275,7 @@ static double balance(const cp_problem* p, const cp_admm_work* a, int s, const d
     for (int g = a->gstart[s]; g < p->ngroup && p->group[g].off < so + ns; ++g) {
         const cp_group* G = &p->group[g];
         elastic |= G->bw > 0;
-        for (int i = 0; i < G->n; ++i) trG += G->bw > 0 ? dense_band_row_c(G->A, G->bw, 2 * G->bw + 1, i)[i] : G->A[(size_t)i * (size_t)G->n + (size_t)i];
+        for (int i = 0; i < G->n; ++i) trG += cp_group_row(G, G->A, i)[i];
     }
     for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
         int sl = a->sub_slot[q];
@@ -348,7 +348,7 @@ static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_s
         if (G->n == 0) continue;
         int gb = G->bw > 0 ? G->bw : G->n;
         for (int r = 0; r < G->n; ++r) {
-            const double* Ar = G->bw > 0 ? dense_band_row_c(G->A, G->bw, 2 * G->bw + 1, r) : G->A + (size_t)r * (size_t)G->n;
+            const double* Ar = cp_group_row(G, G->A, r);
             double* Mr = sub_row(a, s, M, G->off - so + r) + (G->off - so);
             for (int c = large ? (r - gb > 0 ? r - gb : 0) : 0; c < (large ? r + 1 : G->n); ++c) Mr[c] = Ar[c];
         }
@@ -510,7 +510,7 @@ static void rhs_base(const cp_problem* p, cp_admm_work* a) {
         const cp_group* g = &p->group[gi];
         int n = g->n, bw = g->bw > 0 ? g->bw : n;
         for (int i = 0; i < n; ++i) {
-            const double* Ai = g->bw > 0 ? dense_band_row_c(g->A, bw, 2 * bw + 1, i) : g->A + (size_t)i * (size_t)n;
+            const double* Ai = cp_group_row(g, g->A, i);
             double s = 0.0;
             for (int j = i - bw > 0 ? i - bw : 0; j <= (i + bw < n - 1 ? i + bw : n - 1); ++j) s += Ai[j] * p->v[g->off + j];
             a->b[g->off + i] = s;

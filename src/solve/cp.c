@@ -139,7 +139,7 @@ static void half_norm2(const cp_group* g, int nj, const double* const* j, const 
     }
     double s2[3] = {0.0, 0.0, 0.0};
     for (int i = i0; i < n; ++i) {
-        const double* li = g->bw > 0 ? dense_band_row_c(g->L, bw, 2 * bw + 1, i) : g->L + (size_t)i * (size_t)n;
+        const double* li = cp_group_row(g, g->L, i);
         int k0 = i - bw > i0 ? i - bw : i0;
         if (nj == 3) { /* one division, not three, in the chain */
             double s0 = j[0][i], s1 = j[1][i], s2_ = j[2][i], inv = 1.0 / li[i];

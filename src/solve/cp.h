@@ -17,6 +17,8 @@
 
 #include <stddef.h>
 
+#include "core/dense.h"
+
 typedef enum cp_kind { CP_UNILATERAL = 0, CP_EQUALITY, CP_CONTACT } cp_kind;
 
 typedef struct cp_block {
@@ -33,6 +35,12 @@ typedef struct cp_group {
     const double* L;  /* its lower Cholesky factor (core/dense.h), stored as A is */
     int bw;           /* > 0: A and L are banded with this half bandwidth (an FEM piece); 0: dense */
 } cp_group;
+
+/* Row r of a group's matrix m (its A or its L), so that its [c] is entry (r, c), whichever the
+ * storage (banded groups: core/dense.h, the whole band). */
+static inline const double* cp_group_row(const cp_group* g, const double* m, int r) {
+    return g->bw > 0 ? dense_band_row_c(m, g->bw, 2 * g->bw + 1, r) : m + (size_t)r * (size_t)g->n;
+}
 
 typedef struct cp_seg {
     int group;
