@@ -56,7 +56,13 @@ for d in rows:
 # several targets: a row per target and solver, largest target first, ratios to SubADMM, the
 # work-precision PNG; a bad list is refused
 "$loam" bench multibody --scenario spheres --sizes 20 --solvers pgs,subadmm --steps 1 --settle 20 --target-error 1e-4,1e-3 --json \
-    --png "$tmp/precision.png" > "$tmp/targets.txt" 2>&1 || { echo "FAIL: two targets: exit status"; cat "$tmp/targets.txt"; fail=1; }
+    --png "$tmp/precision.png" --csv "$tmp/targets.csv" > "$tmp/targets.txt" 2>&1 || { echo "FAIL: two targets: exit status"; cat "$tmp/targets.txt"; fail=1; }
+[ "$(head -n 1 "$tmp/targets.csv")" = "scenario,n,target_error,solver,iterations_to_error,time_to_error_s,error,reached,steps" ] \
+    || { echo "FAIL: two targets: CSV header"; fail=1; }
+[ "$(wc -l < "$tmp/targets.csv")" -eq 5 ] || { echo "FAIL: two targets: CSV rows"; cat "$tmp/targets.csv"; fail=1; }
+# a CSV that cannot be written: exit status 4, and nothing half-written under the name
+"$loam" bench multibody --scenario spheres --sizes 20 --solvers pgs --steps 1 --settle 2 --csv "$tmp/no/such/dir/rows.csv" >/dev/null 2>&1
+[ $? -eq 4 ] || { echo "FAIL: an unwritable --csv is not exit status 4"; fail=1; }
 grep '^{' "$tmp/targets.txt" | python3 -c '
 import json, sys
 rows = [json.loads(line) for line in sys.stdin]

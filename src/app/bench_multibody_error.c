@@ -8,7 +8,7 @@
  * misses a tighter target too. Reported per (scenario, size, target, solver): the mean of those
  * iteration counts and solve times over the steps where the target was reached, and each other
  * solver's time over SubADMM's; --png draws time against target, one panel per scenario and size
- * (a work-precision plot). */
+ * (a work-precision plot); --csv writes the rows. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 
 #include "app/bench_multibody.h"
 #include "app/plot.h"
+#include "loam/io.h"
 
 /* One (scenario, size, target, solver) result. */
 typedef struct result {
@@ -179,6 +180,28 @@ static int write_png(const opts* o, const result* res, int nres) {
     return status;
 }
 
+/* --csv: one row per (scenario, size, target, solver), written whole or not at all (loam/io.h). */
+static int write_csv(const opts* o, const result* res, int nres) {
+    loam_atomic_file f;
+    loam_error err;
+    if (loam_atomic_open(&f, o->csv, &err) != LOAM_OK) {
+        fprintf(stderr, "%s: --csv: %s\n", WHO, err.message);
+        return 4;
+    }
+    fprintf(f.fp, "scenario,n,target_error,solver,iterations_to_error,time_to_error_s,error,reached,steps\n");
+    for (int i = 0; i < nres; ++i) { /* a target never reached: empty means */
+        const result* q = &res[i];
+        fprintf(f.fp, "%s,%d,%.6e,%s,", SCEN_NAMES[q->stir], q->n, q->target, loam_mb_solver_name(SOLVERS[q->solver]));
+        if (q->reached) fprintf(f.fp, "%.3f,%.6e,%.6e,%d,%d\n", q->iterations, q->time_s, q->error, q->reached, o->steps);
+        else fprintf(f.fp, ",,,0,%d\n", o->steps);
+    }
+    if (loam_atomic_commit(&f, &err) != LOAM_OK) {
+        fprintf(stderr, "%s: --csv: %s\n", WHO, err.message);
+        return 4;
+    }
+    return 0;
+}
+
 int bench_mb_time_to_error(const opts* o) {
     result* res = malloc(sizeof *res * (size_t)NSCEN * MAX_SIZES * MAX_TARGETS * NSOLVER);
     int nres = 0, status = 0;
@@ -193,6 +216,7 @@ int bench_mb_time_to_error(const opts* o) {
         for (int z = 0; z < (ins_default ? 1 : o->nsizes) && !status; ++z) status = one_size(o, stir, ins_default ? 4 : o->sizes[z], res, &nres);
     }
     if (!status && o->png) status = write_png(o, res, nres);
+    if (!status && o->csv) status = write_csv(o, res, nres);
     free(res);
     return status;
 }

@@ -19,6 +19,7 @@
 #include "app/commands.h"
 #include "app/plot.h"
 #include "core/clock.h"
+#include "loam/io.h"
 #include "multibody/scenarios.h"
 
 static void usage(FILE* f) {
@@ -198,6 +199,27 @@ static void fit(const row* rows, int nrows, int stir, int solver, int iterations
     *r2 = vy > 0 ? cxy * cxy / (vx * vy) : 1.0;
 }
 
+/* --csv: the rows, written whole or not at all (loam/io.h) once the run is done. */
+static int write_csv(const opts* o, const row* rows, int nrows) {
+    loam_atomic_file f;
+    loam_error err;
+    if (loam_atomic_open(&f, o->csv, &err) != LOAM_OK) {
+        fprintf(stderr, "%s: --csv: %s\n", WHO, err.message);
+        return 4;
+    }
+    fprintf(f.fp, "scenario,n,solver,iterations,steps,time_s,error,contacts\n");
+    for (int i = 0; i < nrows; ++i) {
+        const row* r = &rows[i];
+        fprintf(f.fp, "%s,%d,%s,%d,%d,%.6e,%.6e,%d\n", SCEN_NAMES[r->stir], r->n, loam_mb_solver_name(SOLVERS[r->solver]), r->iterations, r->steps,
+                r->time_s, r->error, r->contacts);
+    }
+    if (loam_atomic_commit(&f, &err) != LOAM_OK) {
+        fprintf(stderr, "%s: --csv: %s\n", WHO, err.message);
+        return 4;
+    }
+    return 0;
+}
+
 /* The scaling plot (paper 004, Fig. 2): per scenario measured, each solver's solve time (ms) against
  * the size at its first budget, with the linear fit (slope in the legend, us per unit of N) and R^2
  * that the text output prints; solvers measured at fewer than two sizes are left out. */
@@ -315,12 +337,6 @@ int loam_bench_multibody(int argc, char** argv) {
     loam_set_threads(o.threads);
     if (o.step_stats) return step_stats(&o);
     if (o.ntargets > 0) return bench_mb_time_to_error(&o);
-    FILE* csv = NULL;
-    if (o.csv && !(csv = fopen(o.csv, "w"))) {
-        fprintf(stderr, "%s: cannot write %s\n", WHO, o.csv);
-        return 4;
-    }
-    if (csv) fprintf(csv, "scenario,n,solver,iterations,steps,time_s,error,contacts\n");
     row rows[NSCEN * MAX_SIZES * NSOLVER * 3]; /* scenarios x sizes x solvers x budgets */
     int nrows = 0;
     printf("%-9s %6s %-8s %4s %12s %12s %9s\n", "scenario", "n", "solver", "its", "time/step s", "error m/s", "contacts");
@@ -380,7 +396,6 @@ int loam_bench_multibody(int argc, char** argv) {
                         printf("{\"scenario\":\"%s\",\"n\":%d,\"solver\":\"%s\",\"iterations\":%d,\"steps\":%d,\"time_s\":%.6e,\"error\":%.6e,"
                                "\"contacts\":%d}\n",
                                scen, n, name, its, r.steps, r.time_s, r.error, r.contacts);
-                    if (csv) fprintf(csv, "%s,%d,%s,%d,%d,%.6e,%.6e,%d\n", scen, n, name, its, r.steps, r.time_s, r.error, r.contacts);
                     fflush(stdout);
                 }
             }
@@ -401,13 +416,6 @@ int loam_bench_multibody(int argc, char** argv) {
                        scen, loam_mb_solver_name(SOLVERS[k]), its, slope, icpt, r2, npts);
         }
     }
-    if (o.png && write_png(&o, rows, nrows) != 0) {
-        if (csv) fclose(csv);
-        return 4;
-    }
-    if (csv && fclose(csv) != 0) {
-        fprintf(stderr, "%s: write error on %s\n", WHO, o.csv);
-        return 4;
-    }
-    return 0;
+    if (o.png && write_png(&o, rows, nrows) != 0) return 4;
+    return o.csv ? write_csv(&o, rows, nrows) : 0;
 }
