@@ -4,6 +4,7 @@
 #ifndef LOAM_APP_BENCH_MULTIBODY_H
 #define LOAM_APP_BENCH_MULTIBODY_H
 
+#include "loam/io.h"
 #include "loam/multibody.h"
 #include "multibody/scenarios.h"
 
@@ -67,6 +68,12 @@ int bench_mb_scene_step(scene* sc, loam_error* err);
 static inline int bench_mb_insertion_default(const opts* o, int stir) {
     return stir == INSERTION && (!o->sizes_given || o->scenario[SPHERES] || o->scenario[STIRRING] || o->scenario[CABLE] || o->scenario[CABLE_MANIP]);
 }
+
+/* --csv, in either mode: the file is written whole or not at all (loam/io.h). Open it with its
+ * header line (NULL on failure, message printed); commit renames it into place once the rows are
+ * written and returns the command's status (0, or 4 for a file it could not write). */
+FILE* bench_mb_csv_open(loam_atomic_file* f, const char* path, const char* header);
+int bench_mb_csv_commit(loam_atomic_file* f);
 
 /* --target-error: per scenario, size, target and solver, the fewest iterations to the target and
  * the solve time at them; --png: the work-precision plot. Returns the command's exit status. */

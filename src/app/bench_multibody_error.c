@@ -16,7 +16,6 @@
 
 #include "app/bench_multibody.h"
 #include "app/plot.h"
-#include "loam/io.h"
 
 /* One (scenario, size, target, solver) result. */
 typedef struct result {
@@ -133,39 +132,42 @@ static int one_size(const opts* o, int stir, int n, result* res, int* nres) {
 }
 
 /* Time to error against the target, one panel per (scenario, size), each solver a curve through
- * the targets it reached at every step. */
+ * the targets it reached at every step. The results come grouped by (scenario, size), so a panel is
+ * a run of them; a panel's curves sit at its solvers' slots and are closed up at the end. */
 static int write_png(const opts* o, const result* res, int nres) {
     enum { MAX_PANELS = NSCEN * MAX_SIZES };
     plot_panel* panels = calloc(MAX_PANELS, sizeof *panels);
     plot_fit_series* series = calloc((size_t)MAX_PANELS * NSOLVER, sizeof *series);
-    double* xy = calloc((size_t)MAX_PANELS * NSOLVER * MAX_TARGETS * 2, sizeof *xy);
+    double* xy = calloc((size_t)MAX_PANELS * NSOLVER * MAX_TARGETS * 2, sizeof *xy); /* per curve: x, then y */
     char(*titles)[64] = calloc(MAX_PANELS, sizeof *titles);
-    int np = 0, status = 0, pstir[MAX_PANELS], pn[MAX_PANELS], pseries[MAX_PANELS][NSOLVER];
+    int np = 0, status = 0;
     if (!panels || !series || !xy || !titles) {
         fprintf(stderr, "%s: --png: out of memory\n", WHO);
         status = 1;
     }
     for (int i = 0; i < nres && !status; ++i) {
         const result* q = &res[i];
-        int p = 0;
-        while (p < np && !(pstir[p] == q->stir && pn[p] == q->n)) ++p;
-        if (p == np) { /* a new panel */
-            snprintf(titles[p], sizeof titles[p], "%s %d: time to error", SCEN_NAMES[q->stir], q->n);
-            panels[p] = (plot_panel){titles[p], "target error m/s", "ms", 0, series + (size_t)p * NSOLVER};
-            pstir[p] = q->stir, pn[p] = q->n, ++np;
-            for (int k = 0; k < NSOLVER; ++k) pseries[p][k] = -1;
+        if (i == 0 || q->stir != res[i - 1].stir || q->n != res[i - 1].n) { /* a new panel */
+            snprintf(titles[np], sizeof titles[np], "%s %d: time to error", SCEN_NAMES[q->stir], q->n);
+            panels[np] = (plot_panel){titles[np], "target error m/s", "ms", NSOLVER, series + (size_t)np * NSOLVER};
+            ++np;
         }
         if (q->reached != o->steps) continue; /* a mean over fewer steps is not comparable */
-        if (pseries[p][q->solver] < 0) { /* the solver's curve in this panel */
-            int s = pseries[p][q->solver] = panels[p].nseries++;
-            double* at = xy + ((size_t)p * NSOLVER + (size_t)s) * MAX_TARGETS * 2;
-            series[(size_t)p * NSOLVER + s] = (plot_fit_series){at, at + MAX_TARGETS, 0, NAN, NAN, NAN, loam_mb_solver_name(SOLVERS[q->solver]),
-                                                                {0, 0, 0}};
-            memcpy(series[(size_t)p * NSOLVER + s].rgb, SOLVER_COLOUR[q->solver], 3);
+        size_t c = (size_t)(np - 1) * NSOLVER + (size_t)q->solver;
+        double *x = xy + c * MAX_TARGETS * 2, *y = x + MAX_TARGETS;
+        plot_fit_series* S = &series[c];
+        if (S->n == 0) {
+            *S = (plot_fit_series){x, y, 0, NAN, NAN, NAN, loam_mb_solver_name(SOLVERS[q->solver]), {0, 0, 0}};
+            memcpy(S->rgb, SOLVER_COLOUR[q->solver], 3);
         }
-        plot_fit_series* S = &series[(size_t)p * NSOLVER + pseries[p][q->solver]];
-        double* at = xy + ((size_t)p * NSOLVER + (size_t)pseries[p][q->solver]) * MAX_TARGETS * 2;
-        at[S->n] = q->target, at[MAX_TARGETS + S->n] = 1e3 * q->time_s, S->n++;
+        x[S->n] = q->target, y[S->n] = 1e3 * q->time_s, S->n++;
+    }
+    for (int p = 0; p < np; ++p) { /* close up each panel's curves, dropping solvers without one */
+        plot_fit_series* S = series + (size_t)p * NSOLVER;
+        int kept = 0;
+        for (int k = 0; k < NSOLVER; ++k)
+            if (S[k].n > 0) S[kept++] = S[k];
+        panels[p].nseries = kept;
     }
     loam_error err;
     if (!status && np == 0) {
@@ -180,26 +182,18 @@ static int write_png(const opts* o, const result* res, int nres) {
     return status;
 }
 
-/* --csv: one row per (scenario, size, target, solver), written whole or not at all (loam/io.h). */
+/* --csv: one row per (scenario, size, target, solver); a target never reached leaves the means empty. */
 static int write_csv(const opts* o, const result* res, int nres) {
     loam_atomic_file f;
-    loam_error err;
-    if (loam_atomic_open(&f, o->csv, &err) != LOAM_OK) {
-        fprintf(stderr, "%s: --csv: %s\n", WHO, err.message);
-        return 4;
-    }
-    fprintf(f.fp, "scenario,n,target_error,solver,iterations_to_error,time_to_error_s,error,reached,steps\n");
-    for (int i = 0; i < nres; ++i) { /* a target never reached: empty means */
+    FILE* fp = bench_mb_csv_open(&f, o->csv, "scenario,n,target_error,solver,iterations_to_error,time_to_error_s,error,reached,steps");
+    if (!fp) return 4;
+    for (int i = 0; i < nres; ++i) {
         const result* q = &res[i];
-        fprintf(f.fp, "%s,%d,%.6e,%s,", SCEN_NAMES[q->stir], q->n, q->target, loam_mb_solver_name(SOLVERS[q->solver]));
-        if (q->reached) fprintf(f.fp, "%.3f,%.6e,%.6e,%d,%d\n", q->iterations, q->time_s, q->error, q->reached, o->steps);
-        else fprintf(f.fp, ",,,0,%d\n", o->steps);
+        fprintf(fp, "%s,%d,%.6e,%s,", SCEN_NAMES[q->stir], q->n, q->target, loam_mb_solver_name(SOLVERS[q->solver]));
+        if (q->reached) fprintf(fp, "%.3f,%.6e,%.6e,%d,%d\n", q->iterations, q->time_s, q->error, q->reached, o->steps);
+        else fprintf(fp, ",,,0,%d\n", o->steps);
     }
-    if (loam_atomic_commit(&f, &err) != LOAM_OK) {
-        fprintf(stderr, "%s: --csv: %s\n", WHO, err.message);
-        return 4;
-    }
-    return 0;
+    return bench_mb_csv_commit(&f);
 }
 
 int bench_mb_time_to_error(const opts* o) {

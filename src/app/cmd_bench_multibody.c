@@ -19,7 +19,6 @@
 #include "app/commands.h"
 #include "app/plot.h"
 #include "core/clock.h"
-#include "loam/io.h"
 #include "multibody/scenarios.h"
 
 static void usage(FILE* f) {
@@ -199,25 +198,34 @@ static void fit(const row* rows, int nrows, int stir, int solver, int iterations
     *r2 = vy > 0 ? cxy * cxy / (vx * vy) : 1.0;
 }
 
-/* --csv: the rows, written whole or not at all (loam/io.h) once the run is done. */
+FILE* bench_mb_csv_open(loam_atomic_file* f, const char* path, const char* header) {
+    loam_error err;
+    if (loam_atomic_open(f, path, &err) != LOAM_OK) {
+        fprintf(stderr, "%s: --csv: %s\n", WHO, err.message);
+        return NULL;
+    }
+    fprintf(f->fp, "%s\n", header);
+    return f->fp;
+}
+
+int bench_mb_csv_commit(loam_atomic_file* f) {
+    loam_error err;
+    if (loam_atomic_commit(f, &err) == LOAM_OK) return 0;
+    fprintf(stderr, "%s: --csv: %s\n", WHO, err.message);
+    return 4;
+}
+
+/* --csv: the rows, once the run is done. */
 static int write_csv(const opts* o, const row* rows, int nrows) {
     loam_atomic_file f;
-    loam_error err;
-    if (loam_atomic_open(&f, o->csv, &err) != LOAM_OK) {
-        fprintf(stderr, "%s: --csv: %s\n", WHO, err.message);
-        return 4;
-    }
-    fprintf(f.fp, "scenario,n,solver,iterations,steps,time_s,error,contacts\n");
+    FILE* fp = bench_mb_csv_open(&f, o->csv, "scenario,n,solver,iterations,steps,time_s,error,contacts");
+    if (!fp) return 4;
     for (int i = 0; i < nrows; ++i) {
         const row* r = &rows[i];
-        fprintf(f.fp, "%s,%d,%s,%d,%d,%.6e,%.6e,%d\n", SCEN_NAMES[r->stir], r->n, loam_mb_solver_name(SOLVERS[r->solver]), r->iterations, r->steps,
+        fprintf(fp, "%s,%d,%s,%d,%d,%.6e,%.6e,%d\n", SCEN_NAMES[r->stir], r->n, loam_mb_solver_name(SOLVERS[r->solver]), r->iterations, r->steps,
                 r->time_s, r->error, r->contacts);
     }
-    if (loam_atomic_commit(&f, &err) != LOAM_OK) {
-        fprintf(stderr, "%s: --csv: %s\n", WHO, err.message);
-        return 4;
-    }
-    return 0;
+    return bench_mb_csv_commit(&f);
 }
 
 /* The scaling plot (paper 004, Fig. 2): per scenario measured, each solver's solve time (ms) against

@@ -19,11 +19,9 @@ static inline const mb_fem_data* mb_fem_priv(const loam_mb_fem* f) { return (con
 /* An FEM endpoint (body <= -2): its piece; -1 for a body or the world. */
 static inline int mb_fem_piece(int body) { return body <= -2 ? -2 - body : -1; }
 
-/* The half bandwidth the piece's system is factorized with (at most 3 nnode - 1). */
-static inline int mb_fem_bandwidth(const loam_mb_fem* f) {
-    int n = 3 * f->def.nnode, bw = mb_fem_priv(f)->bw;
-    return bw < n ? bw : n - 1;
-}
+/* The half bandwidth the piece's system is stored and factorized with (loam_mb_fem_bandwidth of its
+ * mesh, at most 3 nnode - 1). */
+static inline int mb_fem_bandwidth(const loam_mb_fem* f) { return mb_fem_priv(f)->bw; }
 
 void mb_fem_free(loam_mb_fem* f);
 

@@ -205,10 +205,11 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
 
 /* Row r of subsystem s's matrix M, so that its [c] is entry (r, c): a large subsystem keeps its lower
  * band (core/dense.h, ld = bw + 1), a small one all of it. */
-static inline double* sub_row(const cp_admm_work* a, int s, double* M, int r) {
+static inline const double* sub_row_c(const cp_admm_work* a, int s, const double* M, int r) {
     int ns = a->sn[s];
-    return ns > SMALL ? dense_band_row(M, a->bw[s], a->bw[s] + 1, r) : M + (size_t)r * (size_t)ns;
+    return ns > SMALL ? dense_band_row_c(M, a->bw[s], a->bw[s] + 1, r) : M + (size_t)r * (size_t)ns;
 }
+static inline double* sub_row(const cp_admm_work* a, int s, double* M, int r) { return (double*)sub_row_c(a, s, M, r); }
 
 /* M += scale J_slot^T J_slot over subsystem s's unknowns; with `lower`, on and below the diagonal
  * only (a large subsystem: all its banded factorization reads, and all its storage holds). */
@@ -271,7 +272,7 @@ static int sub_bandwidth(const cp_problem* p, const cp_admm_work* a, int s) {
 static double balance(const cp_problem* p, const cp_admm_work* a, int s, const double* M) {
     int ns = a->sn[s], so = a->soff[s], elastic = 0;
     double trA = 0.0, trG = 0.0, jj = 0.0, jaj = 0.0;
-    for (int i = 0; i < ns; ++i) trA += ns > SMALL ? dense_band_row_c(M, a->bw[s], a->bw[s] + 1, i)[i] : M[(size_t)i * (size_t)ns + (size_t)i];
+    for (int i = 0; i < ns; ++i) trA += sub_row_c(a, s, M, i)[i];
     for (int g = a->gstart[s]; g < p->ngroup && p->group[g].off < so + ns; ++g) {
         const cp_group* G = &p->group[g];
         elastic |= G->bw > 0;
