@@ -67,7 +67,7 @@ static inline int cp_admm_max_team(void) { return 1; }
 /* Whether the solve's loops over n independent items are worth a team of several threads. A region
  * costs even on one thread (libgomp makes and frees a team: with a region per loop, five per
  * iteration, that was 5-7% of SubADMM's instructions on the 100-sphere stirring scene, which
- * Gauss-Seidel does not pay), so a solve makes two, the factorizations' and the iteration's. */
+ * Gauss-Seidel does not pay), so a solve makes one, for its factorizations and its iteration. */
 static inline int cp_admm_parallel(int n) { return n > 64 && loam_get_threads() > 1; }
 
 /* J_slot . v, over the slot's segments */
