@@ -630,6 +630,12 @@ static int factor_all(cp_problem* p, cp_admm_work* a, const cp_admm_settings* se
     return 1;
 }
 
+/* A solve that could not run (out of memory, a matrix not SPD): iterations -1. */
+static cp_result give_up(cp_admm_work* a, cp_admm_work** work) {
+    if (!work) cp_admm_work_free(a);
+    return (cp_result){-1, 0.0};
+}
+
 cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,
                         cp_admm_work** work) {
     cp_result res = {0, 0.0};
@@ -645,11 +651,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     if (ok) cp_prepare_diag(p, a->segd, a->rhs); /* diag for the error, the warm start */
     if (ok) rhs_base(p, a); /* before the factors: a 6-unknown subsystem's takes M^-1 b along */
     if (ok) a->kappa = set->penalty_rigid, slot_share(p, a, set->penalty_rigid);
-    if (!ok) {
-        if (!work) cp_admm_work_free(a);
-        res.iterations = -1;
-        return res;
-    }
+    if (!ok) return give_up(a, work);
     admm_loop loop = {iterations, tolerance, set->adapt, nsub, 0};
     int failed = 0;
     /* A region even for one thread: its worksharing loops must bind to a team of this solve's own,
@@ -660,11 +662,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
      * after 2 ms of serial work, two threads). */
 #pragma omp parallel if (cp_admm_parallel(nsub > p->nblock ? nsub : p->nblock))
     if (factor_all(p, a, set, nsub, &failed)) iterate(p, a, &loop);
-    if (failed) {
-        if (!work) cp_admm_work_free(a);
-        res.iterations = -1;
-        return res;
-    }
+    if (failed) return give_up(a, work);
     res.iterations = loop.done;
     /* the small subsystems' velocities were written in place; the folded rows' impulses come from
      * the final velocities */
