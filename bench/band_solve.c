@@ -21,15 +21,15 @@ static double seconds(void) {
 static double time_solve(int n, int bw, double* residual) {
     int ld = bw + 1; /* the lower band, as SubADMM keeps a large subsystem's matrix */
     double *a = calloc((size_t)n * (size_t)n, sizeof(double)), *l = calloc((size_t)n * (size_t)ld, sizeof(double));
-    double *b = malloc(sizeof(double) * (size_t)n), *x = malloc(sizeof(double) * (size_t)n);
+    double* x = malloc(sizeof(double) * (size_t)n);
     double best = INFINITY, sink = 0.0;
-    if (!a || !l || !b || !x) return free(a), free(l), free(b), free(x), NAN;
+    if (!a || !l || !x) return free(a), free(l), free(x), NAN;
     for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j)
             if (abs(i - j) <= bw) a[i * n + j] = i == j ? 4.0 * bw : 1.0 / (1 + abs(i - j));
     for (int i = 0; i < n; ++i)
         for (int c = i - bw > 0 ? i - bw : 0; c <= i; ++c) dense_band_row(l, bw, ld, i)[c] = a[i * n + c];
-    if (dense_cholesky_band(l, n, bw, ld) >= 0) return free(a), free(l), free(b), free(x), NAN;
+    if (dense_cholesky_band(l, n, bw, ld) >= 0) return free(a), free(l), free(x), NAN;
     for (int round = 0; round < 20; ++round) {
         double t0 = seconds();
         for (int it = 0; it < 2000; ++it) {
@@ -46,7 +46,7 @@ static double time_solve(int n, int bw, double* residual) {
         for (int j = 0; j < n; ++j) r += a[i * n + j] * x[j];
         *residual = fmax(*residual, fabs(r));
     }
-    free(a), free(l), free(b), free(x);
+    free(a), free(l), free(x);
     return sink != sink ? NAN : best;
 }
 

@@ -44,7 +44,7 @@ static int trial(scene* sc, const scene* base, int k, int repeat, double* error,
  * budgets lo + 1, lo + 2, lo + 4, ... until one reaches it, then bisection. 1 with *its, *error and
  * *time_s set; 0 if max_iterations do not reach it; -1 on failure. */
 static int search(scene* sc, const scene* base, double target, int lo, int max_iterations, int* its, double* error, double* time_s) {
-    double e = INFINITY, t = 0.0, e_hi = INFINITY;
+    double e = INFINITY, t = 0.0;
     int from = lo, hi = lo + 1;
     for (int step = 1; (hi = from + step) <= max_iterations; step *= 2) {
         if (!trial(sc, base, hi, 1, &e, &t)) return -1;
@@ -52,15 +52,14 @@ static int search(scene* sc, const scene* base, double target, int lo, int max_i
         lo = hi;
     }
     if (hi > max_iterations) return 0;
-    e_hi = e;
     while (hi - lo > 1) { /* the fewest in (lo, hi] */
         int mid = lo + (hi - lo) / 2;
         if (!trial(sc, base, mid, 1, &e, &t)) return -1;
-        if (e <= target) hi = mid, e_hi = e;
+        if (e <= target) hi = mid;
         else lo = mid;
     }
-    if (!trial(sc, base, hi, 3, &e, time_s)) return -1;
-    *its = hi, *error = e_hi;
+    if (!trial(sc, base, hi, 3, error, time_s)) return -1; /* (a step is deterministic: the error found above) */
+    *its = hi;
     return 1;
 }
 

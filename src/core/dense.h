@@ -18,10 +18,10 @@ void dense_cholesky_solve(const double* l, int n, double* b);
  * whole band); slots outside the matrix are unused. n ld doubles instead of n^2: an FEM piece of
  * 1,000 nodes, half band 95, keeps 0.3 M doubles instead of 9.4 M. dense_band_row(a, i) points so
  * that its [c] is entry (i, c). */
-static inline double* dense_band_row(double* a, int bw, int ld, int i) { return a + (size_t)i * (size_t)(ld - 1) + (size_t)bw; }
 static inline const double* dense_band_row_c(const double* a, int bw, int ld, int i) {
     return a + (size_t)i * (size_t)(ld - 1) + (size_t)bw;
 }
+static inline double* dense_band_row(double* a, int bw, int ld, int i) { return (double*)dense_band_row_c(a, bw, ld, i); }
 /* Cholesky of a band-stored SPD matrix in place (its lower band becomes L's; entries above the
  * diagonal are not touched): O(n bw^2), for FEM pieces and chains such as cables. Returns -1 on
  * success or the first pivot that is not positive. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loam/core.h"
 #include "loam/multibody.h"
 
 static loam_status check_mesh(int nnode, int ntet, const int* tet, int nfixed, const int* fixed, loam_error* err) {
@@ -47,10 +48,10 @@ typedef struct graph {
 static int cmp_int(const void* a, const void* b) { return (*(const int*)a > *(const int*)b) - (*(const int*)a < *(const int*)b); }
 
 static int build_graph(int nnode, int ntet, const int* tet, graph* g) {
-    g->start = calloc((size_t)nnode + 1, sizeof(int));
-    g->adj = malloc(sizeof(int) * (12 * (size_t)ntet + 1));
-    int* fill = malloc(sizeof(int) * ((size_t)nnode + 1));
-    if (!g->start || !g->adj || !fill) return free(fill), 0;
+    g->start = loam_calloc((size_t)nnode + 1, sizeof(int));
+    g->adj = loam_malloc(sizeof(int) * (12 * (size_t)ntet + 1));
+    int* fill = loam_malloc(sizeof(int) * ((size_t)nnode + 1));
+    if (!g->start || !g->adj || !fill) return loam_free(fill), 0;
     for (int t = 0; t < ntet; ++t)
         for (int k = 0; k < 4; ++k) g->start[tet[4 * t + k] + 1] += 3;
     for (int i = 0; i < nnode; ++i) g->start[i + 1] += g->start[i];
@@ -68,7 +69,7 @@ static int build_graph(int nnode, int ntet, const int* tet, graph* g) {
             if (e == a || g->adj[e] != g->adj[e - 1]) g->adj[out++] = g->adj[e];
     }
     g->start[nnode] = out;
-    free(fill);
+    loam_free(fill);
     return 1;
 }
 
@@ -103,10 +104,10 @@ loam_status loam_mb_fem_reorder(int nnode, int ntet, double* node, int* tet, int
     if (st != LOAM_OK) return st;
     size_t n = (size_t)nnode;
     graph g = {NULL, NULL};
-    int *order = malloc(sizeof(int) * n), *seen = calloc(n, sizeof(int)), *rank = malloc(sizeof(int) * n), *queue = malloc(sizeof(int) * n);
-    char* placed = calloc(n, 1);
-    long long* keys = malloc(sizeof(long long) * n);
-    double* moved = malloc(sizeof(double) * 3 * n);
+    int *order = loam_malloc(sizeof(int) * n), *seen = loam_calloc(n, sizeof(int)), *rank = loam_malloc(sizeof(int) * n), *queue = loam_malloc(sizeof(int) * n);
+    char* placed = loam_calloc(n, 1);
+    long long* keys = loam_malloc(sizeof(long long) * n);
+    double* moved = loam_malloc(sizeof(double) * 3 * n);
     int ok = order && seen && rank && queue && placed && keys && moved && build_graph(nnode, ntet, tet, &g);
     for (int done = 0, tag = 0; ok && done < nnode;) {
         int root = -1;
@@ -137,6 +138,7 @@ loam_status loam_mb_fem_reorder(int nnode, int ntet, double* node, int* tet, int
         for (int i = 0; i < nfixed; ++i) fixed[i] = rank[fixed[i]];
         if (new_of_old) memcpy(new_of_old, rank, sizeof(int) * n);
     }
-    free(order), free(seen), free(rank), free(queue), free(placed), free(keys), free(moved), free(g.start), free(g.adj);
+    loam_free(order), loam_free(seen), loam_free(rank), loam_free(queue), loam_free(placed), loam_free(keys), loam_free(moved);
+    loam_free(g.start), loam_free(g.adj);
     return ok ? LOAM_OK : loam_error_set(err, LOAM_ERR_NOMEM, "multibody: FEM mesh: out of memory to reorder %d nodes", nnode);
 }

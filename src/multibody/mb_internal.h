@@ -67,8 +67,9 @@ typedef struct mb_work {
     int* cand;                   /* nball: candidates of one query */
     loam_spatial_hash hash;
     /* FEM pieces (multibody/fem.h): piece f's 3n x 3n system and its Cholesky factor at fem_aoff[f]
-     * in fem_A0 and fem_A, band-stored whole (core/dense.h, ld = 2 bw + 1, bw mb_fem_bandwidth); its velocities (free, then constrained) in fem_vel at
-     * 3 node_adr; its elements' rotations (quaternions, each step's warm start) at 4 fem_tet_adr[f]. */
+     * in fem_A0 and fem_A, band-stored whole (core/dense.h, ld = 2 bw + 1, bw mb_fem_bandwidth);
+     * its velocities (free, then constrained) in fem_vel at 3 node_adr; its elements' rotations
+     * (quaternions, each step's warm start) at 4 fem_tet_adr[f]. */
     size_t* fem_aoff;
     int* fem_tet_adr;
     double *fem_A0, *fem_A, *fem_vel, *fem_rot;
