@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/dense.h"
-#include "solve/cp.h"
+#include "contact/cp.h"
 #include "test_util.h"
 
 enum { NB = 14, BW = 3, N6 = 6, N7 = 7, N = NB + N6 + N7, NROW = 6, NSEG = 10 };

@@ -10,7 +10,7 @@
  * Nonsmooth Newton on the draping cable (60 segments lying on the floor: redundant contacts, hard
  * joints, friction), one step from the same settled state at 3, 6, 9 and 30 iterations: the error
  * does not grow with the iterations and at 30 is below 1e-3 m/s (it stalled at about 1e-2 m/s before
- * the solver was damped and regularized, see src/solve/nnewton.c). */
+ * the solver was damped and regularized, see src/contact/nnewton.c). */
 #include <math.h>
 #include <string.h>
 

@@ -8,6 +8,7 @@
 
 #include <math.h>
 
+#include "contact/cone.h"
 #include "core/cpu.h"
 #include "granular/world_internal.h"
 
@@ -55,34 +56,18 @@ static inline float loam_row_mass(float omega, float ws, float wp, int jacobi) {
 
 /* New impulse of row q for relative velocity (vx, vy, vz) and effective mass m:
  * lambda <- proj(lambda - m (v + bias n)),
- * the paper's projection onto the Coulomb cone. Stores it and writes the change to d. */
+ * the paper's projection onto the Coulomb cone (contact/cone.h). Stores it and writes the change to d. */
 static inline void loam_row_update(loam_rows* r, int q, float vx, float vy, float vz, float m, float mu,
                                       float inv_dt, float alpha, float d[3]) {
-    float nx = loam_normal_unpack(r->nx[q]), ny = loam_normal_unpack(r->ny[q]), nz = loam_normal_unpack(r->nz[q]);
+    float n[3] = {loam_normal_unpack(r->nx[q]), loam_normal_unpack(r->ny[q]), loam_normal_unpack(r->nz[q])};
     float bias = loam_row_bias(r->gap[q], inv_dt, alpha);
-    float ox = r->lx[q], oy = r->ly[q], oz = r->lz[q];
-    float lx = ox - m * (vx + bias * nx), ly = oy - m * (vy + bias * ny), lz = oz - m * (vz + bias * nz);
-    float ln = lx * nx + ly * ny + lz * nz;
-    float ax = 0.0f, ay = 0.0f, az = 0.0f;
-    if (!(ln <= 0.0f)) {
-        float tx = lx - nx * ln, ty = ly - ny * ln, tz = lz - nz * ln;
-        float t2 = tx * tx + ty * ty + tz * tz, limit = mu * ln;
-        if (t2 > limit * limit) { /* sliding: onto the cone */
-            float s = limit / sqrtf(t2);
-            tx = tx * s;
-            ty = ty * s;
-            tz = tz * s;
-        }
-        ax = ln * nx + tx;
-        ay = ln * ny + ty;
-        az = ln * nz + tz;
-    }
-    r->lx[q] = ax;
-    r->ly[q] = ay;
-    r->lz[q] = az;
-    d[0] = ax - ox;
-    d[1] = ay - oy;
-    d[2] = az - oz;
+    float o[3] = {r->lx[q], r->ly[q], r->lz[q]}, v[3] = {vx, vy, vz}, l[3], a[3];
+    for (int k = 0; k < 3; ++k) l[k] = o[k] - m * (v[k] + bias * n[k]);
+    loam_cone_project_world_f(mu, n, l, a);
+    r->lx[q] = a[0];
+    r->ly[q] = a[1];
+    r->lz[q] = a[2];
+    for (int k = 0; k < 3; ++k) d[k] = a[k] - o[k];
 }
 
 /* Velocity rows [lo, hi) of particle pairs; returns the largest |dv|^2 they caused. sv holds

@@ -7,6 +7,7 @@
  * after a run-time check of the CPU. */
 #include <immintrin.h>
 
+#include "contact/cone_avx2.h"
 #include "granular/rows.h"
 
 /* (x, y, z, w) records of 8 particles, as four 8-wide vectors: load8 by particle number, load8_off
@@ -129,20 +130,9 @@ static inline __attribute__((always_inline)) float pair_rows(loam_rows* r, int l
         __m256 lx = SUB(ox, MUL(m, ADD(t.rx, MUL(bias, nx))));
         __m256 ly = SUB(oy, MUL(m, ADD(t.ry, MUL(bias, ny))));
         __m256 lz = SUB(oz, MUL(m, ADD(t.rz, MUL(bias, nz))));
-        __m256 ln = ADD(ADD(MUL(lx, nx), MUL(ly, ny)), MUL(lz, nz));
-        __m256 pushing = _mm256_cmp_ps(ln, zero, _CMP_NLE_UQ); /* !(ln <= 0) */
-        __m256 tx = SUB(lx, MUL(nx, ln)), ty = SUB(ly, MUL(ny, ln)), tz = SUB(lz, MUL(nz, ln));
-        __m256 t2 = ADD(ADD(MUL(tx, tx), MUL(ty, ty)), MUL(tz, tz)), limit = MUL(vmu, ln);
-        __m256 sliding = _mm256_cmp_ps(t2, MUL(limit, limit), _CMP_GT_OQ);
-        if (!_mm256_testz_ps(sliding, sliding)) { /* a bed at rest mostly sticks: skip the root */
-            __m256 s = _mm256_div_ps(limit, _mm256_sqrt_ps(t2));
-            tx = _mm256_blendv_ps(tx, MUL(tx, s), sliding);
-            ty = _mm256_blendv_ps(ty, MUL(ty, s), sliding);
-            tz = _mm256_blendv_ps(tz, MUL(tz, s), sliding);
-        }
-        __m256 nlx = _mm256_and_ps(ADD(MUL(ln, nx), tx), pushing);
-        __m256 nly = _mm256_and_ps(ADD(MUL(ln, ny), ty), pushing);
-        __m256 nlz = _mm256_and_ps(ADD(MUL(ln, nz), tz), pushing);
+        __m256 n[3] = {nx, ny, nz}, l[3] = {lx, ly, lz}, nl[3];
+        loam_cone_project_world8(vmu, n, l, nl);
+        __m256 nlx = nl[0], nly = nl[1], nlz = nl[2];
         _mm256_storeu_ps(&r->lx[q], nlx);
         _mm256_storeu_ps(&r->ly[q], nly);
         _mm256_storeu_ps(&r->lz[q], nlz);

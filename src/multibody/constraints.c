@@ -1,5 +1,5 @@
 /* The step's constraint stage: joint limits and contacts as rows of the velocity-form problem of
- * solve/cp.h over the free (dynamic) dofs, one segment per tree a row touches; prescribed dofs
+ * contact/cp.h over the free (dynamic) dofs, one segment per tree a row touches; prescribed dofs
  * enter the row offsets. Then the model's solver.
  *
  * Position errors become velocity offsets: a row with gap phi (>= 0 open, < 0 violated) asks for
@@ -9,10 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/cone.h"
 #include "core/clock.h"
 #include "multibody/fem.h"
 #include "multibody/mb_internal.h"
-#include "solve/cp.h"
+#include "contact/cp.h"
 
 static loam_status reserve(mb_work* w, int rows, int segs, size_t vals, loam_error* err) {
     if (rows > w->row_cap) {
@@ -253,8 +254,8 @@ static void warm_contact(const loam_mb_model* m, const mb_work* w, const loam_mb
     loam_vec3d L = w->prev[best].impulse;
     lambda[0] = fmax(0.0, d3_dot(L, c->frame[0]));
     lambda[1] = d3_dot(L, c->frame[1]), lambda[2] = d3_dot(L, c->frame[2]);
-    double t = sqrt(lambda[1] * lambda[1] + lambda[2] * lambda[2]), cap = c->friction * lambda[0];
-    if (t > cap) lambda[1] *= cap / t, lambda[2] *= cap / t;
+    double s = loam_disk_scale_d(lambda[1] * lambda[1] + lambda[2] * lambda[2], c->friction * lambda[0]);
+    lambda[1] *= s, lambda[2] *= s;
 }
 
 /* Keep this step's contacts and impulses (world vectors) for the next warm start. */

@@ -34,7 +34,7 @@ typedef struct mb_work {
     double* bias;  /* nv */
     int* free_dof; /* nv: packed index of each dof among the free ones (tree by tree), -1 if prescribed */
     int* rows;     /* nv: scratch (saturated actuators) */
-    /* The constraint problem (solve/cp.h), grown to the largest size seen. */
+    /* The constraint problem (contact/cp.h), grown to the largest size seen. */
     int row_cap, seg_cap, val_cap;
     double *e, *lambda, *diag;   /* row_cap */
     int* row_dof;                /* row_cap: limit rows: the dof (-2 - dof for an upper limit); -1 contacts */
@@ -46,7 +46,7 @@ typedef struct mb_work {
     struct cp_group* groups;     /* ntree */
     int* sub_of_tree;            /* ntree: the ADMM subsystem of each tree */
     int* uf;                     /* ntree: union-find scratch */
-    struct cp_admm_work* admm;   /* the ADMM solvers' scratch, kept between steps (solve/cp.h) */
+    struct cp_admm_work* admm;   /* the ADMM solvers' scratch, kept between steps (contact/cp.h) */
     long long* joined;           /* body pairs joined by a model constraint (lo * nbody + hi), sorted:
                                     they do not collide, like a joint's two links; made on first use */
     int njoined;

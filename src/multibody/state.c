@@ -4,7 +4,7 @@
 #include "core/vecd.h"
 #include "multibody/fem.h"
 #include "multibody/mb_internal.h"
-#include "solve/cp.h"
+#include "contact/cp.h"
 
 static void* zalloc(size_t count, size_t size, int* failed) {
     void* p = loam_calloc(count > 0 ? count : 1, size);

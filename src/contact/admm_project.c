@@ -3,16 +3,8 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "solve/admm_work.h"
-
-/* A contact's impulse: the normal clamped at zero, the tangential part scaled onto the cone of
- * friction mu (shared by the three projection loops below, so they stay the same bits). */
-static inline void coulomb(double mu, const double* r, double* l) {
-    l[0] = r[0] > 0.0 ? r[0] : 0.0;
-    double t = sqrt(r[1] * r[1] + r[2] * r[2]), cap = mu * l[0];
-    double s = t > cap ? cap / t : 1.0;
-    l[1] = r[1] * s, l[2] = r[2] * s;
-}
+#include "contact/admm_work.h"
+#include "contact/cone.h"
 
 /* r = -w~ / W; a soft equality (compliance c) takes lambda = -w~ / (W + c). */
 static void project(const cp_block* k, const double* r, double W, double* l) {
@@ -21,7 +13,7 @@ static void project(const cp_block* k, const double* r, double W, double* l) {
     } else if (k->kind == CP_UNILATERAL) {
         l[0] = r[0] > 0.0 ? r[0] : 0.0;
     } else {
-        coulomb(k->mu, r, l);
+        loam_cone_project_d(k->mu, r, l);
     }
 }
 
@@ -93,7 +85,7 @@ static inline __attribute__((always_inline)) double contact_one(cp_problem* p, c
         yp[q] = y[q];
         rv[q] = -(e[q] + y[q]) / W[q];
     }
-    coulomb(k->mu, rv, l);
+    loam_cone_project_d(k->mu, rv, l);
     for (int q = 0; q < 3; ++q) {
         u[q] = -l[q];
         p->lambda[r0 + q] = l[q];
@@ -130,7 +122,7 @@ static inline __attribute__((always_inline)) double contact_pair(cp_problem* p, 
         st2(yp + 2 * q, y[q]);
         rv[q] = -((p->e[r0 + q] + y[q][0]) + y[q][1]) / W[q];
     }
-    coulomb(k->mu, rv, l);
+    loam_cone_project_d(k->mu, rv, l);
     for (int q = 0; q < 3; ++q) {
         a->u[r0 + q] = -l[q];
         p->lambda[r0 + q] = l[q];

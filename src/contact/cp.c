@@ -1,6 +1,6 @@
 /* Shared parts of the constraint solvers: A^-1 J^T, the Delassus diagonal, row velocities, the
  * error. See cp.h. */
-#include "solve/cp.h"
+#include "contact/cp.h"
 
 #include <math.h>
 #include <string.h>
@@ -219,8 +219,8 @@ double cp_error(const cp_problem* p) {
         double d = fmax(p->diag[r + 1], p->diag[r + 2]);
         if (!(d > 0.0)) d = 1.0;
         double y1 = p->lambda[r + 1] - w1 / d, y2 = p->lambda[r + 2] - w2 / d;
-        double radius = k->mu * fmax(p->lambda[r], 0.0), len = sqrt(y1 * y1 + y2 * y2);
-        if (len > radius) y1 *= radius / len, y2 *= radius / len;
+        double s = loam_disk_scale_d(y1 * y1 + y2 * y2, k->mu * fmax(p->lambda[r], 0.0));
+        y1 *= s, y2 *= s;
         double dx = (p->lambda[r + 1] - y1) * d, dy = (p->lambda[r + 2] - y2) * d;
         err = fmax(err, sqrt(dx * dx + dy * dy));
     }

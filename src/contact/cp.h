@@ -12,11 +12,12 @@
  * unknowns; so every operation costs what the rows touch, not the system size.
  * Units: v and w in the dofs' velocity units (m/s, rad/s), lambda in impulse units (N s, N m s).
  * Private: the solvers of paper 004. */
-#ifndef LOAM_SOLVE_CP_H
-#define LOAM_SOLVE_CP_H
+#ifndef LOAM_CONTACT_CP_H
+#define LOAM_CONTACT_CP_H
 
 #include <stddef.h>
 
+#include "contact/cone.h"
 #include "core/dense.h"
 
 typedef enum cp_kind { CP_UNILATERAL = 0, CP_EQUALITY, CP_CONTACT } cp_kind;

@@ -1,7 +1,7 @@
 /* Nesterov restart and Anderson acceleration of the ADMM fixed-point map (admm_accel.h). Both cost a
  * few passes over the state per iteration (Anderson about 4 + 3 CP_AA_MEM), against the handful
  * a SubADMM iteration on free spheres costs, so Anderson's memory is kept small. */
-#include "solve/admm_accel.h"
+#include "contact/admm_accel.h"
 
 #include <math.h>
 #include <string.h>

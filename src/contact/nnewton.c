@@ -38,7 +38,7 @@
 
 #include "core/dense.h"
 #include "loam/core.h"
-#include "solve/cp.h"
+#include "contact/cp.h"
 
 typedef struct nn {
     int m;
@@ -88,7 +88,7 @@ static double residual(const cp_problem* p, const nn* s, const double* lambda, c
         if (k->kind != CP_CONTACT) continue;
         double g = fmax(gam, 0.0), radius = k->mu * g;
         double y[2] = {lambda[r + 1] - rho * w[r + 1], lambda[r + 2] - rho * w[r + 2]};
-        double len = sqrt(y[0] * y[0] + y[1] * y[1]);
+        double t2 = y[0] * y[0] + y[1] * y[1];
         if (!(radius > 0.0)) { /* no normal impulse: no friction, F_t = lambda_t */
             for (int q = 0; q < 2; ++q) {
                 F[r + 1 + q] = lambda[r + 1 + q];
@@ -96,7 +96,7 @@ static double residual(const cp_problem* p, const nn* s, const double* lambda, c
             }
             continue;
         }
-        if (len <= radius) { /* sticking: F_t = rho w_t */
+        if (!loam_disk_slides_d(t2, radius)) { /* sticking: F_t = rho w_t */
             for (int q = 0; q < 2; ++q) {
                 F[r + 1 + q] = rho * w[r + 1 + q];
                 if (G)
@@ -104,8 +104,9 @@ static double residual(const cp_problem* p, const nn* s, const double* lambda, c
             }
             continue;
         }
-        double yh[2] = {y[0] / len, y[1] / len}, c = radius / len;
-        for (int q = 0; q < 2; ++q) F[r + 1 + q] = lambda[r + 1 + q] - radius * yh[q];
+        /* sliding: F_t = lambda_t - proj(y) = lambda_t - c y, with c = radius / |y| (contact/cone.h) */
+        double c = loam_disk_scale_d(t2, radius), len = sqrt(t2), yh[2] = {y[0] / len, y[1] / len};
+        for (int q = 0; q < 2; ++q) F[r + 1 + q] = lambda[r + 1 + q] - y[q] * c;
         if (!G) continue;
         /* dF_t = E_t - c (I - yh yh^T)(E_t - rho W_t) - yh mu dg, dg = (E_n - rho W_n) if active */
         for (int q = 0; q < 2; ++q)

@@ -9,8 +9,8 @@
  *   image of the last accepted state taken instead. Memory 2, not 5: with 5 an iteration cost
  *   1.4-1.6x a plain one and the 400-sphere bed needed more iterations (978 against 796).
  * The norm weights w are set by admm.c (ADMM's norm: sqrt(beta) on z, sqrt(sum 1 / beta) on u). */
-#ifndef LOAM_SOLVE_ADMM_ACCEL_H
-#define LOAM_SOLVE_ADMM_ACCEL_H
+#ifndef LOAM_CONTACT_ADMM_ACCEL_H
+#define LOAM_CONTACT_ADMM_ACCEL_H
 
 #include <stddef.h>
 

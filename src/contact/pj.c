@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "loam/core.h"
-#include "solve/cp.h"
+#include "contact/cp.h"
 
 cp_result cp_solve_pj(cp_problem* p, int iterations, double tolerance, double relaxation) {
     cp_result res = {0, 0.0};
@@ -30,8 +30,8 @@ cp_result cp_solve_pj(cp_problem* p, int iterations, double tolerance, double re
             }
             if (k->kind != CP_EQUALITY) next[r] = fmax(next[r], 0.0);
             if (k->kind == CP_CONTACT) {
-                double len = sqrt(next[r + 1] * next[r + 1] + next[r + 2] * next[r + 2]), cap = k->mu * next[r];
-                if (len > cap) next[r + 1] *= cap / len, next[r + 2] *= cap / len;
+                double s = loam_disk_scale_d(next[r + 1] * next[r + 1] + next[r + 2] * next[r + 2], k->mu * next[r]);
+                next[r + 1] *= s, next[r + 2] *= s;
             }
         }
         double change = 0.0;

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "loam/core.h"
-#include "solve/cp.h"
+#include "contact/cp.h"
 
 /* fmax without the libm call (2.7% of a stirring step); no NaN handling needed for these values. */
 static inline double max2(double a, double b) { return a > b ? a : b; }
@@ -115,8 +115,8 @@ static void contact6(cp_problem* p, const cp_block* k, const contact6_rows* c, d
         double w2 = ns == 2 ? p->e[r + 2] + (dot6(j2[0], v[0]) + dot6(j2[1], v[1])) : p->e[r + 2] + dot6(j2[0], v[0]);
         t[0] = p->lambda[r + 1] - w1 / dd, t[1] = p->lambda[r + 2] - w2 / dd;
     }
-    double radius = k->mu * p->lambda[r], len = sqrt(t[0] * t[0] + t[1] * t[1]);
-    if (len > radius) t[0] *= radius / len, t[1] *= radius / len;
+    double s = loam_disk_scale_d(t[0] * t[0] + t[1] * t[1], k->mu * p->lambda[r]);
+    t[0] *= s, t[1] *= s;
     double d1 = t[0] - p->lambda[r + 1], d2 = t[1] - p->lambda[r + 2];
     if (d1 != 0.0 || d2 != 0.0)
         for (int q = 0; q < ns; ++q)
@@ -157,8 +157,8 @@ static double sweep(cp_problem* p, const contact6_rows* fast) {
             tangent_velocities(p, r + 1, &w1, &w2);
             t[0] = p->lambda[r + 1] - w1 / d, t[1] = p->lambda[r + 2] - w2 / d;
         }
-        double radius = k->mu * p->lambda[r], len = sqrt(t[0] * t[0] + t[1] * t[1]);
-        if (len > radius) t[0] *= radius / len, t[1] *= radius / len;
+        double s = loam_disk_scale_d(t[0] * t[0] + t[1] * t[1], k->mu * p->lambda[r]);
+        t[0] *= s, t[1] *= s;
         double d1 = t[0] - p->lambda[r + 1], d2 = t[1] - p->lambda[r + 2];
         if (d1 != 0.0 || d2 != 0.0) apply_tangents(p, r + 1, d1, r + 2, d2);
         p->lambda[r + 1] = t[0], p->lambda[r + 2] = t[1];

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/dense.h"
-#include "solve/admm_work.h"
+#include "contact/admm_work.h"
 
 /* (15) for a small subsystem of ns unknowns: rhs = b + Jp^T coef, v = M^-1 rhs, x = Jp v, with
  * M^-1 stored by columns. */

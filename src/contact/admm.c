@@ -64,7 +64,7 @@
 
 #include "core/dense.h"
 #include "loam/core.h"
-#include "solve/admm_work.h"
+#include "contact/admm_work.h"
 
 enum { SMALL = CP_ADMM_SMALL, ADAPT_EVERY = 5, ADAPT_UNTIL = 200 };
 static const double MU = 10.0, TAU = 2.0, RATIO_MIN = 1.0 / 16.0, RATIO_MAX = 16.0;

@@ -4,15 +4,15 @@
  * in its subsystem's list (sub_slot order), where the solve reads the slot's coefficient in (15)
  * and writes its x, so that the solve runs over contiguous memory and only the projection goes
  * through the slot-to-place map (spos). */
-#ifndef LOAM_SOLVE_ADMM_WORK_H
-#define LOAM_SOLVE_ADMM_WORK_H
+#ifndef LOAM_CONTACT_ADMM_WORK_H
+#define LOAM_CONTACT_ADMM_WORK_H
 
 #include <stddef.h>
 #include <string.h>
 
 #include "loam/core.h"
-#include "solve/admm_accel.h"
-#include "solve/cp.h"
+#include "contact/admm_accel.h"
+#include "contact/cp.h"
 
 /* Subsystems of at most SMALL unknowns keep an explicit inverse and packed J rows. */
 enum { CP_ADMM_SMALL = 12 };
