@@ -106,6 +106,7 @@ static inline int32_t bucket_of(const loam_spatial_hash* h, int32_t cx, int32_t 
 void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y, const float* z) {
     int32_t* head = h->head;
     int32_t* next = h->next;
+    h->compacted = 0;
 #pragma omp parallel
     {
 #pragma omp for schedule(static)
@@ -135,6 +136,7 @@ void loam_hash_compact(loam_spatial_hash* h, int n) {
     /* The scatter advanced each start to the next bucket's: shift back. */
     for (int b = h->table_size; b > 0; --b) start[b] = start[b - 1];
     start[0] = 0;
+    h->compacted = 1;
 }
 
 void loam_hash_cell(const loam_spatial_hash* h, float px, float py, float pz, int32_t cell[3]) {

@@ -35,6 +35,7 @@ typedef struct loam_spatial_hash {
     int periodic_axis;        /* -1 or the wrapped axis */
     int periodic_cells;       /* cells along the periodic axis */
     int owned;                /* head, next and bucket_of are the hash's own (loam_hash_init) */
+    int compacted;            /* the last build was compacted: runs, not chains */
 } loam_spatial_hash;
 
 /* Allocates; returns 0 on out-of-memory. */
@@ -64,5 +65,72 @@ int loam_hash_cell_neighbor_buckets(const loam_spatial_hash* h, const int32_t ce
 /* The same around the cell of p. */
 int loam_hash_neighbor_buckets(const loam_spatial_hash* h, float px, float py, float pz,
                                int32_t buckets[27]);
+
+
+/* Queries. Callers go through these and never read head, next or the runs themselves, so the
+ * storage can change (chains, runs, a GPU layout) without touching them.
+ *
+ * Candidates around a point: every item in the distinct buckets of the 27 cells around it, from
+ * chains or runs alike, each once; with positions and a radius (loam_hash_query_radius) only items
+ * closer than the radius (|p - x_j| < radius; NaN is never within). The order is the storage's:
+ * callers that need a fixed order sort what they keep.
+ *
+ *     loam_hash_query q;
+ *     loam_hash_query_radius(&q, h, x, y, z, px, py, pz, radius);
+ *     for (int32_t j; (j = loam_hash_query_next(&q)) >= 0;) ...
+ */
+typedef struct loam_hash_query {
+    const loam_spatial_hash* h;
+    const float *x, *y, *z;   /* NULL: no distance filter */
+    float p[3], r2;
+    int32_t buckets[27];
+    int nb, k;                /* buckets, and the one being read */
+    int32_t at, end;          /* chains: the next item (-1 at the end); runs: slots [at, end) */
+} loam_hash_query;
+
+static inline void loam_hash_query_point(loam_hash_query* q, const loam_spatial_hash* h, float px, float py, float pz) {
+    q->h = h;
+    q->x = q->y = q->z = 0;
+    q->p[0] = px, q->p[1] = py, q->p[2] = pz, q->r2 = 0.0f;
+    q->nb = loam_hash_neighbor_buckets(h, px, py, pz, q->buckets);
+    q->k = -1;
+    q->at = -1, q->end = 0;
+}
+
+static inline void loam_hash_query_radius(loam_hash_query* q, const loam_spatial_hash* h, const float* x, const float* y,
+                                          const float* z, float px, float py, float pz, float radius) {
+    loam_hash_query_point(q, h, px, py, pz);
+    q->x = x, q->y = y, q->z = z, q->r2 = radius * radius;
+}
+
+/* The next candidate, or -1 when there is none. */
+static inline int32_t loam_hash_query_next(loam_hash_query* q) {
+    const loam_spatial_hash* h = q->h;
+    for (;;) {
+        int32_t j;
+        if (h->compacted ? q->at < q->end : q->at >= 0) {
+            j = h->compacted ? h->items[q->at++] : q->at;
+            if (!h->compacted) q->at = h->next[j];
+        } else {
+            if (++q->k >= q->nb) return -1;
+            int32_t b = q->buckets[q->k];
+            q->at = h->compacted ? h->bucket_start[b] : h->head[b];
+            q->end = h->compacted ? h->bucket_start[b + 1] : 0;
+            continue;
+        }
+        if (!q->x) return j;
+        float dx = q->p[0] - q->x[j], dy = q->p[1] - q->y[j], dz = q->p[2] - q->z[j];
+        if (dx * dx + dy * dy + dz * dz < q->r2) return j;
+    }
+}
+
+/* Cell-range iteration over compact runs (after loam_hash_compact), for kernels that read a
+ * bucket's items as one contiguous run: bucket b holds slots [*lo, *hi), ascending items, and slot
+ * s holds item loam_hash_slot_item(h, s). A caller may keep per-slot copies (the granular world
+ * keeps positions in slot order, so a run's positions are contiguous too). */
+static inline void loam_hash_bucket_slots(const loam_spatial_hash* h, int32_t bucket, int32_t* lo, int32_t* hi) {
+    *lo = h->bucket_start[bucket], *hi = h->bucket_start[bucket + 1];
+}
+static inline int32_t loam_hash_slot_item(const loam_spatial_hash* h, int32_t slot) { return h->items[slot]; }
 
 #endif

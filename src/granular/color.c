@@ -2,8 +2,8 @@
  * parallel with immediate velocity updates (Gauss-Seidel by colour, race-free without atomics; Jacobi
  * adds its changes in the same order), and the rows' layout in that order (see loam_coloring).
  *
- * Greedy, in particle order: each contact takes the lowest colour unused by its particles (a 32-bit
- * mask per particle). Contacts that persist from last step keep their colour (detect.c carries it
+ * Greedy, in particle order: each contact takes the lowest colour unused by its particles (collide/color.h,
+ * a 32-bit mask per particle). Contacts that persist from last step keep their colour (detect.c carries it
  * over) and the masks are kept, so when a few contacts appear in a bed at rest only those are
  * coloured, and the colour classes stay stable; a full colouring runs after a renumbering. The result depends only on the
  * contact lists, never on threads. Contacts that find all 32 colours taken go to a last colour that
@@ -11,12 +11,9 @@
  * by block, and only for the blocks whose contacts changed. */
 #include <string.h>
 
+#include "collide/color.h"
 #include "granular/rows.h"
 #include "granular/world_internal.h"
-
-static inline int lowest_free(loam_color_mask used) {
-    return used == (loam_color_mask)~0u ? LOAM_MAX_COLORS : __builtin_ctz(~used);
-}
 
 enum { SLOTS_OF_COLORS = LOAM_COLOR_SLOTS };
 
@@ -29,18 +26,13 @@ enum { SLOTS_OF_COLORS = LOAM_COLOR_SLOTS };
 static void color_particle(loam_contacts* c, loam_color_mask* mask, int i) {
     for (int s = loam_pairs_begin(c, i), s_end = loam_pairs_end(c, i); s < s_end; ++s) {
         if (c->pair_color[s] != LOAM_UNCOLORED) continue;
-        int j = c->pair_j[s], col = lowest_free(mask[i] | mask[j]);
-        if (col < LOAM_MAX_COLORS) {
-            mask[i] |= (loam_color_mask)1 << col;
-            mask[j] |= (loam_color_mask)1 << col;
-        }
-        c->pair_color[s] = (uint8_t)col;
+        int col = loam_color_take(&mask[i], &mask[c->pair_j[s]], 1);
+        c->pair_color[s] = (uint8_t)(col < 0 ? LOAM_MAX_COLORS : col);
     }
     for (int s = loam_bodies_begin(c, i), s_end = loam_bodies_end(c, i); s < s_end; ++s) {
         if (c->body_color[s] != LOAM_UNCOLORED) continue;
-        int col = lowest_free(mask[i]);
-        if (col < LOAM_MAX_COLORS) mask[i] |= (loam_color_mask)1 << col;
-        c->body_color[s] = (uint8_t)col;
+        int col = loam_color_take(&mask[i], NULL, 1);
+        c->body_color[s] = (uint8_t)(col < 0 ? LOAM_MAX_COLORS : col);
     }
 }
 

@@ -34,17 +34,21 @@ static void gather_candidates(const loam_world* w, const int32_t cell[3], candid
     int32_t buckets[27];
     int nb = loam_hash_cell_neighbor_buckets(h, cell, buckets), n = 0;
     memcpy(c->cell, cell, sizeof c->cell);
-    for (int k = 0; k < nb; ++k) n += h->bucket_start[buckets[k] + 1] - h->bucket_start[buckets[k]];
+    int32_t lo[27], hi[27];
+    for (int k = 0; k < nb; ++k) {
+        loam_hash_bucket_slots(h, buckets[k], &lo[k], &hi[k]);
+        n += hi[k] - lo[k];
+    }
     c->n = -1;
     if (n > LOAM_CANDIDATES_MAX) return;
     n = 0;
     for (int k = 0; k < nb; ++k)
-        for (int s = h->bucket_start[buckets[k]]; s < h->bucket_start[buckets[k] + 1]; ++s, ++n) {
+        for (int s = lo[k]; s < hi[k]; ++s, ++n) {
             c->x[n] = bpos[4 * s];
             c->y[n] = bpos[4 * s + 1];
             c->z[n] = bpos[4 * s + 2];
             c->r[n] = bpos[4 * s + 3];
-            c->idx[n] = h->items[s];
+            c->idx[n] = loam_hash_slot_item(h, s);
         }
     c->n = n;
 }
@@ -77,13 +81,16 @@ static int find_neighbors(const loam_world* w, const float* pos, int i, float ma
         const float* bpos = w->neighbors.bucket_pos;
         int32_t buckets[27];
         int nb = loam_hash_cell_neighbor_buckets(h, cell, buckets);
-        for (int k = 0; k < nb; ++k)
-            for (int s = h->bucket_start[buckets[k]]; s < h->bucket_start[buckets[k] + 1]; ++s) {
+        for (int k = 0; k < nb; ++k) {
+            int32_t lo, hi;
+            loam_hash_bucket_slots(h, buckets[k], &lo, &hi);
+            for (int s = lo; s < hi; ++s) {
                 const float* pj = &bpos[4 * s];
-                if (h->items[s] > i && loam_within_reach(pi, pj[0], pj[1], pj[2], pj[3], margin, axis, len) &&
-                    count < LOAM_CANDIDATES_MAX)
-                    out[count++] = h->items[s];
+                int32_t j = loam_hash_slot_item(h, s);
+                if (j > i && loam_within_reach(pi, pj[0], pj[1], pj[2], pj[3], margin, axis, len) && count < LOAM_CANDIDATES_MAX)
+                    out[count++] = j;
             }
+        }
     }
     if (count > LOAM_MAX_NEIGHBORS) {
         *dropped += count - LOAM_MAX_NEIGHBORS;
@@ -679,10 +686,10 @@ static loam_status build_neighbor_list(loam_world* w, const float* pos, float* b
                        w->params.periodic_hi);
     loam_hash_build(&w->hash, w->count, w->x, w->y, w->z);
     loam_hash_compact(&w->hash, w->count);
-    const int32_t* items = w->hash.items;
+    const loam_spatial_hash* h = &w->hash;
     nl->bucket_pos = bucket_pos;
 #pragma omp parallel for schedule(static)
-    for (int s = 0; s < w->count; ++s) memcpy(&nl->bucket_pos[4 * s], &pos[4 * items[s]], 4 * sizeof(float));
+    for (int s = 0; s < w->count; ++s) memcpy(&nl->bucket_pos[4 * s], &pos[4 * loam_hash_slot_item(h, s)], 4 * sizeof(float));
     /* Gathering space, 20 kB per thread (not on the thread's stack), kept between builds. */
 #ifdef _OPENMP
     int threads = omp_get_max_threads();

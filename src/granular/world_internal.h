@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "collide/color.h"
 #include "collide/spatial_hash.h"
 #include "core/vec.h"
 #include "loam/granular.h"
@@ -22,7 +23,7 @@ enum { LOAM_BLOCK = 1024 };
  * LOAM_UNCOLORED marks a contact still to colour. A bed of equal spheres at rest uses 13 to 14
  * colours; 32 (a 32-bit mask a particle, 4 bytes less than 64) leave room for polydisperse beds. */
 #define LOAM_MAX_COLORS 32
-typedef uint32_t loam_color_mask; /* one bit per colour */
+typedef loam_color_word loam_color_mask; /* one bit per colour (collide/color.h) */
 #define LOAM_UNCOLORED 255
 /* Until the next detection, the colour of a pair that a renumbering moved to its partner's list
  * (reorder.c): detection then tests it like a new pair, keeping its impulse (contacts_of). */

@@ -247,7 +247,6 @@ static void ball_pairs(sink* k) {
         loam_hash_set_cell(&w->hash, (float)(2.0 * rmax + m->opt.contact_margin) * 1.001f + 1e-6f, -1, 0.0f, 0.0f);
         loam_hash_build(&w->hash, w->nball, w->bx, w->by, w->bz);
     }
-    int32_t buckets[27];
     /* Most of the 27 cells' balls are farther than any contact (the cells' volume is over six
      * times the contact ball's): balls_near drops them before pair() poses both geoms and tests
      * exactly, which it still does for the rest. */
@@ -261,10 +260,10 @@ static void ball_pairs(sink* k) {
                 nc += balls_near(m, w, i, j, ri, margin);
             }
         } else {
-            int nb = loam_hash_neighbor_buckets(&w->hash, w->bx[i], w->by[i], w->bz[i], buckets);
-            for (int q = 0; q < nb; ++q)
-                for (int32_t j = w->hash.head[buckets[q]]; j >= 0; j = w->hash.next[j])
-                    if (j > i && balls_near(m, w, i, j, ri, margin)) w->cand[nc++] = j;
+            loam_hash_query near;
+            loam_hash_query_point(&near, &w->hash, w->bx[i], w->by[i], w->bz[i]);
+            for (int32_t j; (j = loam_hash_query_next(&near)) >= 0;)
+                if (j > i && balls_near(m, w, i, j, ri, margin)) w->cand[nc++] = j;
             sort_ascending(w->cand, nc);
         }
         for (int q = 0; q < nc; ++q) {

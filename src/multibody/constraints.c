@@ -18,16 +18,16 @@
 static loam_status reserve(mb_work* w, int rows, int segs, size_t vals, loam_error* err) {
     if (rows > w->row_cap) {
         int cap = rows > 2 * w->row_cap ? rows : 2 * w->row_cap;
-        loam_free(w->e), loam_free(w->lambda), loam_free(w->diag), loam_free(w->row_dof), loam_free(w->row_seg), loam_free(w->blocks);
+        loam_free(w->e), loam_free(w->lambda), loam_free(w->diag), loam_free(w->row_origin), loam_free(w->row_seg), loam_free(w->blocks);
         loam_free(w->pgs_scratch);
         w->e = loam_malloc(sizeof(double) * (size_t)cap);
         w->lambda = loam_malloc(sizeof(double) * (size_t)cap);
         w->diag = loam_malloc(sizeof(double) * (size_t)cap);
-        w->row_dof = loam_malloc(sizeof(int) * (size_t)cap);
+        w->row_origin = loam_malloc(sizeof(mb_row_origin) * (size_t)cap);
         w->row_seg = loam_malloc(sizeof(int) * ((size_t)cap + 1));
         w->blocks = loam_malloc(sizeof(cp_block) * (size_t)cap);
         w->pgs_scratch = loam_malloc(cp_pgs_scratch_bytes(cap, cap)); /* blocks <= rows */
-        w->row_cap = (w->e && w->lambda && w->diag && w->row_dof && w->row_seg && w->blocks && w->pgs_scratch) ? cap : 0;
+        w->row_cap = (w->e && w->lambda && w->diag && w->row_origin && w->row_seg && w->blocks && w->pgs_scratch) ? cap : 0;
     }
     if (segs > w->seg_cap) {
         int cap = segs > 2 * w->seg_cap ? segs : 2 * w->seg_cap;
@@ -275,11 +275,15 @@ static void remember(const loam_mb_model* m, loam_mb_state* s) {
     memcpy(w->prev_con, s->constraint_impulse, sizeof(double) * 3 * (size_t)m->nconstraint);
 }
 
-loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
-    mb_work* w = s->work;
-    int nv = m->nv, nf = w->gfree_off[m->ntree], nall = nf + 3 * m->nfem_node, ngroup = m->ntree + m->nfem;
-    double h = m->opt.dt;
-    for (int d = 0; d < nv; ++d) s->limit_impulse[d] = 0.0;
+/* The step's stages, as Box2D v3 stages its solver: collide (contacts of this step), count and
+ * assemble (rows, their segments and J), warm start, solve (the model's solver on the cp_problem),
+ * scatter (velocities and impulses back). Each row remembers where it came from (mb_row_origin), so
+ * warm starts and results go back to their joint limit, model constraint or contact. */
+
+/* Collision: this step's contacts between rigid geoms and of FEM nodes, with zeroed results. */
+static loam_status collide_stage(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
+    for (int d = 0; d < m->nv; ++d) s->limit_impulse[d] = 0.0;
+    for (int i = 0; i < 3 * m->nconstraint; ++i) s->constraint_impulse[i] = 0.0;
     s->ncontact = 0;
     loam_status st = m->ngeom > 1 ? loam_mb_collide(m, s, err) : LOAM_OK;
     if (st != LOAM_OK) return st;
@@ -289,178 +293,252 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
                               m->opt.max_contacts);
     memset(&s->solver, 0, sizeof s->solver);
     for (int k = 0; k < 3 * s->ncontact; ++k) s->contact_impulse[k] = 0.0;
+    return LOAM_OK;
+}
 
-    /* Sizes: rows, segments, values. */
-    int rows = 0, segs = 0, trees[2];
-    size_t vals = 0;
-    for (int d = 0; d < nv; ++d)
-        if (limit_row_needed(m, s, d)) {
-            int t = m->body_tree[m->dof_body[d]];
-            rows += 1, segs += 1, vals += (size_t)group_n(m, w, t);
-        }
-    if (m->nconstraint > w->ncon)
-        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: the model has %d constraints, the state was made for %d", m->nconstraint, w->ncon);
-    for (int i = 0; i < 3 * m->nconstraint; ++i) s->constraint_impulse[i] = 0.0;
+typedef struct mb_sizes {
+    int rows, segs;
+    size_t vals;
+} mb_sizes;
+
+/* A model constraint's rows: 1 for a distance or no-slip constraint, 3 otherwise. */
+static int constraint_nrows(const loam_mb_constraint_def* c) {
+    return c->type == LOAM_CONSTRAINT_DISTANCE || c->type == LOAM_CONSTRAINT_NO_SLIP ? 1 : 3;
+}
+
+/* Rows, segments and J values the step's limits, constraints and contacts need. */
+static mb_sizes count_rows(const loam_mb_model* m, const loam_mb_state* s) {
+    const mb_work* w = s->work;
+    mb_sizes z = {0, 0, 0};
+    int trees[2];
+    for (int d = 0; d < m->nv; ++d)
+        if (limit_row_needed(m, s, d)) z.rows += 1, z.segs += 1, z.vals += (size_t)group_n(m, w, m->body_tree[m->dof_body[d]]);
     for (int ci = 0; ci < m->nconstraint; ++ci) {
-        loam_mb_constraint_type ty = m->constraint[ci].type;
-        int nt = body_trees(m, w, m->constraint[ci].body, m->constraint[ci].node, trees), nr = ty == LOAM_CONSTRAINT_DISTANCE || ty == LOAM_CONSTRAINT_NO_SLIP ? 1 : 3;
-        if (nt == 0) continue;
-        rows += nr, segs += nr * nt;
-        for (int k = 0; k < nt; ++k) vals += (size_t)nr * (size_t)group_n(m, w, trees[k]);
+        int nt = body_trees(m, w, m->constraint[ci].body, m->constraint[ci].node, trees), nr = constraint_nrows(&m->constraint[ci]);
+        if (nt == 0) continue; /* between the world and prescribed dofs: no row */
+        z.rows += nr, z.segs += nr * nt;
+        for (int k = 0; k < nt; ++k) z.vals += (size_t)nr * (size_t)group_n(m, w, trees[k]);
     }
     for (int c = 0; c < s->ncontact; ++c) {
         int nt = contact_trees(m, w, &s->contact[c], trees);
         if (nt == 0) continue;
-        rows += 3, segs += 3 * nt;
-        for (int k = 0; k < nt; ++k) vals += 3 * (size_t)group_n(m, w, trees[k]);
+        z.rows += 3, z.segs += 3 * nt;
+        for (int k = 0; k < nt; ++k) z.vals += 3 * (size_t)group_n(m, w, trees[k]);
     }
-    if (rows == 0 || nall == 0) {
-        remember(m, s);
-        return LOAM_OK;
-    }
-    if ((st = reserve(w, rows, segs, vals, err)) != LOAM_OK) return st;
-    world_columns(m, s);
-    cp_group* groups = w->groups;
-    for (int t = 0; t < m->ntree; ++t)
-        groups[t] = (cp_group){w->gfree_off[t], w->gfree_off[t + 1] - w->gfree_off[t], w->A0 + w->aoff[t], w->A + w->aoff[t], 0};
-    for (int f = 0; f < m->nfem; ++f) /* FEM pieces after the trees, in the packed order too */
-        groups[m->ntree + f] = (cp_group){nf + 3 * m->fem[f].node_adr, 3 * m->fem[f].def.nnode, w->fem_A0 + w->fem_aoff[f],
-                                          w->fem_A + w->fem_aoff[f], mb_fem_bandwidth(&m->fem[f])};
-    memset(w->J, 0, sizeof(double) * vals);
+    return z;
+}
 
-    int r = 0, nb = 0, ns = 0;
-    size_t nval = 0;
-    for (int d = 0; d < nv; ++d) {
+/* The groups (cp_group): the trees' free dofs, then the FEM pieces, in the packed order. */
+static void make_groups(const loam_mb_model* m, mb_work* w) {
+    int nf = w->gfree_off[m->ntree];
+    for (int t = 0; t < m->ntree; ++t)
+        w->groups[t] = (cp_group){w->gfree_off[t], w->gfree_off[t + 1] - w->gfree_off[t], w->A0 + w->aoff[t], w->A + w->aoff[t], 0};
+    for (int f = 0; f < m->nfem; ++f)
+        w->groups[m->ntree + f] = (cp_group){nf + 3 * m->fem[f].node_adr, 3 * m->fem[f].def.nnode, w->fem_A0 + w->fem_aoff[f],
+                                             w->fem_A + w->fem_aoff[f], mb_fem_bandwidth(&m->fem[f])};
+}
+
+/* Where assembly writes next: row, block, segment and J value. */
+typedef struct mb_cursor {
+    int r, nb, ns;
+    size_t nval;
+} mb_cursor;
+
+/* Row r's segments, one per group in trees, with their J values' places in base[q]. */
+static void open_row(mb_work* w, mb_cursor* at, int r, const int* trees, int nt, size_t base[2]) {
+    w->row_seg[r] = at->ns;
+    for (int k = 0; k < nt; ++k) {
+        base[k] = at->nval;
+        w->segs[at->ns++] = (cp_seg){trees[k], at->nval, 0, 0}; /* ranges: cp_seg_ranges */
+        at->nval += (size_t)w->groups[trees[k]].n;
+    }
+}
+
+/* A unilateral row per joint limit about to be passed; the upper limit's row is J = -e_d. */
+static void assemble_limits(const loam_mb_model* m, const loam_mb_state* s, mb_cursor* at) {
+    mb_work* w = s->work;
+    double h = m->opt.dt;
+    for (int d = 0; d < m->nv; ++d) {
         int side = limit_row_needed(m, s, d);
         if (!side) continue;
         const loam_mb_body_def* b = &m->body[m->dof_body[d]];
-        int t = m->body_tree[m->dof_body[d]], upper = side == 2; /* the upper limit's row is J = -e_d */
+        int t = m->body_tree[m->dof_body[d]], upper = side == 2, r = at->r;
         double q = s->q[m->q_adr[m->dof_body[d]]];
-        w->row_seg[r] = ns;
-        w->segs[ns++] = (cp_seg){t, nval, 0, 0}; /* ranges: cp_seg_ranges */
-        w->J[nval + (size_t)(w->free_dof[d] - groups[t].off)] = upper ? -1.0 : 1.0;
-        nval += (size_t)groups[t].n;
+        size_t base[2];
+        open_row(w, at, r, &t, 1, base);
+        w->J[base[0] + (size_t)(w->free_dof[d] - w->groups[t].off)] = upper ? -1.0 : 1.0;
         w->e[r] = offset(upper ? b->upper - q : q - b->lower, h, m->opt.limit_erp);
-        w->row_dof[r] = upper ? -2 - d : d;
-        w->blocks[nb++] = (cp_block){r, CP_UNILATERAL, 0.0, 0.0};
-        ++r;
+        w->row_origin[r] = (mb_row_origin){upper ? MB_ROW_LIMIT_UPPER : MB_ROW_LIMIT_LOWER, d};
+        w->blocks[at->nb++] = (cp_block){r, CP_UNILATERAL, 0.0, 0.0};
+        ++at->r;
     }
+}
+
+/* Equality rows of the model's constraints: hard, w + erp phi / h = 0; soft, w + e^ + lambda / kappa
+ * = 0 (see loam/multibody.h). */
+static void assemble_constraints(const loam_mb_model* m, const loam_mb_state* s, mb_cursor* at) {
+    mb_work* w = s->work;
+    double h = m->opt.dt;
+    int trees[2];
     for (int ci = 0; ci < m->nconstraint; ++ci) {
         const loam_mb_constraint_def* cd = &m->constraint[ci];
-        int nt = body_trees(m, w, cd->body, cd->node, trees);
+        int nt = body_trees(m, w, cd->body, cd->node, trees), r = at->r;
         if (nt == 0) continue;
         loam_vec3d pa, pb, dir[3];
         double phi[3];
         int nr = constraint_rows(m, s, cd, &pa, &pb, dir, phi);
-        /* hard: w + erp phi / h = 0; soft: w + e^ + lambda / kappa = 0 (see loam/multibody.h) */
         int aniso = anisotropic(cd);
         if (aniso) to_anchor_axes(s, cd, dir, phi);
         size_t base[3][2];
         for (int q = 0; q < nr; ++q) {
             double k = aniso ? d3_get(cd->axis_stiffness, q) : cd->stiffness, dmp = aniso ? d3_get(cd->axis_damping, q) : cd->damping;
             double kappa = h * (h * k + dmp), compliance = k > 0.0 ? 1.0 / kappa : 0.0;
-            w->row_seg[r + q] = ns;
-            for (int k = 0; k < nt; ++k) {
-                base[q][k] = nval;
-                w->segs[ns++] = (cp_seg){trees[k], nval, 0, 0};
-                nval += (size_t)groups[trees[k]].n;
-            }
+            open_row(w, at, r + q, trees, nt, base[q]);
             w->e[r + q] = k > 0.0 ? k * phi[q] / (h * k + dmp) : m->opt.constraint_erp * phi[q] / h;
-            w->row_dof[r + q] = -2 - nv - (3 * ci + q);
-            w->blocks[nb++] = (cp_block){r + q, CP_EQUALITY, 0.0, compliance};
+            w->row_origin[r + q] = (mb_row_origin){MB_ROW_CONSTRAINT, 3 * ci + q};
+            w->blocks[at->nb++] = (cp_block){r + q, CP_EQUALITY, 0.0, compliance};
         }
         int angular = cd->type == LOAM_CONSTRAINT_ANGULAR;
         add_endpoint_rows(m, s, cd->body[0], cd->node[0], pa, angular, 1.0, dir, nr, r, trees, base);
         add_endpoint_rows(m, s, cd->body[1], cd->node[1], pb, angular, -1.0, dir, nr, r, trees, base);
-        r += nr;
+        at->r += nr;
     }
+}
+
+/* A contact block per contact: normal and two tangent rows in its frame. */
+static void assemble_contacts(const loam_mb_model* m, const loam_mb_state* s, mb_cursor* at) {
+    mb_work* w = s->work;
+    int trees[2];
     for (int c = 0; c < s->ncontact; ++c) {
         const loam_mb_contact* ct = &s->contact[c];
-        int nt = contact_trees(m, w, ct, trees);
+        int nt = contact_trees(m, w, ct, trees), r = at->r;
         if (nt == 0) continue;
         size_t base[3][2];
         for (int q = 0; q < 3; ++q) {
-            w->row_seg[r + q] = ns;
-            for (int k = 0; k < nt; ++k) {
-                base[q][k] = nval;
-                w->segs[ns++] = (cp_seg){trees[k], nval, 0, 0};
-                nval += (size_t)groups[trees[k]].n;
-            }
-            w->e[r + q] = q == 0 ? offset(-ct->depth, h, m->opt.contact_erp) : 0.0;
-            w->row_dof[r + q] = -1;
+            open_row(w, at, r + q, trees, nt, base[q]);
+            w->e[r + q] = q == 0 ? offset(-ct->depth, m->opt.dt, m->opt.contact_erp) : 0.0;
+            w->row_origin[r + q] = (mb_row_origin){MB_ROW_CONTACT, c};
         }
         add_endpoint_rows(m, s, ct->body[0], ct->node, ct->point, 0, 1.0, ct->frame, 3, r, trees, base);
         if (ct->body[1] >= 0) add_point_rows(m, s, ct->body[1], ct->point, 0, -1.0, ct->frame, 3, r, trees, base);
-        w->blocks[nb++] = (cp_block){r, CP_CONTACT, ct->friction, 0.0};
-        r += 3;
+        w->blocks[at->nb++] = (cp_block){r, CP_CONTACT, ct->friction, 0.0};
+        at->r += 3;
     }
-    w->row_seg[r] = ns;
+}
 
-    /* Pack the free velocity, solve, unpack. */
-    double* v = w->tmp;
-    for (int d = 0; d < nv; ++d)
-        if (w->free_dof[d] >= 0) v[w->free_dof[d]] = w->x[d];
-    if (m->nfem > 0) memcpy(v + nf, w->fem_vel, sizeof(double) * 3 * (size_t)m->nfem_node);
+/* Each row's impulse from the last step, where there is one; zero elsewhere. */
+static void warm_start(const loam_mb_model* m, const loam_mb_state* s, int rows) {
+    mb_work* w = s->work;
     memset(w->lambda, 0, sizeof(double) * (size_t)rows);
-    if (m->opt.warm_start) {
-        int c = 0;
-        for (int k = 0; k < rows; ++k) {
-            int d = w->row_dof[k];
-            if (d >= 0) w->lambda[k] = fmax(0.0, w->prev_limit[d]);
-            else if (d <= -2 - nv) w->lambda[k] = w->prev_con[-2 - nv - d];
-            else if (d <= -2) w->lambda[k] = fmax(0.0, -w->prev_limit[-2 - d]);
-            else {
-                while (c < s->ncontact && contact_trees(m, w, &s->contact[c], trees) == 0) ++c;
-                warm_contact(m, w, &s->contact[c], w->lambda + k);
-                k += 2, ++c;
-            }
+    if (!m->opt.warm_start) return;
+    for (int k = 0; k < rows; ++k) {
+        mb_row_origin o = w->row_origin[k];
+        switch (o.kind) {
+        case MB_ROW_LIMIT_LOWER: w->lambda[k] = fmax(0.0, w->prev_limit[o.index]); break;
+        case MB_ROW_LIMIT_UPPER: w->lambda[k] = fmax(0.0, -w->prev_limit[o.index]); break;
+        case MB_ROW_CONSTRAINT: w->lambda[k] = w->prev_con[o.index]; break;
+        case MB_ROW_CONTACT: warm_contact(m, w, &s->contact[o.index], w->lambda + k), k += 2; break;
         }
     }
-    cp_seg_ranges(w->segs, w->row_seg[rows], groups, w->J);
-    cp_problem p = {nall, ngroup, groups, v, rows, w->row_seg, w->segs, w->J, w->AJ, w->e, w->lambda, nb, w->blocks, w->diag, w->pgs_scratch};
+}
+
+/* The model's solver on problem p, with its statistics in s->solver. */
+static loam_status solve_stage(const loam_mb_model* m, loam_mb_state* s, cp_problem* p, loam_error* err) {
+    mb_work* w = s->work;
     double t0 = loam_clock_seconds();
     int admm = m->opt.solver == LOAM_SOLVER_SUBADMM || m->opt.solver == LOAM_SOLVER_FADMM;
-    if (!admm) cp_prepare(&p); /* SubADMM makes what it needs of it itself (cp.h) */
+    if (!admm) cp_prepare(p); /* SubADMM makes what it needs of it itself (cp.h) */
     cp_result res;
     cp_admm_settings set = {m->opt.admm_beta_scale, m->opt.admm_group_soft, m->opt.admm_adapt, m->opt.admm_relaxation,
                             m->opt.admm_accel, m->opt.admm_relaxation_rigid, m->opt.admm_penalty_rigid};
     switch (m->opt.solver) {
-    case LOAM_SOLVER_PJ: res = cp_solve_pj(&p, m->opt.iterations, m->opt.tolerance, m->opt.jacobi_relaxation); break;
+    case LOAM_SOLVER_PJ: res = cp_solve_pj(p, m->opt.iterations, m->opt.tolerance, m->opt.jacobi_relaxation); break;
     case LOAM_SOLVER_SUBADMM: {
         int nsub = subsystems(m, w);
-        res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, w->sub_of_tree, nsub, &set, &w->admm);
+        res = cp_solve_admm(p, m->opt.iterations, m->opt.tolerance, w->sub_of_tree, nsub, &set, &w->admm);
         break;
     }
     case LOAM_SOLVER_FADMM:
-        for (int t = 0; t < ngroup; ++t) w->sub_of_tree[t] = 0;
-        res = cp_solve_admm(&p, m->opt.iterations, m->opt.tolerance, w->sub_of_tree, 1, &set, &w->admm);
+        for (int t = 0; t < p->ngroup; ++t) w->sub_of_tree[t] = 0;
+        res = cp_solve_admm(p, m->opt.iterations, m->opt.tolerance, w->sub_of_tree, 1, &set, &w->admm);
         break;
-    case LOAM_SOLVER_NNEWTON: res = cp_solve_nnewton(&p, m->opt.iterations, m->opt.tolerance); break;
-    case LOAM_SOLVER_PGS_CG: res = cp_solve_pgs(&p, m->opt.iterations, m->opt.tolerance, 1); break;
-    default: res = cp_solve_pgs(&p, m->opt.iterations, m->opt.tolerance, 0); break;
+    case LOAM_SOLVER_NNEWTON: res = cp_solve_nnewton(p, m->opt.iterations, m->opt.tolerance); break;
+    case LOAM_SOLVER_PGS_CG: res = cp_solve_pgs(p, m->opt.iterations, m->opt.tolerance, 1); break;
+    default: res = cp_solve_pgs(p, m->opt.iterations, m->opt.tolerance, 0); break;
     }
     if (res.iterations < 0)
         return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: step %lld: the %s solver could not allocate or factorize its systems (%d rows)",
-                              (long long)s->step, loam_mb_solver_name(m->opt.solver), rows);
-    s->solver.rows = rows;
+                              (long long)s->step, loam_mb_solver_name(m->opt.solver), p->m);
+    s->solver.rows = p->m;
     s->solver.iterations = res.iterations;
     s->solver.error = res.error;
     s->solver.time_s = loam_clock_seconds() - t0;
-    for (int d = 0; d < nv; ++d)
-        if (w->free_dof[d] >= 0) w->x[d] = v[w->free_dof[d]];
-    if (m->nfem > 0) memcpy(w->fem_vel, v + nf, sizeof(double) * 3 * (size_t)m->nfem_node);
-    int c = 0;
+    return LOAM_OK;
+}
+
+/* The free velocities and FEM node velocities packed as the problem's unknowns (pack = 1), or
+ * back (pack = 0). */
+static void pack_velocities(const loam_mb_model* m, mb_work* w, double* v, int pack) {
+    int nf = w->gfree_off[m->ntree];
+    for (int d = 0; d < m->nv; ++d)
+        if (w->free_dof[d] >= 0) {
+            if (pack) v[w->free_dof[d]] = w->x[d];
+            else w->x[d] = v[w->free_dof[d]];
+        }
+    if (m->nfem > 0) {
+        size_t bytes = sizeof(double) * 3 * (size_t)m->nfem_node;
+        if (pack) memcpy(v + nf, w->fem_vel, bytes);
+        else memcpy(w->fem_vel, v + nf, bytes);
+    }
+}
+
+/* Impulses back to their limits, constraints and contacts. */
+static void scatter(loam_mb_state* s, int rows) {
+    mb_work* w = s->work;
     for (int k = 0; k < rows; ++k) {
-        int d = w->row_dof[k];
-        if (d >= 0) s->limit_impulse[d] = w->lambda[k];
-        else if (d <= -2 - nv) s->constraint_impulse[-2 - nv - d] = w->lambda[k];
-        else if (d <= -2) s->limit_impulse[-2 - d] = -w->lambda[k];
-        else {
-            while (c < s->ncontact && contact_trees(m, w, &s->contact[c], trees) == 0) ++c; /* contacts that made no rows */
-            for (int q = 0; q < 3; ++q) s->contact_impulse[3 * c + q] = w->lambda[k + q];
-            k += 2, ++c;
+        mb_row_origin o = w->row_origin[k];
+        switch (o.kind) {
+        case MB_ROW_LIMIT_LOWER: s->limit_impulse[o.index] = w->lambda[k]; break;
+        case MB_ROW_LIMIT_UPPER: s->limit_impulse[o.index] = -w->lambda[k]; break;
+        case MB_ROW_CONSTRAINT: s->constraint_impulse[o.index] = w->lambda[k]; break;
+        case MB_ROW_CONTACT:
+            for (int q = 0; q < 3; ++q) s->contact_impulse[3 * o.index + q] = w->lambda[k + q];
+            k += 2;
+            break;
         }
     }
+}
+
+loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
+    mb_work* w = s->work;
+    if (m->nconstraint > w->ncon)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: the model has %d constraints, the state was made for %d", m->nconstraint, w->ncon);
+    loam_status st = collide_stage(m, s, err);
+    if (st != LOAM_OK) return st;
+    int nall = w->gfree_off[m->ntree] + 3 * m->nfem_node;
+    mb_sizes z = count_rows(m, s);
+    if (z.rows == 0 || nall == 0) {
+        remember(m, s);
+        return LOAM_OK;
+    }
+    if ((st = reserve(w, z.rows, z.segs, z.vals, err)) != LOAM_OK) return st;
+    world_columns(m, s);
+    make_groups(m, w);
+    memset(w->J, 0, sizeof(double) * z.vals);
+    mb_cursor at = {0, 0, 0, 0};
+    assemble_limits(m, s, &at);
+    assemble_constraints(m, s, &at);
+    assemble_contacts(m, s, &at);
+    w->row_seg[at.r] = at.ns;
+    double* v = w->tmp;
+    pack_velocities(m, w, v, 1);
+    warm_start(m, s, z.rows);
+    cp_seg_ranges(w->segs, w->row_seg[z.rows], w->groups, w->J);
+    cp_problem p = {nall, m->ntree + m->nfem, w->groups, v, z.rows, w->row_seg, w->segs, w->J, w->AJ, w->e, w->lambda, at.nb, w->blocks, w->diag,
+                    w->pgs_scratch};
+    if ((st = solve_stage(m, s, &p, err)) != LOAM_OK) return st;
+    pack_velocities(m, w, v, 0);
+    scatter(s, z.rows);
     remember(m, s);
     return LOAM_OK;
 }

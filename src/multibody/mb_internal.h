@@ -7,6 +7,14 @@
 #include "core/spatial.h"
 #include "loam/multibody.h"
 
+/* Where a constraint row came from: a joint limit's dof (lower or upper), a model constraint's row
+ * (3 ci + q), or a contact (its three rows). Warm starts read and results go back through it. */
+typedef enum mb_row_kind { MB_ROW_LIMIT_LOWER, MB_ROW_LIMIT_UPPER, MB_ROW_CONSTRAINT, MB_ROW_CONTACT } mb_row_kind;
+typedef struct mb_row_origin {
+    mb_row_kind kind;
+    int index;
+} mb_row_origin;
+
 typedef struct mb_prev {
     long long key; /* geom0 * ngeom + geom1 */
     int order;     /* index in its step, to keep the sort stable */
@@ -37,7 +45,7 @@ typedef struct mb_work {
     /* The constraint problem (contact/cp.h), grown to the largest size seen. */
     int row_cap, seg_cap, val_cap;
     double *e, *lambda, *diag;   /* row_cap */
-    int* row_dof;                /* row_cap: limit rows: the dof (-2 - dof for an upper limit); -1 contacts */
+    struct mb_row_origin* row_origin; /* row_cap: where each row came from (constraints.c) */
     void* pgs_scratch;           /* cp_pgs_scratch_bytes(row_cap) */
     int* row_seg;                /* row_cap + 1 */
     struct cp_block* blocks;     /* row_cap */

@@ -152,7 +152,7 @@ void loam_mb_state_destroy(loam_mb_state* s) {
     mb_work* w = s->work;
     if (w) {
         void* ptrs[] = {w->X, w->S, w->Sw, w->cJ, w->v, w->a, w->f, w->I, w->Ic, w->A, w->A0, w->aoff, w->gfree_off, w->b, w->x, w->tmp, w->bias,
-                        w->free_dof, w->rows, w->groups, w->sub_of_tree, w->uf, w->e, w->lambda, w->diag, w->row_dof, w->row_seg,
+                        w->free_dof, w->rows, w->groups, w->sub_of_tree, w->uf, w->e, w->lambda, w->diag, w->row_origin, w->row_seg,
                         w->blocks, w->pgs_scratch, w->segs, w->J, w->AJ, w->ball_geom, w->bx, w->by, w->bz, w->cand, w->prev, w->prev_limit, w->prev_con,
                         w->fem_aoff, w->fem_tet_adr, w->fem_A0, w->fem_A, w->fem_vel, w->fem_rot};
         for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);

@@ -47,23 +47,22 @@ static int moved_past_skin(const sb_slot* s) {
 /* Returns 0 when a mass has more than SB_MAX_CONTACTS candidates or the list is full. */
 static int build_pairs(sb_slot* s) {
     int n = s->nm, np = 0;
-    float reach = 2.0f * s->contact_r + s->skin, reach2 = reach * reach;
+    float reach = 2.0f * s->contact_r + s->skin;
     /* Inside the population's loop over robots this parallel build runs on the robot's thread (a
      * nested region is serial); the chain order it leaves does not matter, partners are sorted. */
     loam_hash_build(&s->hash, n, s->x, s->y, s->z);
     for (int i = 0; i < n; ++i) {
-        int32_t buckets[27], partner[SB_MAX_CONTACTS];
-        int nb = loam_hash_neighbor_buckets(&s->hash, s->x[i], s->y[i], s->z[i], buckets), count = 0;
-        for (int q = 0; q < nb; ++q)
-            for (int j = s->hash.head[buckets[q]]; j >= 0; j = s->hash.next[j]) {
-                if (j <= i) continue;
-                float dx = s->x[i] - s->x[j], dy = s->y[i] - s->y[j], dz = s->z[i] - s->z[j];
-                if (!(dx * dx + dy * dy + dz * dz < reach2)) continue;
-                if (count == SB_MAX_CONTACTS) return 0;
-                int at = count++;
-                while (at > 0 && partner[at - 1] > j) partner[at] = partner[at - 1], --at;
-                partner[at] = j;
-            }
+        int32_t partner[SB_MAX_CONTACTS];
+        int count = 0;
+        loam_hash_query near;
+        loam_hash_query_radius(&near, &s->hash, s->x, s->y, s->z, s->x[i], s->y[i], s->z[i], reach);
+        for (int32_t j; (j = loam_hash_query_next(&near)) >= 0;) {
+            if (j <= i) continue;
+            if (count == SB_MAX_CONTACTS) return 0;
+            int at = count++;
+            while (at > 0 && partner[at - 1] > j) partner[at] = partner[at - 1], --at;
+            partner[at] = j;
+        }
         if (np + count > s->pair_cap) return 0;
         for (int q = 0; q < count; ++q) s->pairs[2 * np] = i, s->pairs[2 * np + 1] = partner[q], ++np;
     }

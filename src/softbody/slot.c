@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collide/color.h"
 #include "softbody/internal.h"
 
 static size_t pad64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
@@ -14,7 +15,8 @@ static size_t pad64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
  * or -1 when more than SB_MAX_COLORS are needed. */
 static int color_springs(const loam_softbody_robot* r, int32_t* order, int32_t* color_start, loam_error* err) {
     int nm = r->mass_count, ns = r->spring_count;
-    uint64_t* usedc = loam_calloc((size_t)nm * (SB_MAX_COLORS / 64), sizeof(uint64_t));
+    enum { WORDS = SB_MAX_COLORS / 32 };
+    loam_color_word* usedc = loam_calloc((size_t)nm * WORDS, sizeof(loam_color_word));
     int32_t* col = loam_malloc(sizeof(int32_t) * (size_t)(ns + 1));
     if (!usedc || !col) {
         loam_free(usedc);
@@ -24,13 +26,7 @@ static int color_springs(const loam_softbody_robot* r, int32_t* order, int32_t* 
     }
     int ncolor = 0;
     for (int s = 0; s < ns; ++s) {
-        uint64_t* a = usedc + (size_t)r->s0[s] * (SB_MAX_COLORS / 64);
-        uint64_t* b = usedc + (size_t)r->s1[s] * (SB_MAX_COLORS / 64);
-        int c = -1;
-        for (int word = 0; word < SB_MAX_COLORS / 64 && c < 0; ++word) {
-            uint64_t free_bits = ~(a[word] | b[word]);
-            if (free_bits) c = 64 * word + __builtin_ctzll(free_bits);
-        }
+        int c = loam_color_take(usedc + (size_t)r->s0[s] * WORDS, usedc + (size_t)r->s1[s] * WORDS, WORDS);
         if (c < 0) {
             loam_free(usedc);
             loam_free(col);
@@ -38,8 +34,6 @@ static int color_springs(const loam_softbody_robot* r, int32_t* order, int32_t* 
                            "(a mass with too many springs)", s, SB_MAX_COLORS);
             return -1;
         }
-        a[c / 64] |= 1ull << (c % 64);
-        b[c / 64] |= 1ull << (c % 64);
         col[s] = c;
         if (c + 1 > ncolor) ncolor = c + 1;
     }
