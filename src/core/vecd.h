@@ -18,6 +18,14 @@ static inline loam_vec3d d3_cross(loam_vec3d a, loam_vec3d b) {
     return d3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
 }
 static inline double d3_norm(loam_vec3d a) { return sqrt(d3_dot(a, a)); }
+/* A right-handed contact frame (n, t1, t2) around a unit normal n: t1 from n and the first axis
+ * that is not near it, t2 = n x t1. The one tangent frame of every double-precision contact. */
+static inline void d3_tangents(loam_vec3d n, loam_vec3d* t1, loam_vec3d* t2) {
+    loam_vec3d a = fabs(n.x) < 0.57 ? d3(1, 0, 0) : fabs(n.y) < 0.57 ? d3(0, 1, 0) : d3(0, 0, 1);
+    *t1 = d3_cross(n, a);
+    *t1 = d3_scale(*t1, 1.0 / d3_norm(*t1));
+    *t2 = d3_cross(n, *t1);
+}
 static inline int d3_is_finite(loam_vec3d a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
 static inline double d3_get(loam_vec3d a, int i) { return i == 0 ? a.x : i == 1 ? a.y : a.z; }
 static inline loam_vec3d d3_load(const double* p) { return d3(p[0], p[1], p[2]); }

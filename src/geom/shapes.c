@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/vec.h"
+#include "geom/box_sdf.h"
 #include "loam/geom.h"
 #include "loam/sdf_grid.h"
 
@@ -32,23 +33,10 @@ static float combine_2d(float da, float db, loam_vec3 ea, loam_vec3 eb, loam_vec
 }
 
 static float box_sdf(loam_vec3 p, loam_vec3 h, loam_vec3* normal) {
-    loam_vec3 q = v3_sub(v3_abs(p), h);
-    loam_vec3 s = v3(sign_of(p.x), sign_of(p.y), sign_of(p.z));
-    loam_vec3 out = v3_max(q, v3(0, 0, 0));
-    float outside = v3_length(out);
-    if (outside > 0.0f) {
-        if (normal) *normal = v3(s.x * out.x / outside, s.y * out.y / outside, s.z * out.z / outside);
-        return outside;
-    }
-    /* Inside: the nearest face is the one with the largest (least negative) q. */
-    int axis = q.x >= q.y && q.x >= q.z ? 0 : (q.y >= q.z ? 1 : 2);
-    if (normal) {
-        *normal = v3(0, 0, 0);
-        if (axis == 0) normal->x = s.x;
-        else if (axis == 1) normal->y = s.y;
-        else normal->z = s.z;
-    }
-    return v3_get(q, axis);
+    float pa[3] = {p.x, p.y, p.z}, ha[3] = {h.x, h.y, h.z}, n[3];
+    float d = loam_box_sdf_f(pa, ha, normal ? n : NULL);
+    if (normal) *normal = v3(n[0], n[1], n[2]);
+    return d;
 }
 
 static loam_vec3 radial_dir(loam_vec3 p, float* rho) {

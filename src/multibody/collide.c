@@ -14,14 +14,6 @@
 
 typedef mb_sink sink;
 
-static void tangents(loam_vec3d n, loam_vec3d* t1, loam_vec3d* t2) {
-    /* Any unit vector not parallel to n, then cross products: a right-handed (n, t1, t2). */
-    loam_vec3d a = fabs(n.x) < 0.57 ? d3(1, 0, 0) : fabs(n.y) < 0.57 ? d3(0, 1, 0) : d3(0, 0, 1);
-    *t1 = d3_cross(n, a);
-    *t1 = d3_scale(*t1, 1.0 / d3_norm(*t1));
-    *t2 = d3_cross(n, *t1);
-}
-
 /* A contact of geom ga (body a) with geom gb (body b); n points from b towards a. */
 void mb_emit(sink* k, int ga, int gb, loam_vec3d point, loam_vec3d n, double depth) {
     if (-depth > k->m->opt.contact_margin) return;
@@ -43,7 +35,7 @@ void mb_emit(sink* k, int ga, int gb, loam_vec3d point, loam_vec3d n, double dep
     c->node = 0;
     c->point = point;
     c->frame[0] = n;
-    tangents(n, &c->frame[1], &c->frame[2]);
+    d3_tangents(n, &c->frame[1], &c->frame[2]);
     c->depth = depth;
     c->friction = sqrt(A->friction * B->friction);
 }

@@ -19,6 +19,7 @@
  *   closest point of the solid cylinder. */
 #include <math.h>
 
+#include "geom/box_sdf.h"
 #include "multibody/collide_internal.h"
 
 static double clampd(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
@@ -58,11 +59,10 @@ void mb_capsule_capsule(mb_sink* k, int ga, loam_posed A, double ra, double ha, 
     mb_sphere_sphere(k, ga, gb, d3_add(A.p, d3_scale(da, s)), ra, d3_add(B.p, d3_scale(db, t)), rb);
 }
 
-/* Signed distance of a box of half extents h at a local point. */
+/* Signed distance of a box of half extents h at a local point (geom/box_sdf.h). */
 static double box_sdf(loam_vec3d p, loam_vec3d h) {
-    double qx = fabs(p.x) - h.x, qy = fabs(p.y) - h.y, qz = fabs(p.z) - h.z;
-    double ox = fmax(qx, 0.0), oy = fmax(qy, 0.0), oz = fmax(qz, 0.0);
-    return sqrt(ox * ox + oy * oy + oz * oz) + fmin(fmax(qx, fmax(qy, qz)), 0.0);
+    double pa[3] = {p.x, p.y, p.z}, ha[3] = {h.x, h.y, h.z};
+    return loam_box_sdf_d(pa, ha, NULL);
 }
 
 void mb_box_capsule(mb_sink* k, int gb, loam_posed B, loam_vec3d h, int gc, loam_posed C, double r, double hc) {

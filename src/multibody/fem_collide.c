@@ -9,14 +9,6 @@
 #include "multibody/fem.h"
 #include "multibody/mb_internal.h"
 
-/* Any two unit tangents of n (a right-handed frame n, t1, t2). */
-static void tangent_pair(loam_vec3d n, loam_vec3d* t1, loam_vec3d* t2) {
-    loam_vec3d a = fabs(n.x) < 0.57 ? d3(1, 0, 0) : fabs(n.y) < 0.57 ? d3(0, 1, 0) : d3(0, 0, 1);
-    *t1 = d3_cross(n, a);
-    *t1 = d3_scale(*t1, 1.0 / d3_norm(*t1));
-    *t2 = d3_cross(n, *t1);
-}
-
 static double geom_radius(const loam_mb_geom_def* g) {
     switch (g->type) {
     case LOAM_SHAPE_BOX: return d3_norm(g->size);
@@ -81,7 +73,7 @@ int mb_fem_collide(const loam_mb_model* m, loam_mb_state* s) {
                 c->node = i;
                 c->point = d3_sub(xi, d3_scale(n, 0.5 * d)); /* midway between the node and the surface */
                 c->frame[0] = n;
-                tangent_pair(n, &c->frame[1], &c->frame[2]);
+                d3_tangents(n, &c->frame[1], &c->frame[2]);
                 c->depth = -d;
                 c->friction = sqrt(f->def.friction * g->friction);
             }
