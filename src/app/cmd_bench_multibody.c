@@ -19,7 +19,7 @@
 #include "app/commands.h"
 #include "app/plot.h"
 #include "core/clock.h"
-#include "multibody/scenarios.h"
+#include "scenarios.h"
 
 static void usage(FILE* f) {
     fprintf(f,
