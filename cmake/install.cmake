@@ -35,6 +35,10 @@ foreach(lib ${OpenMP_C_LIB_NAMES})
   string(APPEND LOAM_PC_OPENMP " -l${lib}")
 endforeach()
 string(STRIP "${LOAM_PC_OPENMP} -lm" LOAM_PC_PRIVATE_LIBS)
+# Relocatable: the prefix is found from the .pc file's own folder, so `cmake --install --prefix P`
+# (which can differ from CMAKE_INSTALL_PREFIX at configure time) gives a correct file.
+file(RELATIVE_PATH LOAM_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" LOAM_PC_TO_PREFIX "${LOAM_PC_TO_PREFIX}")
 configure_file(${CMAKE_SOURCE_DIR}/cmake/loam.pc.in ${CMAKE_BINARY_DIR}/loam.pc @ONLY)
 configure_file(${CMAKE_SOURCE_DIR}/cmake/loam-static.pc.in ${CMAKE_BINARY_DIR}/loam-static.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/loam.pc ${CMAKE_BINARY_DIR}/loam-static.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
