@@ -1,11 +1,18 @@
 """Builds libloam with CMake from the repository this folder sits in and ships it inside the package.
 
     pip install ./python                 # from the repository root
+    pip wheel ./python                   # a wheel (loam_physics-*.whl) holding libloam.so
+    pip install -e ./python              # editable: the package from python/loam, libloam built once
 
-The library is built in a temporary folder (or $LOAM_BUILD_DIR, kept for the next build) with
-`cmake -S <repo> -B <build> -DCMAKE_BUILD_TYPE=Release` and `cmake --build <build> --target loam_shared`,
-and copied to loam/libloam.so. $LOAM_SOURCE_DIR names another checkout; $LOAM_CMAKE_ARGS adds CMake
-options (e.g. "-DLOAM_NATIVE=ON"). Needs what the C library needs (scripts/setup.sh installs it)."""
+The library is built in a temporary folder (or $LOAM_BUILD_DIR, kept for the next build: a folder that
+CMake already configured is only rebuilt, so LOAM_BUILD_DIR=build reuses the repository's own build)
+with `cmake -S <repo> -B <build> -DCMAKE_BUILD_TYPE=Release` and `cmake --build <build> --target
+loam_shared`, and copied to loam/libloam.so. An editable install instead builds in a folder that stays,
+$LOAM_BUILD_DIR or <repo>/build-python, and writes its library's path to loam/_libloam_path (which
+loam/_lib.py reads), so the package keeps importing after pip's temporary folders are gone and
+`cmake --build build-python --target loam_shared` updates it in place. $LOAM_SOURCE_DIR names another
+checkout; $LOAM_CMAKE_ARGS adds CMake options (e.g. "-DLOAM_NATIVE=ON"). Needs what the C library needs
+(scripts/setup.sh installs it)."""
 import os
 import shlex
 import shutil
@@ -29,21 +36,30 @@ def _repo_root():
     return root
 
 
-def _build_libloam(root):
+def _cmake_build(root, build):
+    """Configure (unless `build` is a configured folder and no extra options are asked for) and build
+    loam_shared in `build`; returns the path of the library it made."""
     if shutil.which("cmake") is None:
         raise RuntimeError("loam: cmake is not installed (scripts/setup.sh installs what the C library needs)")
+    jobs = str(os.cpu_count() or 1)
+    extra = shlex.split(os.environ.get("LOAM_CMAKE_ARGS", ""))
+    if extra or not os.path.isfile(os.path.join(build, "CMakeCache.txt")):
+        configure = ["cmake", "-S", root, "-B", build, "-DCMAKE_BUILD_TYPE=Release"] + extra
+        print("loam:", " ".join(configure), flush=True)
+        subprocess.check_call(configure)
+    subprocess.check_call(["cmake", "--build", build, "--target", "loam_shared", "-j", jobs])
+    lib = os.path.join(build, "libloam.so")
+    if not os.path.isfile(lib):
+        raise RuntimeError(f"loam: the build did not produce {lib}")
+    return os.path.realpath(lib)
+
+
+def _build_libloam(root):
+    """A copy of a freshly built libloam.so in a temporary file."""
     keep = os.environ.get("LOAM_BUILD_DIR")
     build = os.path.abspath(keep) if keep else tempfile.mkdtemp(prefix="loam-build-")
     try:
-        jobs = str(os.cpu_count() or 1)
-        configure = ["cmake", "-S", root, "-B", build, "-DCMAKE_BUILD_TYPE=Release"]
-        configure += shlex.split(os.environ.get("LOAM_CMAKE_ARGS", ""))
-        print("loam:", " ".join(configure), flush=True)
-        subprocess.check_call(configure)
-        subprocess.check_call(["cmake", "--build", build, "--target", "loam_shared", "-j", jobs])
-        lib = os.path.join(build, "libloam.so")
-        if not os.path.isfile(lib):
-            raise RuntimeError(f"loam: the build did not produce {lib}")
+        lib = _cmake_build(root, build)
         fd, tmp = tempfile.mkstemp(prefix="libloam-", suffix=".so")
         os.close(fd)
         shutil.copyfile(lib, tmp)
@@ -56,7 +72,16 @@ def _build_libloam(root):
 class build_py_with_libloam(build_py):
     def run(self):
         super().run()
-        lib = _build_libloam(_repo_root())
+        root = _repo_root()
+        if getattr(self, "editable_mode", False):
+            # pip install -e: python/loam is imported in place; build where the library can stay.
+            keep = os.environ.get("LOAM_BUILD_DIR")
+            build = os.path.abspath(keep) if keep else os.path.join(root, "build-python")
+            lib = _cmake_build(root, build)
+            with open(os.path.join(HERE, "loam", "_libloam_path"), "w") as f:
+                f.write(lib + "\n")
+            return
+        lib = _build_libloam(root)
         dest = os.path.join(self.build_lib, "loam", "libloam.so")
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         shutil.move(lib, dest)

@@ -3,7 +3,7 @@
 # skips apt-get when everything is already there.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libyaml-dev libpng-dev libcjson-dev libqhull-dev libxml2-dev ffmpeg clang libomp-dev
-          libclang-rt-14-dev python3)
+          libclang-rt-14-dev python3 python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -18,7 +18,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # Python: what the package (python/), its tests and examples need, from PyPI; skipped when it all
 # imports already. PyTorch (for examples/train_bulldozing_sb3.py) is deliberately not installed.
-if ! python3 -c "import numpy, gymnasium, pytest, matplotlib, ray, setuptools" >/dev/null 2>&1; then
+if ! python3 -c "import numpy, gymnasium, pytest, matplotlib, ray, setuptools, wheel" >/dev/null 2>&1; then
   if ! python3 -m pip --version >/dev/null 2>&1; then
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -29,5 +29,5 @@ if ! python3 -c "import numpy, gymnasium, pytest, matplotlib, ray, setuptools" >
   # a Debian-managed Python refuses pip (PEP 668) unless told to
   python3 -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))' &&
     pip_flags+=(--break-system-packages)
-  python3 -m pip install "${pip_flags[@]}" numpy gymnasium pytest matplotlib ray setuptools
+  python3 -m pip install "${pip_flags[@]}" numpy gymnasium pytest matplotlib ray setuptools wheel
 fi

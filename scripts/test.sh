@@ -10,11 +10,12 @@ jobs="$(nproc)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLOAM_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
-# Python: `pip install ./python` builds libloam with CMake into the package; then its tests.
+# Python: `pip install ./python` puts libloam into the package (LOAM_BUILD_DIR=build: the library just
+# built, not a second build); then its tests.
 pip_flags=(-q --root-user-action=ignore --force-reinstall --no-deps)
 python3 -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))' &&
   pip_flags+=(--break-system-packages)
-python3 -m pip install "${pip_flags[@]}" ./python
+LOAM_BUILD_DIR=build python3 -m pip install "${pip_flags[@]}" ./python
 python3 -m pytest tests/python -q -p no:cacheprovider
 if [ "${LOAM_SKIP_SANITIZERS:-0}" != "1" ]; then
   CC=clang cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOAM_SANITIZE=ON -DLOAM_WERROR=ON >/dev/null

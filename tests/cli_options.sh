@@ -73,6 +73,51 @@ done
 expect_status help 0 "--steps" run --help
 expect_status version 0 "loam" --version
 
+# Every bad option value: exit status 2 and exactly one line on stderr naming the option (never two
+# conflicting messages), for every command, before any work starts.
+expect_one_error() {
+  local name="$1" msg="$2"
+  shift 2
+  "$loam" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+  local rc=$? lines
+  lines=$(wc -l <"$tmp/stderr")
+  if [ "$rc" -ne 2 ]; then
+    fail "$name: exit status $rc, want 2; stderr: $(head -c 2000 "$tmp/stderr")"
+  elif [ "$lines" -ne 1 ]; then
+    fail "$name: want exactly one error line, got $lines: $(head -c 2000 "$tmp/stderr")"
+  elif ! grep -qF -- "$msg" "$tmp/stderr"; then
+    fail "$name: the error does not mention '$msg': $(cat "$tmp/stderr")"
+  fi
+}
+expect_one_error run-steps-negative "--steps" run "$scene" --steps -1 --out "$tmp/y"
+expect_one_error run-steps-word "--steps" run "$scene" --steps ten --out "$tmp/y"
+expect_one_error run-steps-fraction "--steps" run "$scene" --steps 2.5 --out "$tmp/y"
+expect_one_error run-steps-equals "--steps" run "$scene" --steps=-4 --out "$tmp/y"
+expect_one_error run-steps-missing "--steps" run "$scene" --steps
+expect_one_error run-duration-nan "--duration" run "$scene" --duration nan --out "$tmp/y"
+expect_one_error run-frames-huge "--frames" run "$scene" --frames 1e9 --out "$tmp/y"
+expect_one_error run-threads-negative "--threads" run "$scene" --threads -1 --out "$tmp/y"
+expect_one_error run-out-empty "--out" run "$scene" --out ""
+expect_one_error run-quiet-value "--quiet" run "$scene" --quiet=yes --out "$tmp/y"
+expect_one_error run-unknown "--frobnicate" run "$scene" --frobnicate 3
+expect_one_error granular-particles-zero "--particles" bench granular --particles 0
+expect_one_error granular-solver "--solver" bench granular --solver sor
+expect_one_error granular-dt-negative "--dt" bench granular --dt=-1e-3
+expect_one_error env-kind "--kind" bench env --kind tractor
+expect_one_error env-batch-zero "--batch" bench env --batch 0
+expect_one_error env-json-value "--json" bench env --json=1
+expect_one_error softbody-env "--env" bench softbody --env mars
+expect_one_error softbody-iterations "--iterations" bench softbody --iterations 0
+expect_one_error multibody-steps-zero "--steps" bench multibody --steps 0
+expect_one_error multibody-solver "--solver" bench multibody --step-stats --solver simplex
+expect_one_error multibody-scenario "--scenario" bench multibody --scenario juggling
+expect_one_error multibody-sizes "--sizes" bench multibody --sizes 10,x
+expect_one_error evolve-population "--population" evolve --population 2
+expect_one_error evolve-env "--env" evolve --env space
+expect_one_error robot-material "--material" robot voxel --material 99 --out "$tmp/y.json"
+expect_one_error robot-seed "--seed" robot random --seed -5 --out "$tmp/y.json"
+[ -e "$tmp/y" ] && fail "a rejected command line created $tmp/y"
+
 # --out with parents that do not exist yet.
 deep="$tmp/a/b/c/run"
 expect_status nested-out 0 "" run "$scene" --steps 4 --out "$deep" --quiet

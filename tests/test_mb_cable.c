@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "loam/multibody.h"
-#include "multibody/scenarios.h"
+#include "scenarios.h"
 #include "test_util.h"
 
 enum { N = 20 };

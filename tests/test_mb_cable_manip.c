@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "core/vecd.h"
-#include "multibody/scenarios.h"
+#include "scenarios.h"
 #include "test_util.h"
 
 int main(int argc, char** argv) {

@@ -14,7 +14,7 @@
 
 #include "core/vecd.h"
 #include "loam/multibody.h"
-#include "multibody/scenarios.h"
+#include "scenarios.h"
 #include "test_util.h"
 
 static loam_mb_model* ground_model(loam_mb_options* o, int plane) {

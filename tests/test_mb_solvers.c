@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "loam/multibody.h"
-#include "multibody/scenarios.h"
+#include "scenarios.h"
 #include "test_util.h"
 
 static loam_mb_body_def free_body(const char* name, double mass, double ixx, double iyy, double izz) {

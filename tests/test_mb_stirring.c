@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "multibody/scenarios.h"
+#include "scenarios.h"
 #include "test_util.h"
 
 int main(void) {

@@ -30,7 +30,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 URDF = os.path.join(HERE, "..", "..", "urdf", "panda.urdf")
-# Must match src/multibody/scenario_stirring.c
+# Must match bench/scenarios/scenario_stirring.c
 BALL_R, BALL_RHO, BOX_X, BOX_HALF, WALL, WALL_H = 0.01, 2500.0, 0.58, 0.12, 0.01, 0.15
 STIR_R, STIR_HALF = 0.015, 0.11
 Q0 = [0, 0.35, 0, -2.1, 0, 2.45, 0.785]

@@ -38,18 +38,18 @@ typedef struct loam_body_def {
     loam_shape shapes[LOAM_BODY_MAX_SHAPES];
 } loam_body_def;
 
-loam_body_def loam_body_default_def(void);
-const char* loam_motion_type_name(loam_motion_type type);
+LOAM_API loam_body_def loam_body_default_def(void);
+LOAM_API const char* loam_motion_type_name(loam_motion_type type);
 
 /* Pose and twist of a body at time t under its prescribed motion (the commanded twist for
  * COMMANDED is integrated by the world, not here). Velocities are analytic, never differences. */
-void loam_body_motion_eval(const loam_body_def* def, double t, loam_pose* pose, loam_twist* twist);
+LOAM_API void loam_body_motion_eval(const loam_body_def* def, double t, loam_pose* pose, loam_twist* twist);
 
 /* Velocity of the body's material point at world position p. */
-loam_vec3 loam_twist_point_velocity(loam_twist twist, loam_vec3 origin, loam_vec3 p);
+LOAM_API loam_vec3 loam_twist_point_velocity(loam_twist twist, loam_vec3 origin, loam_vec3 p);
 
 /* Check a definition; on failure the message names the body and the field. */
-loam_status loam_body_def_validate(const loam_body_def* def, loam_error* err);
+LOAM_API loam_status loam_body_def_validate(const loam_body_def* def, loam_error* err);
 
 #ifdef __cplusplus
 }

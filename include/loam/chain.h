@@ -39,25 +39,25 @@ typedef struct loam_chain {
 
 /* Copy and check the links (parents before children, limits ordered, velocities positive), set
  * q = 0 clamped into the limits, and compute the poses. */
-loam_status loam_chain_init(loam_chain* chain, const loam_link_def* links, int count, loam_pose base, loam_error* err);
+LOAM_API loam_status loam_chain_init(loam_chain* chain, const loam_link_def* links, int count, loam_pose base, loam_error* err);
 /* Set joint positions (each within its limits) and recompute the poses; velocities become 0. */
-loam_status loam_chain_set_positions(loam_chain* chain, const float* q, loam_error* err);
+LOAM_API loam_status loam_chain_set_positions(loam_chain* chain, const float* q, loam_error* err);
 /* The joint velocities for the next dt: each clamped to its speed limit and so that the joint stays
  * within its position limits; then the links' twists at the current pose. NaN commands are errors. */
-loam_status loam_chain_command(loam_chain* chain, const float* qd, float dt, loam_error* err);
+LOAM_API loam_status loam_chain_command(loam_chain* chain, const float* qd, float dt, loam_error* err);
 /* Move the joints by qd dt and recompute the poses (after the world step that used the twists). */
-void loam_chain_advance(loam_chain* chain, float dt);
+LOAM_API void loam_chain_advance(loam_chain* chain, float dt);
 
 /* Drive world bodies from the chain for the coming step: each link i with body_of_link[i] >= 0 (a
  * commanded body) is placed at the link's pose and commanded with its twist. Call after
  * loam_chain_command and before loam_world_step; then loam_chain_advance. */
 struct loam_world;
-loam_status loam_chain_drive(const loam_chain* chain, struct loam_world* world, const int* body_of_link, loam_error* err);
+LOAM_API loam_status loam_chain_drive(const loam_chain* chain, struct loam_world* world, const int* body_of_link, loam_error* err);
 
 /* The Franka Emika Panda arm: 7 revolute joints with Franka's published kinematics (modified
  * Denavit-Hartenberg: d1 = 0.333, d3 = 0.316, a4 = 0.0825, a5 = -0.0825, d5 = 0.384, a7 = 0.088 m,
  * flange 0.107 m beyond joint 7), joint limits and speed limits; link 8 is the flange (fixed). */
-loam_status loam_chain_panda(loam_chain* chain, loam_pose base, loam_error* err);
+LOAM_API loam_status loam_chain_panda(loam_chain* chain, loam_pose base, loam_error* err);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "loam/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -27,12 +29,12 @@ typedef struct loam_error {
     char message[1024];
 } loam_error;
 
-loam_status loam_error_set(loam_error* err, loam_status status, const char* fmt, ...)
+LOAM_API loam_status loam_error_set(loam_error* err, loam_status status, const char* fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-void loam_error_clear(loam_error* err);
+LOAM_API void loam_error_clear(loam_error* err);
 
 typedef struct loam_vec3 { float x, y, z; } loam_vec3;
 /* Unit quaternion, w first. */
@@ -49,27 +51,27 @@ typedef struct loam_posed { loam_vec3d p; loam_quatd q; } loam_posed;
 
 /* Memory. All of loam's heap use goes through these, so tests can count allocations and hosts can
  * track usage. loam_malloc returns 64-byte aligned blocks (cache lines, SIMD). */
-void* loam_malloc(size_t bytes);
-void* loam_calloc(size_t count, size_t bytes);
-void loam_free(void* ptr);
+LOAM_API void* loam_malloc(size_t bytes);
+LOAM_API void* loam_calloc(size_t count, size_t bytes);
+LOAM_API void loam_free(void* ptr);
 /* A block of `bytes` holding the first min(bytes, old size) bytes of ptr (which it replaces), or
  * NULL when out of memory (ptr then stays as it was). A large block grows in place of itself
  * (mremap): it is never resident twice, as a copy would be. */
-void* loam_realloc(void* ptr, size_t bytes);
+LOAM_API void* loam_realloc(void* ptr, size_t bytes);
 /* Give back to the system the whole pages of bytes [from, to) of a loam_malloc block, which then read
  * as zeros: memory a grown array no longer uses stops counting in the process's resident size without
  * a copy. Only large (kernel-mapped) blocks release; for others this does nothing. */
-void loam_release(void* ptr, size_t from, size_t to);
+LOAM_API void loam_release(void* ptr, size_t from, size_t to);
 /* Number of loam_malloc/loam_calloc calls since the process started (a test hook). */
-uint64_t loam_alloc_count(void);
+LOAM_API uint64_t loam_alloc_count(void);
 /* Bytes currently held through loam_malloc. */
-size_t loam_bytes_in_use(void);
+LOAM_API size_t loam_bytes_in_use(void);
 
 /* Threads: 0 means "all cores". Results are bitwise identical for every thread count. */
-void loam_set_threads(int threads);
-int loam_get_threads(void);
+LOAM_API void loam_set_threads(int threads);
+LOAM_API int loam_get_threads(void);
 
-const char* loam_version(void);
+LOAM_API const char* loam_version(void);
 
 #ifdef __cplusplus
 }

@@ -33,9 +33,9 @@ typedef enum loam_env_kind {
     LOAM_ENV_KIND_COUNT
 } loam_env_kind;
 
-const char* loam_env_kind_name(loam_env_kind kind);
+LOAM_API const char* loam_env_kind_name(loam_env_kind kind);
 /* "bulldozing", "gear_tower", "excavation" (also "geartower"); returns 0 and sets *kind, or -1. */
-int loam_env_kind_parse(const char* name, loam_env_kind* kind);
+LOAM_API int loam_env_kind_parse(const char* name, loam_env_kind* kind);
 
 /* Every parameter with its unit; defaults per kind from loam_env_default_config. */
 typedef struct loam_env_config {
@@ -67,22 +67,22 @@ typedef struct loam_env_config {
                                default 1 */
 } loam_env_config;
 
-loam_env_config loam_env_default_config(loam_env_kind kind);
-loam_status loam_env_config_validate(const loam_env_config* config, loam_error* err);
+LOAM_API loam_env_config loam_env_default_config(loam_env_kind kind);
+LOAM_API loam_status loam_env_config_validate(const loam_env_config* config, loam_error* err);
 
 typedef struct loam_env loam_env;
 
 /* Builds and settles the bed (seconds for 10k particles; the settled bed is reused by every reset). */
-loam_env* loam_env_create(const loam_env_config* config, loam_error* err);
+LOAM_API loam_env* loam_env_create(const loam_env_config* config, loam_error* err);
 /* A new environment like `env` (same config, settled bed and grids) without building or settling
  * anything: how a vector environment makes its B copies. It starts without a world (reset it). */
-loam_env* loam_env_clone(const loam_env* env, loam_error* err);
-void loam_env_destroy(loam_env* env);
-const loam_env_config* loam_env_get_config(const loam_env* env);
+LOAM_API loam_env* loam_env_clone(const loam_env* env, loam_error* err);
+LOAM_API void loam_env_destroy(loam_env* env);
+LOAM_API const loam_env_config* loam_env_get_config(const loam_env* env);
 
 /* Actions: action_dim floats, each in [-1, 1]; values outside are clipped (Gymnasium's convention for
  * Box actions), NaN or infinite values are errors. */
-int loam_env_action_dim(const loam_env* env);
+LOAM_API int loam_env_action_dim(const loam_env* env);
 
 /* Observations: named float arrays of at most 3 dimensions (images are height x width, rows top to
  * bottom), each with the bounds of its Box space. */
@@ -94,11 +94,11 @@ typedef struct loam_env_obs_spec {
     int shape[3];
     float low, high;    /* bounds of every element */
 } loam_env_obs_spec;
-int loam_env_obs_count(const loam_env* env);
-loam_env_obs_spec loam_env_obs_spec_get(const loam_env* env, int index);
+LOAM_API int loam_env_obs_count(const loam_env* env);
+LOAM_API loam_env_obs_spec loam_env_obs_spec_get(const loam_env* env, int index);
 /* The environment's buffer for observation `index` (spec's element count floats), valid until
  * loam_env_destroy; its contents change on reset and step. */
-float* loam_env_obs_buffer(loam_env* env, int index);
+LOAM_API float* loam_env_obs_buffer(loam_env* env, int index);
 
 typedef struct loam_env_step_info {
     double reward;
@@ -117,26 +117,26 @@ typedef struct loam_env_step_info {
 } loam_env_step_info;
 
 /* Start an episode. Deterministic in (config, seed). */
-loam_status loam_env_reset(loam_env* env, uint64_t seed, loam_error* err);
+LOAM_API loam_status loam_env_reset(loam_env* env, uint64_t seed, loam_error* err);
 /* One action; info may be NULL. A diverging world returns LOAM_ERR_DIVERGED naming step and particle;
  * the episode must then be reset. Stepping before the first reset is an error. */
-loam_status loam_env_step(loam_env* env, const float* action, loam_env_step_info* info, loam_error* err);
+LOAM_API loam_status loam_env_step(loam_env* env, const float* action, loam_env_step_info* info, loam_error* err);
 /* Step `count` environments with actions[i * action_dim ...], in parallel over environments (each
  * world on one thread). infos and errs hold count entries (errs may be NULL). Returns the first
  * failure's status; the other environments still step. */
-loam_status loam_env_step_batch(loam_env* const* envs, int count, const float* actions, loam_env_step_info* infos,
+LOAM_API loam_status loam_env_step_batch(loam_env* const* envs, int count, const float* actions, loam_env_step_info* infos,
                                 loam_error* errs);
 
 /* The world of the current episode (NULL before the first reset): particles, bodies, parameters. */
-loam_world* loam_env_world(loam_env* env);
+LOAM_API loam_world* loam_env_world(loam_env* env);
 /* An RGB picture of the scene from the environment's default viewpoint into `out` (allocated by the
  * caller with any size up to LOAM_IMAGE_MAX_SIDE). */
-loam_status loam_env_render(loam_env* env, loam_image* out, loam_error* err);
+LOAM_API loam_status loam_env_render(loam_env* env, loam_image* out, loam_error* err);
 /* A scripted policy for demos and `loam run` of an environment scene: a deterministic action for
  * the current state (bulldozing: sweep the pile towards the goal; excavation: a dig-lift-dump cycle;
  * gear tower: keep the reset speeds). Writes action_dim values. Not const: excavation's cycle keeps
  * its current waypoint in the environment. */
-void loam_env_scripted_action(loam_env* env, float* action);
+LOAM_API void loam_env_scripted_action(loam_env* env, float* action);
 
 #ifdef __cplusplus
 }

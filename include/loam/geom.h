@@ -35,30 +35,30 @@ typedef struct loam_shape {
                                          world using the shape (a loaded scene owns its grids) */
 } loam_shape;
 
-const char* loam_shape_type_name(loam_shape_type type);
+LOAM_API const char* loam_shape_type_name(loam_shape_type type);
 
 /* Signed distance at local point p; writes the unit outward normal (the SDF gradient, analytic)
  * to *normal when it is not NULL. */
-float loam_shape_sdf(const loam_shape* shape, loam_vec3 p, loam_vec3* normal);
+LOAM_API float loam_shape_sdf(const loam_shape* shape, loam_vec3 p, loam_vec3* normal);
 
 /* Local-frame axis-aligned bounds of the shape (a plane returns a huge box). */
-void loam_shape_local_bounds(const loam_shape* shape, loam_vec3* lo, loam_vec3* hi);
+LOAM_API void loam_shape_local_bounds(const loam_shape* shape, loam_vec3* lo, loam_vec3* hi);
 
 /* Containers, expanded into pieces. `out` must hold the returned count (5 for an open box,
  * 2 for a tube with a floor, 1 without). Inner dimensions are the free space. */
-int loam_open_box_pieces(loam_vec3 inner_half, float wall, float friction, loam_shape out[5]);
-int loam_tube_pieces(float inner_radius, float half_height, float wall, int with_floor,
+LOAM_API int loam_open_box_pieces(loam_vec3 inner_half, float wall, float friction, loam_shape out[5]);
+LOAM_API int loam_tube_pieces(float inner_radius, float half_height, float wall, int with_floor,
                      float friction, loam_shape out[2]);
 
 /* Pose algebra. */
-loam_pose loam_pose_identity(void);
-loam_vec3 loam_pose_apply(loam_pose pose, loam_vec3 local);
-loam_vec3 loam_pose_apply_inverse(loam_pose pose, loam_vec3 world);
-loam_pose loam_pose_mul(loam_pose a, loam_pose b);
-loam_quat loam_quat_from_axis_angle(loam_vec3 axis, float angle);
+LOAM_API loam_pose loam_pose_identity(void);
+LOAM_API loam_vec3 loam_pose_apply(loam_pose pose, loam_vec3 local);
+LOAM_API loam_vec3 loam_pose_apply_inverse(loam_pose pose, loam_vec3 world);
+LOAM_API loam_pose loam_pose_mul(loam_pose a, loam_pose b);
+LOAM_API loam_quat loam_quat_from_axis_angle(loam_vec3 axis, float angle);
 /* Intrinsic Z-Y-X (yaw, pitch, roll) in degrees, as scene files write rotations. */
-loam_quat loam_quat_from_euler_deg(loam_vec3 roll_pitch_yaw_deg);
-loam_quat loam_quat_slerp(loam_quat a, loam_quat b, float t);
+LOAM_API loam_quat loam_quat_from_euler_deg(loam_vec3 roll_pitch_yaw_deg);
+LOAM_API loam_quat loam_quat_slerp(loam_quat a, loam_quat b, float t);
 
 #ifdef __cplusplus
 }

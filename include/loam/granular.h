@@ -59,12 +59,12 @@ typedef struct loam_granular_params {
     float sleep_time;        /* s; default 0.05 */
 } loam_granular_params;
 
-loam_granular_params loam_granular_default_params(void);
-loam_status loam_granular_params_validate(const loam_granular_params* p, loam_error* err);
+LOAM_API loam_granular_params loam_granular_default_params(void);
+LOAM_API loam_status loam_granular_params_validate(const loam_granular_params* p, loam_error* err);
 /* The relaxation and push sweeps a world steps with: the parameter, or the method's value where the
  * parameter asks for it (relaxation 0, push_sweeps -1). */
-float loam_granular_relaxation(const loam_granular_params* p);
-int loam_granular_push_sweeps(const loam_granular_params* p);
+LOAM_API float loam_granular_relaxation(const loam_granular_params* p);
+LOAM_API int loam_granular_push_sweeps(const loam_granular_params* p);
 
 typedef struct loam_world loam_world;
 
@@ -117,46 +117,46 @@ typedef struct loam_step_stats {
                                 contact (a bed disturbed in one place costs what that place costs) */
 } loam_step_stats;
 
-loam_world* loam_world_create(const loam_granular_params* params, loam_error* err);
-void loam_world_destroy(loam_world* world);
+LOAM_API loam_world* loam_world_create(const loam_granular_params* params, loam_error* err);
+LOAM_API void loam_world_destroy(loam_world* world);
 
 /* Append n particles. xyz: 3n positions; vel: 3n or NULL (at rest); radius: n values (m);
  * density: kg/m^3 (mass = density * 4/3 pi r^3). Only before the first step. */
-loam_status loam_world_add_particles(loam_world* world, int n, const float* xyz, const float* vel,
+LOAM_API loam_status loam_world_add_particles(loam_world* world, int n, const float* xyz, const float* vel,
                                      const float* radius, float density, loam_error* err);
 /* Returns the body's index, or -1 with err set. */
-int loam_world_add_body(loam_world* world, const loam_body_def* def, loam_error* err);
+LOAM_API int loam_world_add_body(loam_world* world, const loam_body_def* def, loam_error* err);
 
 /* Advance one step. LOAM_ERR_DIVERGED names the step and the particle when a value is non-finite or
  * leaves the bound; the state is then left as it was before the step. */
-loam_status loam_world_step(loam_world* world, loam_error* err);
+LOAM_API loam_status loam_world_step(loam_world* world, loam_error* err);
 
 /* Change parameters between steps (e.g. friction during a run). Validated like loam_world_create's.
  * Changing periodic_*, hash_table_size or bound rebuilds the scratch, which drops the warm start. */
-loam_status loam_world_set_params(loam_world* world, const loam_granular_params* params, loam_error* err);
+LOAM_API loam_status loam_world_set_params(loam_world* world, const loam_granular_params* params, loam_error* err);
 /* Wake every sleeping particle (params.sleep_speed): call after moving particles by hand, which a
  * sleeping particle would otherwise not notice. */
-void loam_world_wake_all(loam_world* world);
+LOAM_API void loam_world_wake_all(loam_world* world);
 
 /* For COMMANDED bodies: the twist used from the next step on. */
-loam_status loam_world_command_body(loam_world* world, int body, loam_twist twist, loam_error* err);
+LOAM_API loam_status loam_world_command_body(loam_world* world, int body, loam_twist twist, loam_error* err);
 /* Place a commanded body (before a step): for tools whose pose comes from elsewhere, such as a link
  * of a kinematic chain (loam/chain.h), set each step with the twist it moves with. */
-loam_status loam_world_place_body(loam_world* world, int body, loam_pose pose, loam_error* err);
+LOAM_API loam_status loam_world_place_body(loam_world* world, int body, loam_pose pose, loam_error* err);
 
-loam_particles loam_world_particles(loam_world* world);
-const loam_granular_params* loam_world_params(const loam_world* world);
-double loam_world_time(const loam_world* world);
-int64_t loam_world_step_index(const loam_world* world);
-int loam_world_body_count(const loam_world* world);
-const loam_body_def* loam_world_body_def(const loam_world* world, int body);
-const loam_body_state* loam_world_body_state(const loam_world* world, int body);
-int loam_world_find_body(const loam_world* world, const char* name);
-loam_step_stats loam_world_last_stats(const loam_world* world);
+LOAM_API loam_particles loam_world_particles(loam_world* world);
+LOAM_API const loam_granular_params* loam_world_params(const loam_world* world);
+LOAM_API double loam_world_time(const loam_world* world);
+LOAM_API int64_t loam_world_step_index(const loam_world* world);
+LOAM_API int loam_world_body_count(const loam_world* world);
+LOAM_API const loam_body_def* loam_world_body_def(const loam_world* world, int body);
+LOAM_API const loam_body_state* loam_world_body_state(const loam_world* world, int body);
+LOAM_API int loam_world_find_body(const loam_world* world, const char* name);
+LOAM_API loam_step_stats loam_world_last_stats(const loam_world* world);
 /* Bytes held by the world (model, state and scratch). */
-size_t loam_world_memory(const loam_world* world);
+LOAM_API size_t loam_world_memory(const loam_world* world);
 /* Kinetic energy sum 1/2 m v^2, J; and potential m g.x relative to the origin, J. */
-double loam_world_kinetic_energy(const loam_world* world);
+LOAM_API double loam_world_kinetic_energy(const loam_world* world);
 
 #ifdef __cplusplus
 }

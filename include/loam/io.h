@@ -17,21 +17,21 @@ typedef struct loam_atomic_file {
     char tmp_path[4096 + 32]; /* where the bytes go until commit */
 } loam_atomic_file;
 
-loam_status loam_atomic_open(loam_atomic_file* f, const char* path, loam_error* err);
+LOAM_API loam_status loam_atomic_open(loam_atomic_file* f, const char* path, loam_error* err);
 /* Flush, check for write errors, close and rename into place. On failure the temporary file is
  * removed and the final name is untouched. */
-loam_status loam_atomic_commit(loam_atomic_file* f, loam_error* err);
+LOAM_API loam_status loam_atomic_commit(loam_atomic_file* f, loam_error* err);
 /* Drop everything written so far. */
-void loam_atomic_abort(loam_atomic_file* f);
+LOAM_API void loam_atomic_abort(loam_atomic_file* f);
 
 /* Read a whole file into a new loam_malloc block (free with loam_free), with a 0 byte after the
  * last one. `what` names the file's role in messages ("scene", "mesh"); files over max_bytes are
  * refused. LOAM_ERR_INPUT when it cannot be opened or is too large, LOAM_ERR_IO on a read error. */
-loam_status loam_read_file(const char* path, size_t max_bytes, const char* what, unsigned char** data, size_t* length,
+LOAM_API loam_status loam_read_file(const char* path, size_t max_bytes, const char* what, unsigned char** data, size_t* length,
                            loam_error* err);
 
 /* mkdir -p. */
-loam_status loam_make_dirs(const char* path, loam_error* err);
+LOAM_API loam_status loam_make_dirs(const char* path, loam_error* err);
 
 #ifdef __cplusplus
 }

@@ -25,17 +25,17 @@ typedef struct loam_mesh {
  * binary when its size is 84 + 50 * (its triangle count), ASCII otherwise. STL's separate corners
  * are welded into shared vertices (exactly equal coordinates). Errors name the file and, for the
  * text formats, the line; status LOAM_ERR_INPUT for bad contents, LOAM_ERR_IO when unreadable. */
-loam_status loam_mesh_load(const char* path, loam_mesh* mesh, loam_error* err);
+LOAM_API loam_status loam_mesh_load(const char* path, loam_mesh* mesh, loam_error* err);
 /* The same from bytes in memory; `name` stands for the file in messages. OBJ: vertices (`v x y z`,
  * optionally w or a colour) and faces (`f` with 3 or more corners `i`, `i/t`, `i//n` or `i/t/n`,
  * negative indices counting back) are read, polygons split into fans; texture, normal, group,
  * material and smoothing statements are skipped; anything else is an error. */
-loam_status loam_mesh_read_obj(const char* text, size_t length, const char* name, loam_mesh* mesh, loam_error* err);
-loam_status loam_mesh_read_stl(const unsigned char* data, size_t length, const char* name, loam_mesh* mesh,
+LOAM_API loam_status loam_mesh_read_obj(const char* text, size_t length, const char* name, loam_mesh* mesh, loam_error* err);
+LOAM_API loam_status loam_mesh_read_stl(const unsigned char* data, size_t length, const char* name, loam_mesh* mesh,
                                loam_error* err);
-void loam_mesh_free(loam_mesh* mesh);
+LOAM_API void loam_mesh_free(loam_mesh* mesh);
 /* Axis-aligned bounds of the vertices. */
-void loam_mesh_bounds(const loam_mesh* mesh, loam_vec3* lo, loam_vec3* hi);
+LOAM_API void loam_mesh_bounds(const loam_mesh* mesh, loam_vec3* lo, loam_vec3* hi);
 
 #ifdef __cplusplus
 }

@@ -31,9 +31,9 @@ typedef enum loam_joint_type {
 } loam_joint_type;
 
 /* Position coordinates and velocity coordinates of one joint of a type. */
-int loam_joint_nq(loam_joint_type type);
-int loam_joint_nv(loam_joint_type type);
-const char* loam_joint_type_name(loam_joint_type type);
+LOAM_API int loam_joint_nq(loam_joint_type type);
+LOAM_API int loam_joint_nv(loam_joint_type type);
+LOAM_API const char* loam_joint_type_name(loam_joint_type type);
 
 /* Who moves a body's joint. */
 typedef enum loam_mb_motion {
@@ -138,7 +138,7 @@ typedef struct loam_mb_constraint_def {
     loam_vec3d axis_damping;
 } loam_mb_constraint_def;
 
-loam_mb_constraint_def loam_mb_default_constraint_def(void);
+LOAM_API loam_mb_constraint_def loam_mb_default_constraint_def(void);
 
 /* A cable (paper 004's cable subsystem) as rigid segments: `segments` capsules laid along the x axis
  * of `start`, joined end to end by a POINT constraint and a soft ANGULAR constraint each (l the
@@ -163,9 +163,9 @@ typedef struct loam_mb_cable_def {
     loam_posed start;    /* the first segment's start; the cable runs along this frame's x; identity */
 } loam_mb_cable_def;
 
-loam_mb_cable_def loam_mb_default_cable_def(void);
+LOAM_API loam_mb_cable_def loam_mb_default_cable_def(void);
 /* first_body: the index the first segment will have in the model (constraints refer to it). */
-loam_status loam_mb_cable_build(const loam_mb_cable_def* def, int first_body, loam_mb_body_def* bodies, loam_mb_geom_def* geoms,
+LOAM_API loam_status loam_mb_cable_build(const loam_mb_cable_def* def, int first_body, loam_mb_body_def* bodies, loam_mb_geom_def* geoms,
                                 loam_mb_constraint_def* constraints, loam_error* err);
 
 /* A deformable piece: co-rotational linear FEM on 4-node tetrahedra (docs/multibody.md, "FEM"). Its
@@ -198,7 +198,7 @@ typedef struct loam_mb_fem {
     void* priv;           /* private: element data */
 } loam_mb_fem;
 
-loam_mb_fem_def loam_mb_default_fem_def(void);
+LOAM_API loam_mb_fem_def loam_mb_default_fem_def(void);
 
 /* A box beam meshed into nx x ny x nz hexahedral cells of 5 or 6 tets each (6: every cell cut along
  * the same diagonal; 5: alternating cells mirrored so faces match). The beam spans [0, size.x] x
@@ -211,24 +211,24 @@ typedef struct loam_mb_fem_beam_def {
     loam_posed pose;      /* identity */
 } loam_mb_fem_beam_def;
 
-loam_mb_fem_beam_def loam_mb_default_fem_beam_def(void);
+LOAM_API loam_mb_fem_beam_def loam_mb_default_fem_beam_def(void);
 /* Node and tet counts of a beam (0, 0 for an invalid definition). */
-void loam_mb_fem_beam_counts(const loam_mb_fem_beam_def* def, int* nnode, int* ntet);
+LOAM_API void loam_mb_fem_beam_counts(const loam_mb_fem_beam_def* def, int* nnode, int* ntet);
 /* Fill caller arrays: 3 per node, 4 per tet (sizes from loam_mb_fem_beam_counts). */
-loam_status loam_mb_fem_beam_build(const loam_mb_fem_beam_def* def, double* node, int* tet, loam_error* err);
+LOAM_API loam_status loam_mb_fem_beam_build(const loam_mb_fem_beam_def* def, double* node, int* tet, loam_error* err);
 
 /* The half bandwidth, in unknowns, that a tet mesh's node numbering gives its piece's system:
  * 3 s + 2 with s the largest difference of two node numbers in one tet (at most 3 nnode - 1); -1
  * for an invalid mesh. A piece keeps 2 (3 nnode)(2 bw + 1) doubles and factorizes in O(nnode bw^2)
  * each step (docs/multibody.md, "FEM pieces"). */
-int loam_mb_fem_bandwidth(int nnode, int ntet, const int* tet);
+LOAM_API int loam_mb_fem_bandwidth(int nnode, int ntet, const int* tet);
 /* Renumber a tet mesh's nodes by reverse Cuthill-McKee to narrow that band, before
  * loam_mb_model_add_fem: node (3 per node), tet (4 per tet) and fixed (nfixed node numbers; may be
  * NULL if 0) are rewritten in place, the tets keeping their order and corner order; new_of_old
  * (nnode ints, may be NULL) receives each old node's new number, for the caller's own references
  * (constraints and contacts on nodes). Deterministic. Errors name the tet or fixed entry that is
  * out of range. */
-loam_status loam_mb_fem_reorder(int nnode, int ntet, double* node, int* tet, int nfixed, int* fixed, int* new_of_old, loam_error* err);
+LOAM_API loam_status loam_mb_fem_reorder(int nnode, int ntet, double* node, int* tet, int nfixed, int* fixed, int* new_of_old, loam_error* err);
 
 /* Which solver resolves the step's constraints (joint limits, contacts). The paper's SubADMM and its
  * other baselines join this list. */
@@ -241,7 +241,7 @@ typedef enum loam_mb_solver {
     LOAM_SOLVER_PGS_CG   /* PGS accelerated by nonsmooth nonlinear conjugate gradients (Silcowitz et
                             al. 2010): the paper's "PGS with conjugate gradient-based acceleration" */
 } loam_mb_solver;
-const char* loam_mb_solver_name(loam_mb_solver solver);
+LOAM_API const char* loam_mb_solver_name(loam_mb_solver solver);
 
 /* What the last step's constraint solve did. */
 typedef struct loam_mb_solver_stats {
@@ -354,71 +354,71 @@ typedef struct loam_mb_state {
     void* work;          /* private */
 } loam_mb_state;
 
-loam_mb_options loam_mb_default_options(void);
-loam_mb_body_def loam_mb_default_body_def(void);
-loam_mb_geom_def loam_mb_default_geom_def(void);
+LOAM_API loam_mb_options loam_mb_default_options(void);
+LOAM_API loam_mb_body_def loam_mb_default_body_def(void);
+LOAM_API loam_mb_geom_def loam_mb_default_geom_def(void);
 
 /* Check one body definition as body number `index` of a model (parent, joint, inertia, limits,
  * gains); the message names the body and the field. */
-loam_status loam_mb_body_def_validate(const loam_mb_body_def* def, int index, loam_error* err);
+LOAM_API loam_status loam_mb_body_def_validate(const loam_mb_body_def* def, int index, loam_error* err);
 /* Check and copy the definitions. Errors name the body (or geom) and the field. */
-loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, const loam_mb_geom_def* geoms, int ngeom,
+LOAM_API loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, const loam_mb_geom_def* geoms, int ngeom,
                                  const loam_mb_options* opt, loam_mb_model** out, loam_error* err);
-void loam_mb_model_destroy(loam_mb_model* model);
+LOAM_API void loam_mb_model_destroy(loam_mb_model* model);
 /* Replace the model's constraints (checked; errors name the constraint and the field). Call before
  * creating states: states made earlier do not see a changed count. */
-loam_status loam_mb_model_set_constraints(loam_mb_model* model, const loam_mb_constraint_def* defs, int count, loam_error* err);
+LOAM_API loam_status loam_mb_model_set_constraints(loam_mb_model* model, const loam_mb_constraint_def* defs, int count, loam_error* err);
 /* Add a deformable FEM piece (checked and copied; errors name the piece, the field and the element or
  * node). Call before creating states. The piece is model->fem[model->nfem - 1]. */
-loam_status loam_mb_model_add_fem(loam_mb_model* model, const loam_mb_fem_def* def, loam_error* err);
+LOAM_API loam_status loam_mb_model_add_fem(loam_mb_model* model, const loam_mb_fem_def* def, loam_error* err);
 /* Index of the body with this name, -1 if none. */
-int loam_mb_body_index(const loam_mb_model* model, const char* name);
+LOAM_API int loam_mb_body_index(const loam_mb_model* model, const char* name);
 
 /* A state at q = 0 (identity orientations, positions clamped into limits), at rest, with poses. */
-loam_status loam_mb_state_create(const loam_mb_model* model, loam_mb_state** out, loam_error* err);
-void loam_mb_state_destroy(loam_mb_state* state);
+LOAM_API loam_status loam_mb_state_create(const loam_mb_model* model, loam_mb_state** out, loam_error* err);
+LOAM_API void loam_mb_state_destroy(loam_mb_state* state);
 /* Copy everything a step reads (q, qd, tau, targets, applied wrenches, time, step count) from src
  * into dst, two states of the same model, and recompute dst's poses. */
-loam_status loam_mb_state_copy(const loam_mb_model* model, loam_mb_state* dst, const loam_mb_state* src, loam_error* err);
-loam_status loam_mb_state_reset(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+LOAM_API loam_status loam_mb_state_copy(const loam_mb_model* model, loam_mb_state* dst, const loam_mb_state* src, loam_error* err);
+LOAM_API loam_status loam_mb_state_reset(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
 
 /* Body poses and twists from q and qd (normalizes floating quaternions in q). */
-loam_status loam_mb_kinematics(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+LOAM_API loam_status loam_mb_kinematics(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
 /* The joint-space mass matrix M(q) (composite rigid bodies) into state->mass_matrix. */
-loam_status loam_mb_mass_matrix(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+LOAM_API loam_status loam_mb_mass_matrix(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
 /* state->mass_matrix spread into a full nv x nv row-major matrix (zeros between trees). */
-void loam_mb_mass_matrix_dense(const loam_mb_model* model, const loam_mb_state* state, double* out);
+LOAM_API void loam_mb_mass_matrix_dense(const loam_mb_model* model, const loam_mb_state* state, double* out);
 /* tau = M(q) qdd + c(q, qd) - (gravity and state->xfrc) (recursive Newton-Euler); qdd may be NULL
  * for zero, which gives the bias forces. Control, damping and limits are not included. */
-loam_status loam_mb_inverse_dynamics(const loam_mb_model* model, loam_mb_state* state, const double* qdd, double* tau,
+LOAM_API loam_status loam_mb_inverse_dynamics(const loam_mb_model* model, loam_mb_state* state, const double* qdd, double* tau,
                                      loam_error* err);
 /* qdd = M^-1 (state->tau - bias): the continuous dynamics without control, damping or limits. */
-loam_status loam_mb_forward_dynamics(const loam_mb_model* model, loam_mb_state* state, double* qdd, loam_error* err);
+LOAM_API loam_status loam_mb_forward_dynamics(const loam_mb_model* model, loam_mb_state* state, double* qdd, loam_error* err);
 /* One step of opt.dt: semi-implicit Euler with implicit damping and PD control, actuator effort
  * limits; contacts (loam_mb_collide) and joint limits as velocity-level constraints resolved by
  * opt.solver; then the poses at the new q. A non-finite
  * result is LOAM_ERR_DIVERGED naming the step and the body. */
-loam_status loam_mb_step(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+LOAM_API loam_status loam_mb_step(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
 
 /* The 6 x nv world Jacobian of the material point of `body` now at world position `point`: rows 0-2
  * its velocity, rows 3-5 the body's angular velocity (row-major, nv columns). */
-loam_status loam_mb_jacobian(const loam_mb_model* model, const loam_mb_state* state, int body, loam_vec3d point, double* jac,
+LOAM_API loam_status loam_mb_jacobian(const loam_mb_model* model, const loam_mb_state* state, int body, loam_vec3d point, double* jac,
                              loam_error* err);
 
 /* Contacts between the geoms at the current poses (state->contact, state->ncontact): planes
  * against spheres, boxes and capsules; spheres against spheres and boxes. More than max_contacts is
  * an error naming the count. */
-loam_status loam_mb_collide(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+LOAM_API loam_status loam_mb_collide(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
 /* The contact's 3 x nv Jacobian (rows: normal, tangent 1, tangent 2): the relative velocity of body 0's
  * material point over body 1's at the contact point, in the contact frame. */
-loam_status loam_mb_contact_jacobian(const loam_mb_model* model, const loam_mb_state* state, const loam_mb_contact* contact,
+LOAM_API loam_status loam_mb_contact_jacobian(const loam_mb_model* model, const loam_mb_state* state, const loam_mb_contact* contact,
                                      double* rows, loam_error* err);
 
 /* Kinetic and gravitational potential energy (J), world linear momentum (kg m/s) and angular
  * momentum about the world origin (kg m^2/s), from the bodies' twists (needs loam_mb_kinematics);
  * zeros for a null or mismatched model/state. */
-void loam_mb_energy(const loam_mb_model* model, const loam_mb_state* state, double* kinetic, double* potential);
-void loam_mb_momentum(const loam_mb_model* model, const loam_mb_state* state, loam_vec3d* linear, loam_vec3d* angular);
+LOAM_API void loam_mb_energy(const loam_mb_model* model, const loam_mb_state* state, double* kinetic, double* potential);
+LOAM_API void loam_mb_momentum(const loam_mb_model* model, const loam_mb_state* state, loam_vec3d* linear, loam_vec3d* angular);
 
 #ifdef __cplusplus
 }

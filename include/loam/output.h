@@ -41,7 +41,7 @@ typedef struct loam_vtp_particles {
  * LOAM_ERR_INPUT (naming the particle index and field) for NULL arrays, a negative count, a bad extra
  * field, or any non-finite float; nothing is written then. LOAM_ERR_IO when the file cannot be
  * written; no file is left behind. */
-loam_status loam_vtp_write(const char* path, const loam_vtp_particles* particles, loam_error* err);
+LOAM_API loam_status loam_vtp_write(const char* path, const loam_vtp_particles* particles, loam_error* err);
 
 /* ---- .pvd time series ---------------------------------------------------------------------- */
 
@@ -49,14 +49,14 @@ typedef struct loam_pvd_series loam_pvd_series;
 
 /* Start a collection at path and write it (empty) at once, so an unwritable location fails here.
  * Returns NULL with err set (LOAM_ERR_IO, LOAM_ERR_NOMEM). */
-loam_pvd_series* loam_pvd_create(const char* path, loam_error* err);
+LOAM_API loam_pvd_series* loam_pvd_create(const char* path, loam_error* err);
 /* Add a frame and rewrite the whole .pvd atomically, so the file on disk always lists every frame
  * appended so far. file is the frame's name relative to the .pvd's directory. time must be finite and
  * greater than the previous frame's (LOAM_ERR_INPUT). On any failure the frame is not added. */
-loam_status loam_pvd_append(loam_pvd_series* series, double time, const char* file, loam_error* err);
-int loam_pvd_count(const loam_pvd_series* series);
+LOAM_API loam_status loam_pvd_append(loam_pvd_series* series, double time, const char* file, loam_error* err);
+LOAM_API int loam_pvd_count(const loam_pvd_series* series);
 /* Frees memory only: the file on disk is already complete. NULL is fine. */
-void loam_pvd_destroy(loam_pvd_series* series);
+LOAM_API void loam_pvd_destroy(loam_pvd_series* series);
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
@@ -66,9 +66,9 @@ struct cJSON; /* <cjson/cJSON.h>; callers build documents with cJSON and hand th
  * 16 or 17 significant digits that read back to the same double, and non-finite numbers as null, so
  * the output is always valid JSON (raw items, cJSON_CreateRaw, are copied verbatim). LOAM_ERR_INPUT for an invalid item, an object member without a
  * name, or nesting deeper than 1000; LOAM_ERR_IO for a write error. */
-loam_status loam_json_write(const struct cJSON* root, FILE* fp, loam_error* err);
+LOAM_API loam_status loam_json_write(const struct cJSON* root, FILE* fp, loam_error* err);
 /* The same into path, atomically. */
-loam_status loam_json_write_file(const struct cJSON* root, const char* path, loam_error* err);
+LOAM_API loam_status loam_json_write_file(const struct cJSON* root, const char* path, loam_error* err);
 
 #ifdef __cplusplus
 }

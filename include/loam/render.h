@@ -25,12 +25,12 @@ typedef struct loam_image {
 
 /* Sides of at most LOAM_IMAGE_MAX_SIDE pixels. On failure *img is left empty (NULL buffers). */
 #define LOAM_IMAGE_MAX_SIDE 16384
-loam_status loam_image_alloc(loam_image* img, int width, int height, loam_error* err);
+LOAM_API loam_status loam_image_alloc(loam_image* img, int width, int height, loam_error* err);
 /* Safe on an empty or already freed image. */
-void loam_image_free(loam_image* img);
+LOAM_API void loam_image_free(loam_image* img);
 
 /* Written atomically (io.h): a failed write never leaves a partial file under `path`. */
-loam_status loam_image_write_png(const loam_image* img, const char* path, loam_error* err);
+LOAM_API loam_status loam_image_write_png(const loam_image* img, const char* path, loam_error* err);
 
 typedef struct loam_camera {
     loam_vec3 eye, target, up;  /* m; up need not be orthogonal to the view, only not parallel */
@@ -40,8 +40,8 @@ typedef struct loam_camera {
 } loam_camera;
 
 /* 960x540, fov 40, looking at the origin from (1.5, -2.5, 1.2) with z up. */
-loam_camera loam_camera_default(void);
-loam_status loam_camera_validate(const loam_camera* cam, loam_error* err);
+LOAM_API loam_camera loam_camera_default(void);
+LOAM_API loam_status loam_camera_validate(const loam_camera* cam, loam_error* err);
 
 typedef enum loam_colormap {
     LOAM_COLORMAP_VIRIDIS = 0,  /* perceptually uniform, colour-blind safe */
@@ -50,7 +50,7 @@ typedef enum loam_colormap {
 } loam_colormap;
 
 /* Colour of t in [0, 1] (clamped; NaN gives mid grey). */
-void loam_colormap_eval(loam_colormap map, float t, uint8_t rgb[3]);
+LOAM_API void loam_colormap_eval(loam_colormap map, float t, uint8_t rgb[3]);
 
 /* Particles as structure-of-arrays; spheres with a non-finite centre or radius <= 0 are skipped
  * (a diverged step still renders). Spheres that reach behind the eye are skipped too. */
@@ -74,12 +74,12 @@ typedef struct loam_render_shapes {
 } loam_render_shapes;
 
 /* Defaults: no particles/shapes, viridis, a sand colour, opaque shapes. */
-loam_render_particles loam_render_particles_default(void);
-loam_render_shapes loam_render_shapes_default(void);
+LOAM_API loam_render_particles loam_render_particles_default(void);
+LOAM_API loam_render_shapes loam_render_shapes_default(void);
 
 /* Draw into `out`, which must have been allocated with the camera's width and height. Either
  * scene part may be NULL. Threads: loam_set_threads / OpenMP; the bytes do not depend on it. */
-loam_status loam_render(const loam_camera* cam, const loam_render_particles* particles,
+LOAM_API loam_status loam_render(const loam_camera* cam, const loam_render_particles* particles,
                         const loam_render_shapes* shapes, loam_image* out, loam_error* err);
 
 /* Triangle meshes (soft-robot surfaces), drawn over an image that loam_render filled: depth-tested
@@ -97,8 +97,8 @@ typedef struct loam_render_triangles {
     uint8_t color[3];
 } loam_render_triangles;
 
-loam_render_triangles loam_render_triangles_default(void);
-loam_status loam_render_triangles_draw(const loam_camera* cam, const loam_render_triangles* tris, loam_image* out,
+LOAM_API loam_render_triangles loam_render_triangles_default(void);
+LOAM_API loam_status loam_render_triangles_draw(const loam_camera* cam, const loam_render_triangles* tris, loam_image* out,
                                        loam_error* err);
 
 /* Sensors for observations (sensors.c): cheap, particles only, serial (observation images are
@@ -106,12 +106,12 @@ loam_status loam_render_triangles_draw(const loam_camera* cam, const loam_render
  * Depth camera: for each pixel the view-axis depth (m) of the nearest particle surface on its ray,
  * INFINITY where the ray meets none; `depth` holds cam->width * cam->height floats, rows top to
  * bottom. Perspective or orthographic, as the camera says. */
-loam_status loam_depth_image(const loam_camera* cam, const loam_render_particles* particles, float* depth,
+LOAM_API loam_status loam_depth_image(const loam_camera* cam, const loam_render_particles* particles, float* depth,
                              loam_error* err);
 /* Height map seen from above: width x height cells over the box [x0, x1] x [y0, y1] (rows from +y
  * at the top to -y at the bottom, columns from x0 to x1), each the highest particle surface above
  * the cell's centre, or floor_z where there is none. */
-loam_status loam_height_map(const loam_render_particles* particles, float x0, float y0, float x1, float y1,
+LOAM_API loam_status loam_height_map(const loam_render_particles* particles, float x0, float y0, float x1, float y1,
                             float floor_z, int width, int height, float* out, loam_error* err);
 
 /* MP4 from a numbered PNG sequence by running the `ffmpeg` executable (H.264 when ffmpeg has
@@ -124,12 +124,12 @@ typedef struct loam_video_params {
 } loam_video_params;
 
 /* Writes the full path of `ffmpeg` found on PATH into buf and returns 1, or returns 0. */
-int loam_ffmpeg_find(char* buf, size_t size);
+LOAM_API int loam_ffmpeg_find(char* buf, size_t size);
 
 /* When ffmpeg is not on PATH this returns LOAM_ERR_IO with a "ffmpeg not found" message and sets
  * *ffmpeg_missing (nullable) to 1, so a caller can print a notice and carry on; every other failure
  * leaves it 0. No partial MP4 is ever left under `output`. */
-loam_status loam_video_encode(const loam_video_params* params, int* ffmpeg_missing, loam_error* err);
+LOAM_API loam_status loam_video_encode(const loam_video_params* params, int* ffmpeg_missing, loam_error* err);
 
 #ifdef __cplusplus
 }

@@ -54,22 +54,22 @@ typedef struct loam_scene {
 
 /* Read a scene file. overrides: "dotted.key=value" strings, applied before reading; an override
  * naming a key the format does not have is an error. */
-loam_status loam_scene_load(const char* path, const char* const* overrides, int override_count, loam_scene* scene,
+LOAM_API loam_status loam_scene_load(const char* path, const char* const* overrides, int override_count, loam_scene* scene,
                             loam_error* err);
 /* The same from a buffer; `name` stands for the file in messages. */
-loam_status loam_scene_load_buffer(const char* text, size_t length, const char* name, const char* const* overrides,
+LOAM_API loam_status loam_scene_load_buffer(const char* text, size_t length, const char* name, const char* const* overrides,
                                    int override_count, loam_scene* scene, loam_error* err);
-void loam_scene_free(loam_scene* scene);
+LOAM_API void loam_scene_free(loam_scene* scene);
 
 /* How the scene made `grid`, one of scene->grids: the mesh file as the scene names it, whether the
  * grid was read from the disk cache (1) or sampled (0), and the seconds that took. Any of the outputs
  * may be NULL. Returns 1, or 0 (outputs untouched) when grid is not one of the scene's. */
-int loam_scene_grid_source(const loam_scene* scene, const struct loam_sdf_grid* grid, const char** file,
+LOAM_API int loam_scene_grid_source(const loam_scene* scene, const struct loam_sdf_grid* grid, const char** file,
                            int* from_cache, double* seconds);
 
 /* A world holding the scene's particles and bodies (an error for an environment scene: build it with
  * loam_env_create(&scene->environment) and loam_env_reset). */
-loam_world* loam_scene_create_world(const loam_scene* scene, loam_error* err);
+LOAM_API loam_world* loam_scene_create_world(const loam_scene* scene, loam_error* err);
 
 #ifdef __cplusplus
 }

@@ -44,14 +44,14 @@ typedef struct loam_softbody_materials {
 /* Table I with every k multiplied by k_scale (1 = the paper's 50 / 40 / 100 N/m), the composites
  * filled by loam_softbody_materials_mix. Muscle i (0..19): omega = x 2 pi rad/s with x = 1 for
  * i < 10 and 2 otherwise, phi = (i mod 10) pi / 5, dL0 = 0.14. */
-loam_softbody_materials loam_softbody_default_materials(float k_scale);
+LOAM_API loam_softbody_materials loam_softbody_default_materials(float k_scale);
 /* Recompute ids 23..253 from the base set: a composite takes the mean of its two parts' k, dL0,
  * omega and phi (Mercury's rule). Call after overriding base materials. */
-void loam_softbody_materials_mix(loam_softbody_materials* mats);
+LOAM_API void loam_softbody_materials_mix(loam_softbody_materials* mats);
 /* Id of the composite of base ids a and b (1..22); a == b gives a. -1 when either is out of range. */
-int loam_softbody_composite_id(int a, int b);
+LOAM_API int loam_softbody_composite_id(int a, int b);
 /* Every material finite, k >= 0 (k > 0 except air), |dL0| < 1. */
-loam_status loam_softbody_materials_validate(const loam_softbody_materials* mats, loam_error* err);
+LOAM_API loam_status loam_softbody_materials_validate(const loam_softbody_materials* mats, loam_error* err);
 
 /* ---- Robots (models) ------------------------------------------------------------------------ */
 enum { LOAM_SB_MAX_MASSES = 65535 }; /* spring endpoints are 16-bit inside a population slot */
@@ -67,15 +67,15 @@ typedef struct loam_softbody_robot {
 } loam_softbody_robot;
 
 /* Unit masses, springs and faces zeroed; counts may be 0. NULL and err set on failure. */
-loam_softbody_robot* loam_softbody_robot_alloc(int masses, int springs, int faces, loam_error* err);
-void loam_softbody_robot_free(loam_softbody_robot* r);
-loam_softbody_robot* loam_softbody_robot_copy(const loam_softbody_robot* r, loam_error* err);
+LOAM_API loam_softbody_robot* loam_softbody_robot_alloc(int masses, int springs, int faces, loam_error* err);
+LOAM_API void loam_softbody_robot_free(loam_softbody_robot* r);
+LOAM_API loam_softbody_robot* loam_softbody_robot_copy(const loam_softbody_robot* r, loam_error* err);
 /* Names the first bad element: spring naming a missing mass, a spring joining a mass to itself,
  * zero, negative or non-finite rest length, air or unknown material, a duplicate spring,
  * non-finite positions or inverse masses, faces naming missing masses, too many masses. */
-loam_status loam_softbody_robot_validate(const loam_softbody_robot* r, int max_masses, loam_error* err);
+LOAM_API loam_status loam_softbody_robot_validate(const loam_softbody_robot* r, int max_masses, loam_error* err);
 /* Largest extent of the rest shape along x, y or z, m (the "body length" of the fitness). */
-float loam_softbody_robot_length(const loam_softbody_robot* r);
+LOAM_API float loam_softbody_robot_length(const loam_softbody_robot* r);
 
 /* Voxel robots: each non-air voxel's 8 corner masses (shared with its neighbours) and all 28 pairs
  * of the cube as springs. A spring exists when at least one voxel holding both ends is not air; its
@@ -89,18 +89,18 @@ typedef struct loam_softbody_voxel_def {
     float mass;              /* every mass, kg; default 1 (Mercury's unit masses) */
 } loam_softbody_voxel_def;
 
-loam_softbody_voxel_def loam_softbody_voxel_default_def(void);
+LOAM_API loam_softbody_voxel_def loam_softbody_voxel_default_def(void);
 /* voxels: nx*ny*nz base material ids (0 = air, 1..22), x fastest, then y, then z. */
-loam_softbody_robot* loam_softbody_voxel_robot(const loam_softbody_voxel_def* def, const uint8_t* voxels,
+LOAM_API loam_softbody_robot* loam_softbody_voxel_robot(const loam_softbody_voxel_def* def, const uint8_t* voxels,
                                                loam_error* err);
 /* Random materials (air with probability air_fraction, else one of the 22 base materials), then only
  * the largest face-connected solid part kept, so the robot is one body. */
-loam_status loam_softbody_random_voxels(const loam_softbody_voxel_def* def, uint64_t seed, float air_fraction,
+LOAM_API loam_status loam_softbody_random_voxels(const loam_softbody_voxel_def* def, uint64_t seed, float air_fraction,
                                         uint8_t* voxels, loam_error* err);
 
 /* Keep only the largest face-connected solid part (lowest-numbered part on ties); all air becomes
  * one bone voxel at index 0. Evolution calls it after mutating. */
-loam_status loam_softbody_voxels_keep_largest(const loam_softbody_voxel_def* def, uint8_t* voxels, loam_error* err);
+LOAM_API loam_status loam_softbody_voxels_keep_largest(const loam_softbody_voxel_def* def, uint8_t* voxels, loam_error* err);
 
 /* Network-generated robots (paper 002, III-B): `points` samples of a 3-D standard Gaussian pass
  * through a random MLP (weights N(0, 1) from the seed; `layers` hidden ReLU layers of `hidden`
@@ -129,17 +129,17 @@ typedef struct loam_softbody_nn_info {
     int reserved;
 } loam_softbody_nn_info;
 
-loam_softbody_nn_def loam_softbody_nn_default_def(void);
-loam_softbody_robot* loam_softbody_nn_robot(const loam_softbody_nn_def* def, uint64_t seed, loam_softbody_nn_info* info,
+LOAM_API loam_softbody_nn_def loam_softbody_nn_default_def(void);
+LOAM_API loam_softbody_robot* loam_softbody_nn_robot(const loam_softbody_nn_def* def, uint64_t seed, loam_softbody_nn_info* info,
                                             loam_error* err);
 
 /* Robot files: JSON (docs/softbody.md), {"masses": [[x, y, z] or [x, y, z, mass], ...],
  * "springs": [[i, j, material] or [i, j, material, rest], ...], "faces": [[i, j, k], ...]}.
  * mass 0 fixes a mass; a rest length left out is the rest distance. Errors name the file, the
  * array and the element index. */
-loam_softbody_robot* loam_softbody_robot_load(const char* path, loam_error* err);
-loam_softbody_robot* loam_softbody_robot_parse(const char* text, const char* name, loam_error* err);
-loam_status loam_softbody_robot_save(const loam_softbody_robot* r, const char* path, loam_error* err);
+LOAM_API loam_softbody_robot* loam_softbody_robot_load(const char* path, loam_error* err);
+LOAM_API loam_softbody_robot* loam_softbody_robot_parse(const char* text, const char* name, loam_error* err);
+LOAM_API loam_status loam_softbody_robot_save(const loam_softbody_robot* r, const char* path, loam_error* err);
 
 /* ---- Simulation ----------------------------------------------------------------------------- */
 typedef enum loam_softbody_solver {
@@ -176,24 +176,24 @@ typedef struct loam_softbody_def {
     float bound;                 /* |coordinate| beyond this (m) is divergence; default 1e4 */
 } loam_softbody_def;
 
-loam_softbody_def loam_softbody_default_def(void);
-loam_status loam_softbody_def_validate(const loam_softbody_def* def, loam_error* err);
+LOAM_API loam_softbody_def loam_softbody_default_def(void);
+LOAM_API loam_status loam_softbody_def_validate(const loam_softbody_def* def, loam_error* err);
 
 typedef struct loam_softbody_pop loam_softbody_pop;
 
 /* Copies the robots (each validated; errors name the robot index) and the materials. */
-loam_softbody_pop* loam_softbody_pop_create(const loam_softbody_def* def, const loam_softbody_materials* mats,
+LOAM_API loam_softbody_pop* loam_softbody_pop_create(const loam_softbody_def* def, const loam_softbody_materials* mats,
                                             const loam_softbody_robot* const* robots, int count, loam_error* err);
-void loam_softbody_pop_free(loam_softbody_pop* p);
+LOAM_API void loam_softbody_pop_free(loam_softbody_pop* p);
 /* Advance every robot by `steps` steps. A non-finite or out-of-bounds position stops that robot
  * with LOAM_ERR_DIVERGED naming the robot, the step and the mass; the other robots finish their
  * steps and the population's time does not advance, so after that error the robots are at
  * different steps: inspect them, then free the population. Threads: loam_set_threads. */
-loam_status loam_softbody_pop_step(loam_softbody_pop* p, int steps, loam_error* err);
-int loam_softbody_pop_count(const loam_softbody_pop* p);
-double loam_softbody_pop_time(const loam_softbody_pop* p);
+LOAM_API loam_status loam_softbody_pop_step(loam_softbody_pop* p, int steps, loam_error* err);
+LOAM_API int loam_softbody_pop_count(const loam_softbody_pop* p);
+LOAM_API double loam_softbody_pop_time(const loam_softbody_pop* p);
 /* Springs stepped per step over the population (air springs do not exist, so all do work). */
-int64_t loam_softbody_pop_springs(const loam_softbody_pop* p);
+LOAM_API int64_t loam_softbody_pop_springs(const loam_softbody_pop* p);
 
 /* The state of robot b, masses in the robot's order; valid until the population is freed.
  * Positions and velocities may be written between steps. */
@@ -203,12 +203,12 @@ typedef struct loam_softbody_state {
     float *vx, *vy, *vz;     /* m/s */
 } loam_softbody_state;
 
-loam_status loam_softbody_pop_state(loam_softbody_pop* p, int b, loam_softbody_state* out, loam_error* err);
+LOAM_API loam_status loam_softbody_pop_state(loam_softbody_pop* p, int b, loam_softbody_state* out, loam_error* err);
 /* Bytes of robot b's block (model, state and the solver's tables; land's contact lists are apart):
  * what must stay in a core's cache while the robot is stepped. 0 for a bad b. */
-size_t loam_softbody_pop_robot_bytes(const loam_softbody_pop* p, int b);
+LOAM_API size_t loam_softbody_pop_robot_bytes(const loam_softbody_pop* p, int b);
 /* Centre of mass of robot b, m (fixed masses excluded). */
-loam_vec3 loam_softbody_pop_com(const loam_softbody_pop* p, int b);
+LOAM_API loam_vec3 loam_softbody_pop_com(const loam_softbody_pop* p, int b);
 
 #ifdef __cplusplus
 }

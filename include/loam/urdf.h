@@ -17,16 +17,16 @@ typedef struct loam_urdf_options {
     loam_mb_options mb;   /* model options (gravity, dt, ...), loam_mb_default_options() */
 } loam_urdf_options;
 
-loam_urdf_options loam_urdf_default_options(void);
+LOAM_API loam_urdf_options loam_urdf_default_options(void);
 
 /* Parse a URDF document held in memory; `name` labels error messages (a file name). */
-loam_status loam_urdf_parse(const char* text, size_t length, const char* name, const loam_urdf_options* opt, loam_mb_model** out,
+LOAM_API loam_status loam_urdf_parse(const char* text, size_t length, const char* name, const loam_urdf_options* opt, loam_mb_model** out,
                             loam_error* err);
 /* Read and parse a URDF file. */
-loam_status loam_urdf_load(const char* path, const loam_urdf_options* opt, loam_mb_model** out, loam_error* err);
+LOAM_API loam_status loam_urdf_load(const char* path, const loam_urdf_options* opt, loam_mb_model** out, loam_error* err);
 /* Write a model as URDF (links, inertials, collision primitives and meshes, joints with their limits
  * and damping), so that loading it gives the same model. The root's own joint is not written. */
-loam_status loam_urdf_write(const loam_mb_model* model, const char* path, loam_error* err);
+LOAM_API loam_status loam_urdf_write(const loam_mb_model* model, const char* path, loam_error* err);
 
 #ifdef __cplusplus
 }

@@ -2,9 +2,10 @@
 
 Where the library comes from, first match wins:
   1. $LOAM_LIBRARY, a path to libloam.so (development: point it at a fresh CMake build);
-  2. libloam.so inside the installed package (what `pip install ./python` ships);
-  3. <repo>/build/libloam.so when the package is imported from the source tree (python/loam);
-  4. the system's search path (ctypes.util.find_library("loam")).
+  2. libloam.so inside the installed package (what `pip install ./python` and the wheel ship);
+  3. the library an editable install (`pip install -e ./python`) built, named in loam/_libloam_path;
+  4. <repo>/build/libloam.so when the package is imported from the source tree (python/loam);
+  5. the system's search path (ctypes.util.find_library("loam")).
 """
 import ctypes as C
 import ctypes.util
@@ -20,6 +21,11 @@ def _candidates():
     if env:
         return [env]  # an explicit choice is never second-guessed
     out = [os.path.join(_HERE, "libloam.so")]
+    try:
+        with open(os.path.join(_HERE, "_libloam_path")) as f:
+            out.append(f.read().strip())
+    except OSError:
+        pass
     repo = os.path.dirname(os.path.dirname(_HERE))
     if os.path.isfile(os.path.join(repo, "CMakeLists.txt")):
         out.append(os.path.join(repo, "build", "libloam.so"))

@@ -6,7 +6,7 @@
 
 #include "loam/io.h"
 #include "loam/multibody.h"
-#include "multibody/scenarios.h"
+#include "scenarios.h"
 
 #define WHO "loam bench multibody"
 #ifndef LOAM_SOURCE_DIR

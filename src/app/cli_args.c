@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/cli_table.h"
 #include "loam/core.h"
 
 const char* cli_split_option(const char* arg, char name[CLI_NAME_MAX]) {
@@ -20,12 +21,20 @@ const char* cli_split_option(const char* arg, char name[CLI_NAME_MAX]) {
     return NULL;
 }
 
-int cli_option_value(const char* who, const char* help, const char* const* valued, size_t count, const char* name,
-                     int argc, char** argv, int* a, const char** val) {
-    int known = 0;
-    for (size_t k = 0; k < count; ++k) known |= strcmp(name, valued[k]) == 0;
-    if (!known) {
-        fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", who, argv[*a], help);
+/* who's row in the table: who is "loam " followed by the command's name. */
+static const cli_option* table_option(const char* who, const char* name) {
+    const cli_command* c = strncmp(who, "loam ", 5) == 0 ? cli_command_find(who + 5) : NULL;
+    return c ? cli_command_option(c, name) : NULL;
+}
+
+int cli_option_value(const char* who, const char* name, int argc, char** argv, int* a, const char** val) {
+    const cli_option* o = table_option(who, name);
+    if (!o) {
+        fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", who, argv[*a], who);
+        return LOAM_ERR_INPUT;
+    }
+    if (!cli_option_takes_value(o)) {
+        fprintf(stderr, "%s: option %s takes no value\n", who, name);
         return LOAM_ERR_INPUT;
     }
     if (*val) return 0;
@@ -34,6 +43,16 @@ int cli_option_value(const char* who, const char* help, const char* const* value
         return LOAM_ERR_INPUT;
     }
     *val = argv[++*a];
+    return 0;
+}
+
+int cli_flag(const char* who, const char* name, const char* val) {
+    const cli_option* o = table_option(who, name);
+    if (!o || cli_option_takes_value(o)) {
+        fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", who, name, who);
+        return LOAM_ERR_INPUT;
+    }
+    if (val) return cli_bad_value(who, name, val, "no value");
     return 0;
 }
 

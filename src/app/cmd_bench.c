@@ -50,73 +50,19 @@ static double now_s(void) { return clock_s(CLOCK_MONOTONIC); }
  * the benchmark actually had the cores. */
 static double cpu_s(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID); }
 
-static void usage(FILE* f) {
-    fprintf(f,
-            "usage: loam bench granular [options]\n"
-            "  Column at rest (paper 000 Figs. 3/6): N spheres (R 5 mm, rho 2500, mu 0.5) settle from a lattice\n"
-            "  into a container, then M steps at rest are timed.\n"
-            "options (each takes a value unless noted; --opt=value also works):\n"
-            "  --particles N        particles (default 10000)\n"
-            "  --steps M            timed steps at rest (default 200)\n"
-            "  --settle S           settling steps before timing (default 1500)\n"
-            "  --settle-friction MU particle friction while settling (default: --friction); loam's\n"
-            "                       particles do not spin, so a frictional pour locks into a looser bed\n"
-            "                       than rotating spheres: a lower value here packs it like LIGGGHTS' bed\n"
-            "  --threads T          threads, 0 = all cores (default 0)\n"
-            "  --container C        cylinder (default) or box (in.column's open box)\n"
-            "  --json               also print one JSON object as the last line (no value)\n"
-            "  --quiet              no progress on stderr (no value)\n"
-            "  --dt DT              time step, s (default 1e-3)\n"
-            "  --solver S           gs (coloured projected Gauss-Seidel, default) or jacobi (mass-split\n"
-            "                       projected Jacobi, paper 000)\n"
-            "  --sweeps K           contact sweeps per step (default 3)\n"
-            "  --push-sweeps P      sweeps of the overlap-removal (split impulse) solve; 0 = Baumgarte inside\n"
-            "                       the velocity solve (default: 2 for gs, 1 for jacobi)\n"
-            "  --baumgarte A        overlap fraction removed per step (default 0.2)\n"
-            "  --relaxation W       over-relaxation of each contact's effective mass in (0, 2] (default: 1 for\n"
-            "                       gs, 1.8 for jacobi)\n"
-            "  --friction MU        particle-particle Coulomb coefficient (default 0.5); also the walls'\n"
-            "                       unless --wall-friction is given\n"
-            "  --wall-friction MU   container wall Coulomb coefficient\n"
-            "  --margin F           speculative contact margin, fraction of r (default 0.1)\n"
-            "  --warm-start 0|1     warm start (default 1)\n"
-            "  --skin F             neighbour-list skin, fraction of r; 0 = query the hash every step (default 0.3)\n"
-            "  --reorder-interval I renumber particles for locality every I steps, 0 = never (default 10)\n"
-            "  --hash-table-size H  hash buckets, 0 = 2 N (default 0)\n"
-            "  --damping G          velocity decay rate, 1/s (default 0)\n"
-            "  --tolerance TOL      early sweep stop, m/s (default 0 = always all sweeps)\n"
-            "  --radius R           particle radius, m (default 0.005)\n"
-            "  --density RHO        kg/m^3 (default 2500)\n"
-            "  --nx NX, --ny NY     box lattice footprint (default in.column's: 10k 25x20, 50k 50x50,\n"
-            "                       100k 100x50, else near-square with 20 layers)\n"
-            "  --column-radius RC   cylinder inner radius, m (default: settled column ~2 diameters tall)\n"
-            "  --seed S             lattice jitter and initial velocity seed\n");
-}
-
 /* Argument parsing: every failure names the option and the value and returns exit status 2. */
 static int parse_options(int argc, char** argv, bench_options* o) {
     for (int a = 0; a < argc; ++a) {
         const char* arg = argv[a];
         char name[CLI_NAME_MAX];
         const char* val = cli_split_option(arg, name);
-        if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
-            usage(stdout);
-            return -1; /* not an error: print help and exit 0 */
-        }
         if (strcmp(name, "--json") == 0 || strcmp(name, "--quiet") == 0) {
             if (val) return cli_bad_value(BENCH_PREFIX, name, val, "no value");
             if (name[2] == 'j') o->json = 1;
             else o->quiet = 1;
             continue;
         }
-        static const char* const valued[] = {
-            "--particles", "--steps",  "--settle",        "--threads",   "--container",     "--dt",
-            "--sweeps",    "--baumgarte", "--relaxation", "--friction",  "--wall-friction", "--margin",
-            "--warm-start", "--hash-table-size", "--damping", "--tolerance", "--radius",     "--density",
-            "--nx",        "--ny",     "--column-radius", "--seed",  "--solver",    "--push-sweeps",
-            "--skin",      "--reorder-interval", "--settle-friction"};
-        int rc = cli_option_value(BENCH_PREFIX, "loam bench granular", valued, sizeof valued / sizeof valued[0], name, argc,
-                                  argv, &a, &val);
+        int rc = cli_option_value(BENCH_PREFIX, name, argc, argv, &a, &val);
         if (rc) return rc;
         loam_granular_params* p = &o->params;
         column_spec* s = &o->scene;
@@ -350,7 +296,7 @@ static int run_steps(loam_world* w, int steps, const char* phase, int progress, 
     return 0;
 }
 
-static int bench_granular(int argc, char** argv) {
+int loam_bench_granular(int argc, char** argv) {
     bench_options o;
     memset(&o, 0, sizeof o);
     o.scene = column_default_spec();
@@ -579,18 +525,4 @@ static int bench_granular(int argc, char** argv) {
     fflush(stdout);
     loam_world_destroy(w);
     return 0;
-}
-
-int loam_cmd_bench(int argc, char** argv) {
-    /* argv[0] is "bench"; argv[1] names the benchmark. */
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fprintf(argc < 2 ? stderr : stdout, "usage: loam bench granular|env|softbody [options]   (loam bench granular --help)\n");
-        return argc < 2 ? LOAM_ERR_INPUT : 0;
-    }
-    if (!strcmp(argv[1], "granular")) return bench_granular(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "env")) return loam_bench_env(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "softbody")) return loam_bench_softbody(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "multibody")) return loam_bench_multibody(argc - 2, argv + 2);
-    fprintf(stderr, "loam bench: unknown benchmark '%s' (known: granular, env, softbody, multibody)\n", argv[1]);
-    return LOAM_ERR_INPUT;
 }

@@ -11,30 +11,6 @@
 #include "app/progress.h"
 #include "loam/env.h"
 
-static void usage(FILE* f) {
-    fprintf(f,
-            "usage: loam bench env [options]\n"
-            "  Builds an environment (settling its bed once), resets it, then times A actions (after W\n"
-            "  warm-up actions) with the scripted policy. With --batch B, B copies step together in one\n"
-            "  call, the copies in parallel (each world on one thread).\n"
-            "options (each takes a value unless noted):\n"
-            "  --kind K               bulldozing (default), gear_tower or excavation\n"
-            "  --particles N          particles (default: the kind's, 10000 / 20000 / 10000)\n"
-            "  --batch B              environments stepped together (default 1)\n"
-            "  --actions A            timed actions (default 10)\n"
-            "  --warmup W             untimed actions first (default 2)\n"
-            "  --steps-per-action S   physics steps per action (default: the kind's, 100)\n"
-            "  --gears G              gear tower: gears (default 4)\n"
-            "  --hash-table-size H    spatial hash buckets, 0 = 2 N (default 0)\n"
-            "  --sweeps K             contact sweeps per step (default 3)\n"
-            "  --dt DT                physics step, s (default: the kind's)\n"
-            "  --observe 0|1          compute observations (default 1)\n"
-            "  --sleep-speed V        particles slower than V m/s for 0.05 s sleep; 0 = never (default: 0.01)\n"
-            "  --threads T            threads, 0 = all cores (default 0)\n"
-            "  --seed S               reset seed (default 0)\n"
-            "  --json                 also print one JSON object as the last line (no value)\n");
-}
-
 #define WHO "loam bench env"
 
 int loam_bench_env(int argc, char** argv) {
@@ -43,17 +19,15 @@ int loam_bench_env(int argc, char** argv) {
     int threads = 0, seed = 0, json = 0;
     double dt = -1.0, sleep_speed = -1.0;
     for (int a = 0; a < argc; ++a) {
-        const char* opt = argv[a];
-        if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-            usage(stdout);
-            return 0;
-        }
+        char opt[CLI_NAME_MAX];
+        const char* val = cli_split_option(argv[a], opt);
         if (!strcmp(opt, "--json")) {
+            if (cli_flag(WHO, opt, val)) return LOAM_ERR_INPUT;
             json = 1;
             continue;
         }
-        const char* val = a + 1 < argc ? argv[++a] : NULL;
-        int rc = 0;
+        int rc = cli_option_value(WHO, opt, argc, argv, &a, &val);
+        if (rc) return rc;
         if (!strcmp(opt, "--kind")) {
             if (loam_env_kind_parse(val, &kind) != 0)
                 rc = cli_bad_value(WHO, opt, val, "bulldozing, gear_tower or excavation");
@@ -70,10 +44,6 @@ int loam_bench_env(int argc, char** argv) {
         else if (!strcmp(opt, "--seed")) rc = cli_parse_int(WHO, opt, val, 0, 2147483647, &seed);
         else if (!strcmp(opt, "--dt")) rc = cli_parse_double(WHO, opt, val, 0.0, 1, 0.01, &dt);
         else if (!strcmp(opt, "--sleep-speed")) rc = cli_parse_double(WHO, opt, val, 0.0, 0, 10.0, &sleep_speed);
-        else {
-            fprintf(stderr, WHO ": unknown option '%s' (see loam bench env --help)\n", opt);
-            return 2;
-        }
         if (rc) return rc;
     }
     loam_set_threads(threads);

@@ -19,56 +19,7 @@
 #include "app/commands.h"
 #include "app/plot.h"
 #include "core/clock.h"
-#include "multibody/scenarios.h"
-
-static void usage(FILE* f) {
-    fprintf(f,
-            "usage: loam bench multibody [options]\n"
-            "  Paper 004, Table I and the scaling plot: each scenario settles with PGS, then every solver\n"
-            "  steps the same state at 30/60/90 iterations (nonsmooth Newton: 3/6/9).\n"
-            "options (each takes a value unless noted):\n"
-            "  --scenario S     stirring, spheres, cable, insertion, cable_manip, a comma list, or all\n"
-            "                   (default all)\n"
-            "  --sizes N,N,...  spheres per scene, cable segments, or FEM beam pieces (1 to 8) for\n"
-            "                   insertion (default 100,200,400; insertion alone: 4; cable_manip: >= 60)\n"
-            "  --solvers L      comma list of subadmm, pgs, pj, fadmm, nnewton, pgs_cg (PGS with nonsmooth\n"
-            "                   conjugate gradients, the paper's PGS baseline) (default all)\n"
-            "  --steps S        measured steps per run (default 10)\n"
-            "  --repeat R       fixed budgets: time each step's solve R times from the same state and\n"
-            "                   keep the least, against a shared machine's noise (default 1)\n"
-            "  --settle S       settling steps before measuring (default 250)\n"
-            "  --max-dense N    largest size for the dense baselines fadmm and nnewton (default 200)\n"
-            "  --beta-scale X   SubADMM/full ADMM penalty multiplier (default 10, the library's)\n"
-            "  --adapt 0|1      SubADMM/full ADMM residual balancing of the penalty (default 1, the library's)\n"
-            "  --relaxation A   SubADMM/full ADMM over-relaxation in (0, 2) (default 1, the library's)\n"
-            "  --relaxation-rigid A  the same for contacts among rigid bodies and short arms (subsystems of\n"
-            "                   at most 12 unknowns; default 1.5, the library's)\n"
-            "  --penalty-rigid K  SubADMM/full ADMM: such a subsystem's penalty per constraint, K / (J A^-1 J^T);\n"
-            "                   0: the subsystem's, the paper's rule (default 5, the library's)\n"
-            "  --accel K        SubADMM/full ADMM acceleration: 0 none, 1 Nesterov restart, 2 Anderson, -1 Anderson\n"
-            "                   with FEM pieces, else none (default the library's: -1)\n"
-            "  --target-error E[,E...]  instead: per step, the fewest iterations each solver needs to\n"
-            "                   bring the constraint error to E m/s, and the solve time at that budget;\n"
-            "                   up to 8 targets (with --png: the work-precision plot, time against E)\n"
-            "  --max-iterations K  --target-error: give up above K iterations (default 4096)\n"
-            "  --urdf PATH      the Panda of the stirring, insertion and cable_manip scenes\n"
-            "                   (default %s/urdf/panda.urdf)\n"
-            "  --base-urdf PATH the mobile base for cable_manip (default %s/urdf/mobile_base.urdf)\n"
-            "  --threads T      threads, 0 = all cores (default 1); with more than one on a small scene,\n"
-            "                   OMP_WAIT_POLICY=active in the environment spares the team's wake-ups\n"
-            "  --csv FILE       also write the rows as CSV\n"
-            "  --png FILE       also draw time against size at the first budget (one panel per scenario\n"
-            "                   measured, each solver's points and linear fit, R^2 in the legend)\n"
-            "  --step-stats     instead: whole steps of the stirring scene with one solver (--solver,\n"
-            "                   --iterations), their wall time and contact depths, as a peer (MuJoCo,\n"
-            "                   bench/peers/mujoco_stirring.py) measures them (no value)\n"
-            "  --solver S       --step-stats: the solver (default pgs)\n"
-            "  --iterations K   --step-stats: its iterations per step (default 30)\n"
-            "  --tolerance TOL  --step-stats: stop a step's iterations when no impulse changes a velocity\n"
-            "                   by more than TOL m/s (default 1e-10)\n"
-            "  --json           also print one JSON object per row and per fit (no value)\n",
-            LOAM_SOURCE_DIR, LOAM_SOURCE_DIR);
-}
+#include "scenarios.h"
 
 /* --target-error: up to MAX_TARGETS errors in (0, 1e6] m/s, kept largest first (each search then
  * starts where the last one's ended), repeats dropped. */
@@ -286,21 +237,16 @@ int loam_bench_multibody(int argc, char** argv) {
     o.urdf = LOAM_SOURCE_DIR "/urdf/panda.urdf";
     o.base_urdf = LOAM_SOURCE_DIR "/urdf/mobile_base.urdf";
     for (int a = 0; a < argc; ++a) {
-        const char* opt = argv[a];
-        if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(opt, "--json")) {
-            o.json = 1;
+        char opt[CLI_NAME_MAX];
+        const char* val = cli_split_option(argv[a], opt);
+        if (!strcmp(opt, "--json") || !strcmp(opt, "--step-stats")) {
+            if (cli_flag(WHO, opt, val)) return LOAM_ERR_INPUT;
+            if (opt[2] == 'j') o.json = 1;
+            else o.step_stats = 1;
             continue;
         }
-        if (!strcmp(opt, "--step-stats")) {
-            o.step_stats = 1;
-            continue;
-        }
-        const char* val = a + 1 < argc ? argv[++a] : NULL;
-        int rc = 0;
+        int rc = cli_option_value(WHO, opt, argc, argv, &a, &val);
+        if (rc) return rc;
         if (!strcmp(opt, "--scenario")) {
             rc = parse_scenarios(val, &o);
         } else if (!strcmp(opt, "--sizes")) rc = parse_sizes(val, &o), o.sizes_given = 1;
@@ -338,9 +284,6 @@ int loam_bench_multibody(int argc, char** argv) {
         } else if (!strcmp(opt, "--csv")) {
             if (!val) rc = cli_bad_value(WHO, opt, val, "a file name");
             else o.csv = val;
-        } else {
-            fprintf(stderr, "%s: unknown option '%s' (see --help)\n", WHO, opt);
-            return 2;
         }
         if (rc) return rc;
     }

@@ -29,44 +29,17 @@ typedef struct sb_options {
     loam_softbody_def def;
 } sb_options;
 
-static void usage(FILE* f) {
-    fprintf(f,
-            "usage: loam bench softbody [options]\n"
-            "  Mercury's benchmark (paper 002 Fig. 4): populations of the default voxel robot, doubled from 1\n"
-            "  until springs x steps >= --target or the time limit; springs updated per second vs total springs.\n"
-            "options (each takes a value unless noted; --opt=value also works):\n"
-            "  --size N          voxels per side of the robot (default 10: 1331 masses, 14230 springs)\n"
-            "  --robot FILE      a robot file (loam robot ... --out FILE) instead of the voxel box\n"
-            "  --solver S        force (default), xpbd_jacobi or xpbd_gs\n"
-            "  --iterations K    XPBD sweeps per step (default 4)\n"
-            "  --env E           water (default), linear_drag, land or vacuum\n"
-            "  --dt DT           time step, s (default 1e-4, Mercury's benchmark)\n"
-            "  --sim-time T      simulated seconds per population (default 0.1, Mercury's)\n"
-            "  --target X        stop once springs x steps >= X (default 1e10)\n"
-            "  --time-limit S    stop before a doubling predicted to take longer than S wall s (default 120)\n"
-            "  --max-robots B    largest population (default 1048576)\n"
-            "  --threads T       threads, 0 = all cores (default 0)\n"
-            "  --json            also print one JSON object as the last line (no value)\n"
-            "  --quiet           no progress on stderr (no value)\n");
-}
-
 static int parse(int argc, char** argv, sb_options* o) {
     for (int a = 0; a < argc; ++a) {
         char name[CLI_NAME_MAX];
         const char* val = cli_split_option(argv[a], name);
-        if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
-            usage(stdout);
-            return -1;
-        }
         if (!strcmp(name, "--json") || !strcmp(name, "--quiet")) {
             if (val) return cli_bad_value(PREFIX, name, val, "no value");
             if (name[2] == 'j') o->json = 1;
             else o->quiet = 1;
             continue;
         }
-        static const char* const valued[] = {"--size", "--solver", "--iterations", "--env", "--dt", "--sim-time",
-                                             "--target", "--time-limit", "--max-robots", "--threads", "--robot"};
-        int rc = cli_option_value(PREFIX, "loam bench softbody", valued, sizeof valued / sizeof valued[0], name, argc, argv, &a, &val);
+        int rc = cli_option_value(PREFIX, name, argc, argv, &a, &val);
         if (rc) return rc;
         loam_softbody_def* d = &o->def;
         if (!strcmp(name, "--size")) rc = cli_parse_int(PREFIX, name, val, 1, 39, &o->size);

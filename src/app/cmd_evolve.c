@@ -31,46 +31,16 @@ typedef struct evo_options {
     loam_softbody_def def;
 } evo_options;
 
-static void usage(FILE* f) {
-    fprintf(f,
-            "usage: loam evolve [options]            evolve voxel robots for distance per body length\n"
-            "       loam evolve --replay ROBOT.json [options] [--frames K]   step a saved robot again\n"
-            "options (each takes a value; --opt=value also works):\n"
-            "  --env E            water (default) or land\n"
-            "  --generations G    default 20\n"
-            "  --population P     robots per generation, >= 4 (default 32)\n"
-            "  --size N           voxels per side (default 4)\n"
-            "  --voxel-size H     m (default 0.01; masses 1000 H^3 kg: as dense as water)\n"
-            "  --sim-time T       simulated seconds per evaluation (default 2)\n"
-            "  --dt DT            s (default 5e-4)\n"
-            "  --solver S         force (default), xpbd_jacobi or xpbd_gs\n"
-            "  --zeta Z           velocity kept per step (default 0.999: a decay of 2 /s at dt 5e-4)\n"
-            "  --mutation M       probability that a voxel changes material (default 0.05)\n"
-            "  --air A            air fraction of the first generation and of mutations (default 0.3)\n"
-            "  --seed S           default 1\n"
-            "  --threads T        0 = all cores (default 0)\n"
-            "  --out DIR          default evolve_out\n"
-            "  --frames K         replay only: render K PNG frames (and an MP4 when ffmpeg is there) to --out\n"
-            "  --quiet            no per-generation lines (no value)\n");
-}
-
 static int parse(int argc, char** argv, evo_options* o) {
     for (int a = 0; a < argc; ++a) {
         char name[CLI_NAME_MAX];
         const char* val = cli_split_option(argv[a], name);
-        if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
-            usage(stdout);
-            return -1;
-        }
         if (!strcmp(name, "--quiet")) {
             if (val) return cli_bad_value(PREFIX, name, val, "no value");
             o->quiet = 1;
             continue;
         }
-        static const char* const valued[] = {"--env", "--generations", "--population", "--size", "--voxel-size",
-                                             "--sim-time", "--dt", "--solver", "--mutation", "--air", "--seed",
-                                             "--threads", "--out", "--replay", "--frames", "--zeta"};
-        int rc = cli_option_value(PREFIX, "loam evolve", valued, sizeof valued / sizeof valued[0], name, argc, argv, &a, &val);
+        int rc = cli_option_value(PREFIX, name, argc, argv, &a, &val);
         if (rc) return rc;
         loam_softbody_def* d = &o->def;
         if (!strcmp(name, "--generations")) rc = cli_parse_int(PREFIX, name, val, 1, 100000, &o->generations);

@@ -11,19 +11,10 @@
 
 #define PREFIX "loam robot"
 
-static void usage(FILE* f) {
-    fprintf(f,
-            "usage: loam robot voxel|random|nn [options] --out FILE\n"
-            "  voxel    a box of one material       --size N (default 4) --material ID (1..22, default 22 bone)\n"
-            "  random   random voxels, one body      --size N --air A (default 0.3) --seed S\n"
-            "  nn       network-generated (qhull)    --points N (200) --alpha A (0.5) --radius R (0.05) --seed S\n"
-            "  common:  --voxel-size H (m, default 0.01), --mass M (kg per mass, default 1)\n");
-}
-
 int loam_cmd_robot(int argc, char** argv) {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? LOAM_ERR_INPUT : 0;
+    if (argc < 2) {
+        fprintf(stderr, PREFIX ": which robot? voxel, random or nn (see loam robot --help)\n");
+        return LOAM_ERR_INPUT;
     }
     const char* kind = argv[1];
     if (strcmp(kind, "voxel") && strcmp(kind, "random") && strcmp(kind, "nn")) {
@@ -39,9 +30,7 @@ int loam_cmd_robot(int argc, char** argv) {
     for (int a = 2; a < argc; ++a) {
         char name[CLI_NAME_MAX];
         const char* val = cli_split_option(argv[a], name);
-        static const char* const valued[] = {"--size", "--material", "--air", "--seed", "--points", "--alpha",
-                                             "--radius", "--voxel-size", "--mass", "--out"};
-        int rc = cli_option_value(PREFIX, "loam robot", valued, sizeof valued / sizeof valued[0], name, argc, argv, &a, &val);
+        int rc = cli_option_value(PREFIX, name, argc, argv, &a, &val);
         if (rc) return rc;
         if (!strcmp(name, "--size")) rc = cli_parse_int(PREFIX, name, val, 1, 39, &size);
         else if (!strcmp(name, "--material")) rc = cli_parse_int(PREFIX, name, val, 1, LOAM_SB_BASE_COUNT - 1, &material);

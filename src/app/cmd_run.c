@@ -1,11 +1,11 @@
 /* `loam run SCENE`: load, step with a progress bar, write frames, body forces and a summary. */
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/cli_args.h"
 #include "app/commands.h"
 #include "app/mesh_grids.h"
 #include "app/progress.h"
@@ -23,33 +23,9 @@ typedef struct run_options {
     const char* sets[64];
 } run_options;
 
-static void usage(FILE* f) {
-    fprintf(f,
-            "usage: loam run SCENE [options]\n"
-            "  Runs a scene file (docs/scene-format.md) and writes frames, particle files and a summary.\n"
-            "options:\n"
-            "  --steps N         steps to run (default: the scene's sim.duration / sim.dt)\n"
-            "  --duration T      simulated seconds to run (instead of --steps)\n"
-            "  --out DIR         output folder (default out/<scene name>)\n"
-            "  --frames K        frames to write over the run (default: the scene's output.frames)\n"
-            "  --threads T       threads, 0 = all cores (default: the scene's sim.threads)\n"
-            "  --set key=value   override a scene value by its dotted key, e.g. --set solver.sweeps=5\n"
-            "                    (repeatable; lists by index or name: --set bodies.blade.motion.linear=[0.2,0,0])\n"
-            "  --quiet           no progress output\n");
-}
+#define WHO "loam run"
 
-static int parse_number(const char* opt, const char* s, double lo, double hi, double* out) {
-    char* end;
-    errno = 0;
-    double v = s ? strtod(s, &end) : 0.0;
-    if (!s || end == s || *end || errno || !isfinite(v) || v < lo || v > hi) {
-        fprintf(stderr, "loam run: %s: expected a number in [%g, %g], got '%s'\n", opt, lo, hi, s ? s : "(nothing)");
-        return 0;
-    }
-    *out = v;
-    return 1;
-}
-
+/* Every failure prints one line naming the option and value and returns 0. */
 static int parse_args(int argc, char** argv, run_options* o) {
     memset(o, 0, sizeof *o);
     o->steps = -1;
@@ -57,50 +33,39 @@ static int parse_args(int argc, char** argv, run_options* o) {
     o->frames = -1;
     o->threads = -1;
     for (int k = 1; k < argc; ++k) {
-        const char* a = argv[k];
-        const char* v = k + 1 < argc ? argv[k + 1] : NULL;
-        double x;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            exit(0);
-        } else if (strcmp(a, "--quiet") == 0) {
+        char name[CLI_NAME_MAX];
+        const char* val = cli_split_option(argv[k], name);
+        if (!strcmp(name, "--quiet")) {
+            if (cli_flag(WHO, name, val)) return 0;
             o->quiet = 1;
-        } else if (strcmp(a, "--steps") == 0) {
-            if (!parse_number(a, v, 0, 1e12, &x) || x != floor(x)) return v ? (fprintf(stderr, "loam run: --steps: expected a whole number, got '%s'\n", v), 0) : 0;
-            o->steps = (long long)x;
-            ++k;
-        } else if (strcmp(a, "--duration") == 0) {
-            if (!parse_number(a, v, 0, 1e9, &o->duration)) return 0;
-            ++k;
-        } else if (strcmp(a, "--frames") == 0) {
-            if (!parse_number(a, v, 0, 100000, &x) || x != floor(x)) return 0;
-            o->frames = (int)x;
-            ++k;
-        } else if (strcmp(a, "--threads") == 0) {
-            if (!parse_number(a, v, 0, 1024, &x) || x != floor(x)) return 0;
-            o->threads = (int)x;
-            ++k;
-        } else if (strcmp(a, "--out") == 0) {
-            if (!v || !*v) return fprintf(stderr, "loam run: --out needs a folder\n"), 0;
-            o->out = v;
-            ++k;
-        } else if (strcmp(a, "--set") == 0) {
-            if (!v) return fprintf(stderr, "loam run: --set needs key=value\n"), 0;
-            if (o->set_count == 64) return fprintf(stderr, "loam run: at most 64 --set options\n"), 0;
-            o->sets[o->set_count++] = v;
-            ++k;
-        } else if (a[0] == '-') {
-            fprintf(stderr, "loam run: unknown option '%s' (see loam run --help)\n", a);
-            return 0;
-        } else if (!o->scene) {
-            o->scene = a;
-        } else {
-            fprintf(stderr, "loam run: one scene at a time; got '%s' and '%s'\n", o->scene, a);
-            return 0;
+            continue;
+        }
+        if (argv[k][0] != '-') {
+            if (o->scene) return fprintf(stderr, WHO ": one scene at a time; got '%s' and '%s'\n", o->scene, argv[k]), 0;
+            o->scene = argv[k];
+            continue;
+        }
+        if (cli_option_value(WHO, name, argc, argv, &k, &val)) return 0;
+        long v;
+        if (!strcmp(name, "--steps")) {
+            if (cli_parse_long(WHO, name, val, 0, 1000000000000L, &v)) return 0;
+            o->steps = v;
+        } else if (!strcmp(name, "--duration")) {
+            if (cli_parse_double(WHO, name, val, 0.0, 0, 1e9, &o->duration)) return 0;
+        } else if (!strcmp(name, "--frames")) {
+            if (cli_parse_int(WHO, name, val, 0, 100000, &o->frames)) return 0;
+        } else if (!strcmp(name, "--threads")) {
+            if (cli_parse_int(WHO, name, val, 0, 1024, &o->threads)) return 0;
+        } else if (!strcmp(name, "--out")) {
+            if (!*val) return cli_bad_value(WHO, name, val, "a folder"), 0;
+            o->out = val;
+        } else if (!strcmp(name, "--set")) {
+            if (o->set_count == 64) return fprintf(stderr, WHO ": at most 64 --set options\n"), 0;
+            o->sets[o->set_count++] = val;
         }
     }
-    if (!o->scene) return fprintf(stderr, "loam run: no scene file given (see loam run --help)\n"), 0;
-    if (o->steps >= 0 && o->duration >= 0) return fprintf(stderr, "loam run: give --steps or --duration, not both\n"), 0;
+    if (!o->scene) return fprintf(stderr, WHO ": no scene file given (see loam run --help)\n"), 0;
+    if (o->steps >= 0 && o->duration >= 0) return fprintf(stderr, WHO ": give --steps or --duration, not both\n"), 0;
     return 1;
 }
 

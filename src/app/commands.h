@@ -1,10 +1,11 @@
-/* Subcommands of the `loam` command. Each returns the process exit status
+/* Subcommands of the `loam` command, run from cli_table.c's table. Each returns the process exit status
  * (0 ok, 2 bad input, 3 diverged, 4 I/O, 5 out of memory). argv[0] is the subcommand name. */
 #ifndef LOAM_APP_COMMANDS_H
 #define LOAM_APP_COMMANDS_H
 
 int loam_cmd_run(int argc, char** argv);
-int loam_cmd_bench(int argc, char** argv);
+/* `loam bench granular ...` (cmd_bench.c); argv[0] is its first option. */
+int loam_bench_granular(int argc, char** argv);
 /* `loam bench env ...` (cmd_bench_env.c); argv[0] is its first option. */
 int loam_bench_env(int argc, char** argv);
 /* `loam bench softbody ...` (cmd_bench_softbody.c). */

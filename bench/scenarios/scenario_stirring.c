@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "loam/urdf.h"
-#include "multibody/scenarios.h"
+#include "scenarios.h"
 
 static const double BALL_R = 0.01, BALL_RHO = 2500.0, BOX_X = 0.58, BOX_HALF = 0.12, WALL = 0.01, WALL_H = 0.15;
 static const double STIR_R = 0.015, STIR_HALF = 0.11;

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "multibody/scenarios.h"
+#include "scenarios.h"
 
 static const double R = 0.01, RHO = 2500.0, HALF = 0.1;
 

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "multibody/scenarios.h"
+#include "scenarios.h"
 
 loam_status mb_cable_scene_create(int n, const loam_mb_options* opt, loam_mb_model** model, loam_mb_state** state, loam_error* err) {
     *model = NULL;

@@ -16,7 +16,7 @@
 
 #include "core/vecd.h"
 #include "loam/urdf.h"
-#include "multibody/scenarios.h"
+#include "scenarios.h"
 
 /* Collision classes: the floor meets everything in class MOVING; nothing else meets anything. */
 enum { FLOOR = 1, MOVING = 2 };

@@ -8,7 +8,7 @@
 #include "core/dense.h"
 #include "core/vecd.h"
 #include "loam/urdf.h"
-#include "multibody/scenarios.h"
+#include "scenarios.h"
 
 static const double PIECE_L = 0.05, WIDTH = 0.02, CLEARANCE = 0.001, PLATE = 0.015; /* m; PLATE: half thickness */
 static const int CELLS[3] = {4, 2, 2};

@@ -1,5 +1,6 @@
-/* The scenes of paper 004's experiments, built from the public API, shared by the benchmark and the
- * tests (and later by `loam bench multibody`). Private. */
+/* The scenes of paper 004's experiments, built from the public API, shared by `loam bench multibody`
+ * and the tests. Not part of libloam: CMake compiles them into the loam_scenarios library that the
+ * `loam` command and the tests link (they become scene files once scenes describe multibody worlds). */
 #ifndef LOAM_MB_SCENARIOS_H
 #define LOAM_MB_SCENARIOS_H
 
