@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "collide/pair_list.h"
 #include "softbody/internal.h"
 
 /* Equation 1 of paper 002 on every face: F = -1/2 rho A ((C_D - C_L)(v.n) v + C_L |v|^2 n), with v
@@ -30,42 +31,16 @@ void sb_env_forces(const loam_softbody_def* d, sb_slot* s) {
 
 /* Mass-mass contact as a position constraint: masses closer than two contact radii are pushed apart,
  * each by its inverse-mass share of the overlap, all from the same positions (Jacobi). Candidates
- * come from a Verlet pair list (pairs within 2 r + skin, rebuilt from the spatial hash when a mass
- * has moved skin / 2): a robot at rest rebuilds rarely and checks few pairs, where querying 27
- * buckets per mass every step cost eight spring passes. Each mass sums its partners in index order
- * (pairs are sorted), so the result does not depend on the hash's chain order. */
-static int moved_past_skin(const sb_slot* s) {
-    float lim = 0.25f * s->skin * s->skin;
-    int moved = 0;
-    for (int i = 0; i < s->nm; ++i) {
-        float dx = s->x[i] - s->bx[i], dy = s->y[i] - s->by[i], dz = s->z[i] - s->bz[i];
-        moved |= !(dx * dx + dy * dy + dz * dz <= lim); /* NaN counts as moved */
-    }
-    return moved;
-}
-
-/* Returns 0 when a mass has more than SB_MAX_CONTACTS candidates or the list is full. */
+ * come from a Verlet pair list (collide/pair_list.h: pairs within 2 r + skin, rebuilt from the
+ * spatial hash when a mass has moved skin / 2): a robot at rest rebuilds rarely and checks few
+ * pairs, where querying 27 buckets per mass every step cost eight spring passes. Each mass sums its
+ * partners in index order (pairs are sorted), so the result does not depend on the hash's chain
+ * order. build_pairs returns 0 when a mass has more than SB_MAX_CONTACTS candidates or the list is
+ * full. */
 static int build_pairs(sb_slot* s) {
-    int n = s->nm, np = 0;
-    float reach = 2.0f * s->contact_r + s->skin;
-    /* Inside the population's loop over robots this parallel build runs on the robot's thread (a
-     * nested region is serial); the chain order it leaves does not matter, partners are sorted. */
-    loam_hash_build(&s->hash, n, s->x, s->y, s->z);
-    for (int i = 0; i < n; ++i) {
-        int32_t partner[SB_MAX_CONTACTS];
-        int count = 0;
-        loam_hash_query near;
-        loam_hash_query_radius(&near, &s->hash, s->x, s->y, s->z, s->x[i], s->y[i], s->z[i], reach);
-        for (int32_t j; (j = loam_hash_query_next(&near)) >= 0;) {
-            if (j <= i) continue;
-            if (count == SB_MAX_CONTACTS) return 0;
-            int at = count++;
-            while (at > 0 && partner[at - 1] > j) partner[at] = partner[at - 1], --at;
-            partner[at] = j;
-        }
-        if (np + count > s->pair_cap) return 0;
-        for (int q = 0; q < count; ++q) s->pairs[2 * np] = i, s->pairs[2 * np + 1] = partner[q], ++np;
-    }
+    int n = s->nm, np = loam_pairs_within(&s->hash, n, s->x, s->y, s->z, 2.0f * s->contact_r + s->skin, SB_MAX_CONTACTS, s->pairs,
+                                          s->pair_cap);
+    if (np < 0) return 0;
     s->npairs = np;
     memcpy(s->bx, s->x, sizeof(float) * (size_t)n);
     memcpy(s->by, s->y, sizeof(float) * (size_t)n);
@@ -87,7 +62,7 @@ static inline void push(const sb_slot* s, int a, int b, float r2, float* cx, flo
 
 static void mass_contacts(sb_slot* s) {
     int n = s->nm;
-    if (s->npairs < 0 || moved_past_skin(s))
+    if (s->npairs < 0 || loam_pairs_moved_past(n, s->x, s->y, s->z, s->bx, s->by, s->bz, 0.5f * s->skin))
         if (!build_pairs(s)) {
             /* too crowded for the list (a collapsed robot): no contact this step rather than a
              * partial one; retried next step */
