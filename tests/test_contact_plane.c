@@ -7,7 +7,7 @@
 #include "loam/granular.h"
 #include "test_util.h"
 
-static loam_solver_kind g_solver = LOAM_SOLVER_GAUSS_SEIDEL;
+static loam_granular_solver g_solver = LOAM_GRANULAR_SOLVER_GAUSS_SEIDEL;
 
 static loam_world* one_particle_on(float theta, float mu, float r) {
     loam_granular_params p = loam_granular_default_params();
@@ -84,7 +84,7 @@ static void test_incline(void) {
 }
 
 int main(void) {
-    loam_solver_kind solvers[] = {LOAM_SOLVER_GAUSS_SEIDEL, LOAM_SOLVER_JACOBI};
+    loam_granular_solver solvers[] = {LOAM_GRANULAR_SOLVER_GAUSS_SEIDEL, LOAM_GRANULAR_SOLVER_JACOBI};
     for (int k = 0; k < 2; ++k) {
         g_solver = solvers[k];
         int before = g_test_failures;

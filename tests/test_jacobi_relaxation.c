@@ -27,7 +27,7 @@ static void check_defaults(void) {
     CHECK(loam_granular_relaxation(&p) == 1.0f && loam_granular_push_sweeps(&p) == 2,
           "Gauss-Seidel's defaults: relaxation %g, push sweeps %d (want 1, 2)", loam_granular_relaxation(&p),
           loam_granular_push_sweeps(&p));
-    p.solver = LOAM_SOLVER_JACOBI;
+    p.solver = LOAM_GRANULAR_SOLVER_JACOBI;
     CHECK(loam_granular_relaxation(&p) == 1.8f && loam_granular_push_sweeps(&p) == 1,
           "Jacobi's defaults: relaxation %g, push sweeps %d (want 1.8, 1)", loam_granular_relaxation(&p),
           loam_granular_push_sweeps(&p));
@@ -48,7 +48,7 @@ static void check_defaults(void) {
  * overlap over the last 200 steps, in r; *ke its kinetic energy per particle at the end, in m g r. */
 static double settle_column(float omega, int push_sweeps, double* ke) {
     loam_granular_params p = loam_granular_default_params();
-    p.solver = LOAM_SOLVER_JACOBI;
+    p.solver = LOAM_GRANULAR_SOLVER_JACOBI;
     p.relaxation = omega;
     p.push_sweeps = push_sweeps;
     loam_error err;

@@ -86,14 +86,14 @@ static void newton_on_draping_cable(void) {
     loam_mb_state *base = NULL, *s = NULL;
     loam_error err;
     loam_mb_options o = loam_mb_default_options();
-    o.dt = 2e-3, o.solver = LOAM_SOLVER_SUBADMM, o.iterations = 50, o.tolerance = 1e-10;
+    o.dt = 2e-3, o.solver = LOAM_MB_SOLVER_SUBADMM, o.iterations = 50, o.tolerance = 1e-10;
     CHECK(mb_cable_scene_create(60, &o, &m, &base, &err) == LOAM_OK, "%s", err.message);
     if (!base) return;
     for (int k = 0; k < 250; ++k) CHECK(loam_mb_step(m, base, &err) == LOAM_OK, "settling: %s", err.message);
     CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
     static const int budget[4] = {3, 6, 9, 30};
     double e[4] = {0};
-    m->opt.solver = LOAM_SOLVER_NNEWTON, m->opt.tolerance = 0.0;
+    m->opt.solver = LOAM_MB_SOLVER_NNEWTON, m->opt.tolerance = 0.0;
     for (int i = 0; i < 4 && s; ++i) {
         m->opt.iterations = budget[i];
         CHECK(loam_mb_state_copy(m, s, base, &err) == LOAM_OK, "%s", err.message);
@@ -112,22 +112,22 @@ static void newton_on_draping_cable(void) {
 
 int main(void) {
     newton_on_draping_cable();
-    double expect, got = sag(LOAM_SOLVER_NNEWTON, 30, &expect);
+    double expect, got = sag(LOAM_MB_SOLVER_NNEWTON, 30, &expect);
     fprintf(stderr, "cantilever cable, %d segments, nonsmooth Newton: tip sag %.6f m, Euler-Bernoulli %.6f m (%+.2f%%)\n", N, got, expect,
             100 * (got / expect - 1));
     CHECK(fabs(got / expect - 1) < 0.01, "sag %.6f m, Euler-Bernoulli %.6f m", got, expect);
-    got = sag(LOAM_SOLVER_SUBADMM, 30, &expect);
+    got = sag(LOAM_MB_SOLVER_SUBADMM, 30, &expect);
     fprintf(stderr, "cantilever cable, %d segments, SubADMM (30 iterations): tip sag %.6f m (%+.2f%%)\n", N, got, 100 * (got / expect - 1));
     CHECK(fabs(got / expect - 1) < 0.01, "SubADMM: sag %.6f m, Euler-Bernoulli %.6f m", got, expect);
     /* the Cosserat rod: soft stretch and shear barely change the sag of a slender rod; twist is G J / l */
-    got = run(LOAM_SOLVER_SUBADMM, 30, 1, 0.0, &expect);
+    got = run(LOAM_MB_SOLVER_SUBADMM, 30, 1, 0.0, &expect);
     fprintf(stderr, "Cosserat cable, SubADMM (30 iterations): tip sag %.6f m (%+.2f%%)\n", got, 100 * (got / expect - 1));
     CHECK(fabs(got / expect - 1) < 0.01, "Cosserat: sag %.6f m, Euler-Bernoulli %.6f m", got, expect);
-    got = run(LOAM_SOLVER_SUBADMM, 30, 1, 0.1, &expect);
+    got = run(LOAM_MB_SOLVER_SUBADMM, 30, 1, 0.1, &expect);
     fprintf(stderr, "Cosserat cable, SubADMM (30 iterations): twist %.6e rad under 0.1 N m at the tip, T (L - l/2) / (G J) = %.6e rad\n", got,
             expect);
     CHECK(fabs(got / expect - 1) < 0.01, "Cosserat twist %.6f rad, expected %.6f", got, expect);
-    got = sag(LOAM_SOLVER_PGS, 2000, &expect);
+    got = sag(LOAM_MB_SOLVER_PGS, 2000, &expect);
     fprintf(stderr, "cantilever cable, %d segments, PGS (2000 iterations): tip sag %.6f m (%+.2f%%)\n", N, got, 100 * (got / expect - 1));
     CHECK(fabs(got / expect - 1) < 0.01, "PGS: sag %.6f m, Euler-Bernoulli %.6f m", got, expect);
     TEST_MAIN_END();

@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
     mb_cable_manip sc;
     loam_error err;
     loam_mb_options o = loam_mb_default_options();
-    o.dt = 2e-3, o.solver = LOAM_SOLVER_SUBADMM, o.iterations = 30;
+    o.dt = 2e-3, o.solver = LOAM_MB_SOLVER_SUBADMM, o.iterations = 30;
     mb_cable_manip_def d = mb_cable_manip_default_def();
     /* optional: seconds to run, then the solver (loam_mb_solver number) and its iterations */
     double T = argc > 1 ? atof(argv[1]) : 2.0;

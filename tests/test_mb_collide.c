@@ -357,7 +357,7 @@ static void rest(const char* what, loam_mb_geom_def* g, int ng, loam_posed* p, l
 }
 
 static void resting(void) {
-    loam_mb_solver solvers[2] = {LOAM_SOLVER_PGS, LOAM_SOLVER_SUBADMM};
+    loam_mb_solver solvers[2] = {LOAM_MB_SOLVER_PGS, LOAM_MB_SOLVER_SUBADMM};
     for (int k = 0; k < 2; ++k) {
         loam_mb_geom_def cb[2] = {geom(0, LOAM_SHAPE_CAPSULE, 0.05, 0, 0.2), geom(-1, LOAM_SHAPE_BOX, 0.5, 0.5, 0.1)};
         loam_posed pc[2] = {rotated(0.1, 0.05, 0.15, 0, 1, 0, M_PI / 2), at(0, 0, 0)};

@@ -206,8 +206,8 @@ static void no_slip(void) {
 int main(void) {
     no_slip();
     weld_and_torsion();
-    pendulum(LOAM_SOLVER_PGS, 20, 5e-3);
-    pendulum(LOAM_SOLVER_SUBADMM, 200, 5e-3);
+    pendulum(LOAM_MB_SOLVER_PGS, 20, 5e-3);
+    pendulum(LOAM_MB_SOLVER_SUBADMM, 200, 5e-3);
     spring();
     TEST_MAIN_END();
 }

@@ -358,12 +358,12 @@ static void insertion(loam_mb_solver solver, int iterations) {
     }
     double tip = mb_insertion_tip_z(&sc, sc.state);
     printf("insertion, %s %d its, %d steps: tip %.4f m (slot top %.4f m), deepest contact %.2e m, %.1f contacts per step, widest glue gap %.2e m\n",
-           solver == LOAM_SOLVER_PGS ? "pgs" : "subadmm", iterations, steps, tip, sc.slot_top, depth, (double)contacts / steps, gap);
+           solver == LOAM_MB_SOLVER_PGS ? "pgs" : "subadmm", iterations, steps, tip, sc.slot_top, depth, (double)contacts / steps, gap);
     CHECK(tip < sc.slot_top - 0.02, "the beam's tip is at %g m, the slot's top at %g m", tip, sc.slot_top);
     CHECK(depth < 1e-3, "a contact %g m deep", depth);
     CHECK(contacts > 0, "the beam never came near the slot's walls");
     CHECK(gap < 1e-4, "a glued node pair is %g m apart", gap);
-    if (solver == LOAM_SOLVER_SUBADMM) {
+    if (solver == LOAM_MB_SOLVER_SUBADMM) {
         loam_mb_state* d = NULL;
         err.message[0] = 0;
         int same = loam_mb_state_create(sc.model, &d, &err) == LOAM_OK && loam_mb_state_copy(sc.model, d, sc.state, &err) == LOAM_OK;
@@ -398,33 +398,33 @@ int main(int argc, char** argv) {
     }
     if (argc == 7) { /* mesh experiments: test_mb_fem nx ny nz tets_per_cell pieces poisson (no checks) */
         NU = atof(argv[6]);
-        cantilever(atoi(argv[1]), atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), LOAM_SOLVER_NNEWTON);
-        cantilever(atoi(argv[1]), atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), LOAM_SOLVER_SUBADMM);
-        cantilever(atoi(argv[1]), atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), LOAM_SOLVER_PGS);
+        cantilever(atoi(argv[1]), atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), LOAM_MB_SOLVER_NNEWTON);
+        cantilever(atoi(argv[1]), atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), LOAM_MB_SOLVER_SUBADMM);
+        cantilever(atoi(argv[1]), atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), LOAM_MB_SOLVER_PGS);
         return 0;
     }
     /* Euler-Bernoulli has no Poisson coupling; with poisson > 0 the clamped face cannot contract and
      * the 3D beam is stiffer than the line model (60 x 1 x 6 cells: 0.923 at 0.3), so the check uses 0 */
     NU = 0.0;
-    double coarse = cantilever(40, 1, 4, 5, 1, LOAM_SOLVER_PGS), mid = cantilever(60, 1, 6, 5, 1, LOAM_SOLVER_PGS);
+    double coarse = cantilever(40, 1, 4, 5, 1, LOAM_MB_SOLVER_PGS), mid = cantilever(60, 1, 6, 5, 1, LOAM_MB_SOLVER_PGS);
     /* 80 x 1 x 8 cells: 1,458 nodes in one piece, 0.1 s with band-stored matrices (1.4 s and 309 MB
      * when they were dense) */
-    double fine = cantilever(80, 1, 8, 5, 1, LOAM_SOLVER_PGS);
+    double fine = cantilever(80, 1, 8, 5, 1, LOAM_MB_SOLVER_PGS);
     CHECK(fabs(mid - 1.0) < 0.05, "the tip sag is %.4f of Euler-Bernoulli's (60 cells)", mid);
     CHECK(fabs(fine - 1.0) < 0.02, "the tip sag is %.4f of Euler-Bernoulli's (80 cells)", fine);
     CHECK(coarse < mid && mid < fine && 1.0 - mid < 0.5 * (1.0 - coarse), "no convergence from below: %.4f, %.4f, %.4f", coarse, mid, fine);
-    double six = cantilever(40, 1, 4, 6, 1, LOAM_SOLVER_PGS); /* Kuhn's 6-tet cells lock more */
+    double six = cantilever(40, 1, 4, 6, 1, LOAM_MB_SOLVER_PGS); /* Kuhn's 6-tet cells lock more */
     CHECK(six < coarse, "6-tet cells %.4f, 5-tet cells %.4f", six, coarse);
-    double two = cantilever(60, 1, 6, 5, 2, LOAM_SOLVER_NNEWTON); /* two pieces, hard point constraints */
+    double two = cantilever(60, 1, 6, 5, 2, LOAM_MB_SOLVER_NNEWTON); /* two pieces, hard point constraints */
     CHECK(fabs(two - mid) < 1e-3 * mid, "two glued pieces sag %.5f, one piece %.5f", two, mid);
     free_block(1);
     free_block(0);
-    resting_block(LOAM_SOLVER_PGS);
-    resting_block(LOAM_SOLVER_SUBADMM);
-    ball_on_block(LOAM_SOLVER_PGS);
-    ball_on_block(LOAM_SOLVER_NNEWTON);
+    resting_block(LOAM_MB_SOLVER_PGS);
+    resting_block(LOAM_MB_SOLVER_SUBADMM);
+    ball_on_block(LOAM_MB_SOLVER_PGS);
+    ball_on_block(LOAM_MB_SOLVER_NNEWTON);
     errors();
-    insertion(LOAM_SOLVER_PGS, 50);
-    insertion(LOAM_SOLVER_SUBADMM, 30);
+    insertion(LOAM_MB_SOLVER_PGS, 50);
+    insertion(LOAM_MB_SOLVER_SUBADMM, 30);
     TEST_MAIN_END();
 }

@@ -87,7 +87,7 @@ static int stack_sweeps(loam_mb_solver solver, int n, double* error) {
 static void thread_independence(void) {
     enum { COPIES = 4, N = 100, STEPS = 100 };
     loam_mb_options o = loam_mb_default_options();
-    o.solver = LOAM_SOLVER_SUBADMM, o.dt = 2e-3, o.iterations = 40;
+    o.solver = LOAM_MB_SOLVER_SUBADMM, o.dt = 2e-3, o.iterations = 40;
     loam_mb_model* m[COPIES] = {0};
     loam_mb_state* s[COPIES] = {0};
     loam_error err;
@@ -126,12 +126,12 @@ static void start(loam_mb_state* s) {
 
 int main(void) {
     enum { NSOLVER = 6 };
-    static const loam_mb_solver solvers[NSOLVER] = {LOAM_SOLVER_PGS,   LOAM_SOLVER_PJ,      LOAM_SOLVER_SUBADMM,
-                                                    LOAM_SOLVER_FADMM, LOAM_SOLVER_NNEWTON, LOAM_SOLVER_PGS_CG};
+    static const loam_mb_solver solvers[NSOLVER] = {LOAM_MB_SOLVER_PGS,   LOAM_MB_SOLVER_PJ,      LOAM_MB_SOLVER_SUBADMM,
+                                                    LOAM_MB_SOLVER_FADMM, LOAM_MB_SOLVER_NNEWTON, LOAM_MB_SOLVER_PGS_CG};
     double ref[NV], ref2[NV], impulse_ref = 0;
     loam_error err;
     for (int k = 0; k < NSOLVER; ++k) {
-        loam_mb_model* m = scene(solvers[k], solvers[k] == LOAM_SOLVER_NNEWTON ? 100 : 200000, 1e-14);
+        loam_mb_model* m = scene(solvers[k], solvers[k] == LOAM_MB_SOLVER_NNEWTON ? 100 : 200000, 1e-14);
         loam_mb_state* s = NULL;
         if (!m || loam_mb_state_create(m, &s, &err) != LOAM_OK) {
             CHECK(0, "setup: %s", err.message);
@@ -154,7 +154,7 @@ int main(void) {
             CHECK(worst < 1e-6, "%s: velocities differ from PGS by %.3e", loam_mb_solver_name(solvers[k]), worst);
             CHECK(fabs(total - impulse_ref) < 1e-6, "%s: total normal impulse %.9f, PGS %.9f", loam_mb_solver_name(solvers[k]), total, impulse_ref);
         }
-        if (solvers[k] == LOAM_SOLVER_SUBADMM) CHECK(s->solver.error < 1e-8, "SubADMM error %.3e m/s (tolerance 1e-8)", s->solver.error);
+        if (solvers[k] == LOAM_MB_SOLVER_SUBADMM) CHECK(s->solver.error < 1e-8, "SubADMM error %.3e m/s (tolerance 1e-8)", s->solver.error);
         /* a second step, warm-started from the first: still the same answer everywhere */
         CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s: %s", loam_mb_solver_name(solvers[k]), err.message);
         if (k == 0) memcpy(ref2, s->qd, sizeof ref2);
@@ -174,7 +174,7 @@ int main(void) {
     static const double variants[7][6] = {{1.0, 0, 1.0, 0, 1.0, 0.0}, {10.0, 1, 1.5, 0, 1.5, 0.0}, {3.0, 1, 1.9, 0, 1.9, 0.0}, {10.0, 1, 1.0, 1, 1.5, 5.0},
                                           {10.0, 1, 1.0, 2, 1.5, 5.0}, {10.0, 1, 1.0, 0, 1.0, 5.0}, {10.0, 0, 1.0, 0, 1.9, 0.5}};
     for (int v = 0; v < 7; ++v) {
-        loam_mb_model* m = scene(LOAM_SOLVER_SUBADMM, 20000, 1e-14);
+        loam_mb_model* m = scene(LOAM_MB_SOLVER_SUBADMM, 20000, 1e-14);
         loam_mb_state* s = NULL;
         if (!m) continue;
         m->opt.admm_beta_scale = variants[v][0], m->opt.admm_adapt = (int)variants[v][1], m->opt.admm_relaxation = variants[v][2];
@@ -198,7 +198,7 @@ int main(void) {
     {
         double q[2][NV];
         for (int v = 0; v < 2; ++v) {
-            loam_mb_model* m = scene(LOAM_SOLVER_SUBADMM, 30, 1e-14);
+            loam_mb_model* m = scene(LOAM_MB_SOLVER_SUBADMM, 30, 1e-14);
             loam_mb_state* s = NULL;
             if (!m) continue;
             CHECK(m->opt.admm_accel == -1, "default admm_accel %d", m->opt.admm_accel);
@@ -239,7 +239,7 @@ int main(void) {
     }
     /* A fixed budget (the paper's 30 iterations, 3 for Newton): every solver reports what it did. */
     for (int k = 0; k < NSOLVER; ++k) {
-        int budget = solvers[k] == LOAM_SOLVER_NNEWTON ? 3 : 30;
+        int budget = solvers[k] == LOAM_MB_SOLVER_NNEWTON ? 3 : 30;
         loam_mb_model* m = scene(solvers[k], budget, 0.0);
         loam_mb_state* s = NULL;
         if (!m || loam_mb_state_create(m, &s, &err) != LOAM_OK) continue;
@@ -254,7 +254,7 @@ int main(void) {
     /* The conjugate gradients' point: fewer sweeps where Gauss-Seidel is slow (a stack's load travels
      * down one ball per sweep), to the same tolerance and error. */
     double e_pgs = 0, e_cg = 0;
-    int pgs = stack_sweeps(LOAM_SOLVER_PGS, 12, &e_pgs), cg = stack_sweeps(LOAM_SOLVER_PGS_CG, 12, &e_cg);
+    int pgs = stack_sweeps(LOAM_MB_SOLVER_PGS, 12, &e_pgs), cg = stack_sweeps(LOAM_MB_SOLVER_PGS_CG, 12, &e_cg);
     fprintf(stderr, "stack of 12 balls: pgs %d sweeps (error %.2e m/s), pgs_cg %d (error %.2e m/s)\n", pgs, e_pgs, cg, e_cg);
     CHECK(e_pgs < 1e-8 && e_cg < 1e-8, "stack: errors %.3e (pgs), %.3e (pgs_cg) m/s", e_pgs, e_cg);
     CHECK(cg > 0 && 2 * cg < pgs, "stack: pgs_cg took %d sweeps, pgs %d: expected under half", cg, pgs);

@@ -8,7 +8,7 @@
 #include "loam/granular.h"
 #include "test_util.h"
 
-static loam_world* pair(loam_solver_kind solver, float offset_y, float mu) {
+static loam_world* pair(loam_granular_solver solver, float offset_y, float mu) {
     loam_granular_params p = loam_granular_default_params();
     p.solver = solver;
     p.gravity = (loam_vec3){0, 0, 0};
@@ -41,7 +41,7 @@ static void run(loam_world* w, int steps, double* p0, double* p1, float* worst_o
 }
 
 int main(void) {
-    loam_solver_kind solvers[] = {LOAM_SOLVER_GAUSS_SEIDEL, LOAM_SOLVER_JACOBI};
+    loam_granular_solver solvers[] = {LOAM_GRANULAR_SOLVER_GAUSS_SEIDEL, LOAM_GRANULAR_SOLVER_JACOBI};
     const char* names[] = {"gs", "jacobi"};
     for (int k = 0; k < 2; ++k) {
         double p0, p1;

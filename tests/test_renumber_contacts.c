@@ -49,7 +49,7 @@ static int impulses(const loam_world* w, pair_impulse* out) {
     return m;
 }
 
-static void check_solver(loam_solver_kind solver) {
+static void check_solver(loam_granular_solver solver) {
     loam_granular_params p = loam_granular_default_params();
     p.solver = solver;
     p.reorder_interval = 0; /* the test renumbers by hand */
@@ -100,7 +100,7 @@ static void check_solver(loam_solver_kind solver) {
 }
 
 int main(void) {
-    check_solver(LOAM_SOLVER_GAUSS_SEIDEL);
-    check_solver(LOAM_SOLVER_JACOBI);
+    check_solver(LOAM_GRANULAR_SOLVER_GAUSS_SEIDEL);
+    check_solver(LOAM_GRANULAR_SOLVER_JACOBI);
     TEST_MAIN_END();
 }

@@ -20,7 +20,7 @@
 enum { SIDE = 12, LAYERS = 36, N = SIDE * SIDE * LAYERS, STEPS = 260 };
 static const float R = 0.004f; /* m */
 
-static loam_world* make_pile(loam_solver_kind solver) {
+static loam_world* make_pile(loam_granular_solver solver) {
     loam_granular_params p = loam_granular_default_params();
     p.solver = solver;
     p.reorder_interval = 0; /* renumbering lays every region out anew: keep it out of the comparison */
@@ -78,8 +78,8 @@ static int check_layout(const loam_world* w, int step) {
     return bad;
 }
 
-static void check_solver(loam_solver_kind solver) {
-    const char* name = solver == LOAM_SOLVER_JACOBI ? "jacobi" : "gauss_seidel";
+static void check_solver(loam_granular_solver solver) {
+    const char* name = solver == LOAM_GRANULAR_SOLVER_JACOBI ? "jacobi" : "gauss_seidel";
     loam_world* kept = make_pile(solver);
     loam_world* relaid = make_pile(solver);
     loam_error err;
@@ -107,7 +107,7 @@ static void check_solver(loam_solver_kind solver) {
 }
 
 int main(void) {
-    check_solver(LOAM_SOLVER_GAUSS_SEIDEL);
-    check_solver(LOAM_SOLVER_JACOBI);
+    check_solver(LOAM_GRANULAR_SOLVER_GAUSS_SEIDEL);
+    check_solver(LOAM_GRANULAR_SOLVER_JACOBI);
     TEST_MAIN_END();
 }

@@ -16,7 +16,7 @@
 static const float R = 0.005f;  /* particle radius, m */
 static const float HALF = 0.06f; /* half width of the box, m */
 
-static loam_world* make_bed(int layers, loam_solver_kind solver, float skin, float damping) {
+static loam_world* make_bed(int layers, loam_granular_solver solver, float skin, float damping) {
     loam_granular_params p = loam_granular_default_params();
     p.solver = solver;
     p.skin = skin;
@@ -96,10 +96,10 @@ static int step_checking(loam_world* w, int steps, int every) {
     return missed;
 }
 
-static void test_no_pair_missed(loam_solver_kind solver) {
+static void test_no_pair_missed(loam_granular_solver solver) {
     loam_world* w = make_bed(20, solver, loam_granular_default_params().skin, 0.0f); /* 2420 particles: three blocks */
     int missed = step_checking(w, 700, 7);
-    CHECK(missed == 0, "%s: %d pair(s) within the margin were no contact", solver == LOAM_SOLVER_JACOBI ? "jacobi" : "gs",
+    CHECK(missed == 0, "%s: %d pair(s) within the margin were no contact", solver == LOAM_GRANULAR_SOLVER_JACOBI ? "jacobi" : "gs",
           missed);
     loam_world_destroy(w);
 }
@@ -107,7 +107,7 @@ static void test_no_pair_missed(loam_solver_kind solver) {
 static void test_rest_skips_and_edits(void) {
     /* A wide skin, so that the edit below keeps the list (the test is about the skipped scans);
      * damping brings the bed to rest sooner. */
-    loam_world* w = make_bed(20, LOAM_SOLVER_GAUSS_SEIDEL, 1.0f, 20.0f);
+    loam_world* w = make_bed(20, LOAM_GRANULAR_SOLVER_GAUSS_SEIDEL, 1.0f, 20.0f);
     CHECK(step_checking(w, 1200, 12) == 0, "settling missed a pair");
     /* At rest: most particles skipped their scan in the last step. */
     const loam_neighbor_list* nl = &w->neighbors;
@@ -156,8 +156,8 @@ static void test_rest_skips_and_edits(void) {
 }
 
 int main(void) {
-    test_no_pair_missed(LOAM_SOLVER_GAUSS_SEIDEL);
-    test_no_pair_missed(LOAM_SOLVER_JACOBI);
+    test_no_pair_missed(LOAM_GRANULAR_SOLVER_GAUSS_SEIDEL);
+    test_no_pair_missed(LOAM_GRANULAR_SOLVER_JACOBI);
     test_rest_skips_and_edits();
     TEST_MAIN_END();
 }

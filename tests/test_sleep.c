@@ -27,7 +27,7 @@ static loam_granular_params sleepy_params(float sleep_speed) {
     return p;
 }
 
-static loam_solver_kind g_solver = LOAM_SOLVER_GAUSS_SEIDEL;
+static loam_granular_solver g_solver = LOAM_GRANULAR_SOLVER_GAUSS_SEIDEL;
 
 static loam_world* make_world(float sleep_speed) {
     loam_granular_params p = sleepy_params(sleep_speed);
@@ -291,10 +291,10 @@ static void test_blade(void) {
     CHECK(memcmp(one, two, sizeof(float) * 3 * (size_t)n) == 0, "1 and 2 threads differ with sleeping");
 
     /* The paper's projected Jacobi solver treats sleepers the same way (inverse mass 0). */
-    g_solver = LOAM_SOLVER_JACOBI;
+    g_solver = LOAM_GRANULAR_SOLVER_JACOBI;
     exact = push_with_blade(0.0f, 1, NULL);
     sleepy = push_with_blade(0.01f, 1, NULL);
-    g_solver = LOAM_SOLVER_GAUSS_SEIDEL;
+    g_solver = LOAM_GRANULAR_SOLVER_GAUSS_SEIDEL;
     fprintf(stderr, "blade, Jacobi: %d particles moved without sleeping, %d with\n", exact, sleepy);
     CHECK(abs(sleepy - exact) <= exact / 5, "Jacobi: sleeping changes the pushed particles: %d vs %d", sleepy, exact);
     free(one);

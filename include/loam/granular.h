@@ -13,16 +13,16 @@
 extern "C" {
 #endif
 
-typedef enum loam_solver_kind {
-    LOAM_SOLVER_GAUSS_SEIDEL = 0, /* projected Gauss-Seidel by colour of the contact graph (default) */
-    LOAM_SOLVER_JACOBI            /* projected Jacobi with mass splitting (paper 000, Algorithm 1) */
-} loam_solver_kind;
+typedef enum loam_granular_solver {
+    LOAM_GRANULAR_SOLVER_GAUSS_SEIDEL = 0, /* projected Gauss-Seidel by colour of the contact graph (default) */
+    LOAM_GRANULAR_SOLVER_JACOBI            /* projected Jacobi with mass splitting (paper 000, Algorithm 1) */
+} loam_granular_solver;
 
 /* Every parameter with its unit and default (loam_granular_default_params). */
 typedef struct loam_granular_params {
     double dt;               /* time step, s; default 1e-3 (GranularGym's) */
     loam_vec3 gravity;       /* m/s^2; default (0, 0, -9.81) */
-    loam_solver_kind solver; /* how the contact problem is swept; default LOAM_SOLVER_GAUSS_SEIDEL */
+    loam_granular_solver solver; /* how the contact problem is swept; default LOAM_GRANULAR_SOLVER_GAUSS_SEIDEL */
     int sweeps;              /* sweeps over all contacts per step; default 3 */
     float tolerance;         /* stop sweeping early when the largest velocity change of a sweep is below
                                 this, m/s; 0 = always run all sweeps; default 0 */

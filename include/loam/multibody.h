@@ -233,12 +233,12 @@ LOAM_API loam_status loam_mb_fem_reorder(int nnode, int ntet, double* node, int*
 /* Which solver resolves the step's constraints (joint limits, contacts). The paper's SubADMM and its
  * other baselines join this list. */
 typedef enum loam_mb_solver {
-    LOAM_SOLVER_PGS = 0, /* projected Gauss-Seidel, block per contact, exact Coulomb disk */
-    LOAM_SOLVER_PJ,      /* projected Jacobi, relaxed by opt.jacobi_relaxation */
-    LOAM_SOLVER_SUBADMM, /* the paper's subsystem-based ADMM: one subsystem per tree of bodies */
-    LOAM_SOLVER_FADMM,   /* the same ADMM with the whole system as one subsystem (a baseline) */
-    LOAM_SOLVER_NNEWTON, /* nonsmooth Newton on the impulses (Alart-Curnier, dense; a baseline) */
-    LOAM_SOLVER_PGS_CG   /* PGS accelerated by nonsmooth nonlinear conjugate gradients (Silcowitz et
+    LOAM_MB_SOLVER_PGS = 0, /* projected Gauss-Seidel, block per contact, exact Coulomb disk */
+    LOAM_MB_SOLVER_PJ,      /* projected Jacobi, relaxed by opt.jacobi_relaxation */
+    LOAM_MB_SOLVER_SUBADMM, /* the paper's subsystem-based ADMM: one subsystem per tree of bodies */
+    LOAM_MB_SOLVER_FADMM,   /* the same ADMM with the whole system as one subsystem (a baseline) */
+    LOAM_MB_SOLVER_NNEWTON, /* nonsmooth Newton on the impulses (Alart-Curnier, dense; a baseline) */
+    LOAM_MB_SOLVER_PGS_CG   /* PGS accelerated by nonsmooth nonlinear conjugate gradients (Silcowitz et
                             al. 2010): the paper's "PGS with conjugate gradient-based acceleration" */
 } loam_mb_solver;
 LOAM_API const char* loam_mb_solver_name(loam_mb_solver solver);

@@ -67,7 +67,7 @@ static int search(scene* sc, const scene* base, double target, int lo, int max_i
 static int one_size(const opts* o, int stir, int n, result* res, int* nres) {
     scene base, sc[NSOLVER];
     loam_error err;
-    loam_mb_solver settle = stir == CABLE ? LOAM_SOLVER_SUBADMM : LOAM_SOLVER_PGS;
+    loam_mb_solver settle = stir == CABLE ? LOAM_MB_SOLVER_SUBADMM : LOAM_MB_SOLVER_PGS;
     if (!bench_mb_scene_make(o, stir, n, settle, stir == CABLE ? 200 : 500, &base)) return 2;
     base.m->opt.tolerance = 1e-10;
     /* the reference trajectory must not depend on the settings under test */
@@ -75,7 +75,7 @@ static int one_size(const opts* o, int stir, int n, result* res, int* nres) {
     double its_sum[MAX_TARGETS][NSOLVER] = {{0}}, t_sum[MAX_TARGETS][NSOLVER] = {{0}}, e_sum[MAX_TARGETS][NSOLVER] = {{0}};
     int reached[MAX_TARGETS][NSOLVER] = {{0}}, made[NSOLVER] = {0}, status = 0;
     for (int k = 0; k < NSOLVER && !status; ++k)
-        if (o->solver_on[k] && !((SOLVERS[k] == LOAM_SOLVER_FADMM || SOLVERS[k] == LOAM_SOLVER_NNEWTON) && n > o->max_dense)) {
+        if (o->solver_on[k] && !((SOLVERS[k] == LOAM_MB_SOLVER_FADMM || SOLVERS[k] == LOAM_MB_SOLVER_NNEWTON) && n > o->max_dense)) {
             if (!bench_mb_scene_make(o, stir, n, SOLVERS[k], 1, &sc[k])) status = 2;
             else made[k] = 1;
         }
@@ -110,7 +110,7 @@ static int one_size(const opts* o, int stir, int n, result* res, int* nres) {
             int r = reached[t][k];
             result q = {stir, n, k, r, o->targets[t], r ? its_sum[t][k] / r : NAN, r ? t_sum[t][k] / r : NAN, r ? e_sum[t][k] / r : NAN};
             res[(*nres)++] = q;
-            if (SOLVERS[k] == LOAM_SOLVER_SUBADMM && r == o->steps) t_admm = q.time_s;
+            if (SOLVERS[k] == LOAM_MB_SOLVER_SUBADMM && r == o->steps) t_admm = q.time_s;
             printf("%-11s %6d %9.1e %-8s %8.1f %12.4e %12.4e %3d/%-3d\n", SCEN_NAMES[stir], n, q.target, name, q.iterations, q.time_s,
                    q.error, r, o->steps);
             if (o->json)
@@ -122,7 +122,7 @@ static int one_size(const opts* o, int stir, int n, result* res, int* nres) {
         }
         /* each other solver's time over SubADMM's, where both reached the target at every step */
         for (int k = 0; k < NSOLVER && isfinite(t_admm); ++k)
-            if (made[k] && SOLVERS[k] != LOAM_SOLVER_SUBADMM && reached[t][k] == o->steps)
+            if (made[k] && SOLVERS[k] != LOAM_MB_SOLVER_SUBADMM && reached[t][k] == o->steps)
                 printf("ratio %-9s %6d %9.1e %s/subadmm %.2f\n", SCEN_NAMES[stir], n, o->targets[t], loam_mb_solver_name(SOLVERS[k]),
                        t_sum[t][k] / reached[t][k] / t_admm);
     }

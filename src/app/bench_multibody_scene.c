@@ -6,8 +6,8 @@
 #include "app/bench_multibody.h"
 
 const char* const SCEN_NAMES[NSCEN] = {"spheres", "stirring", "cable", "insertion", "cable_manip"};
-const loam_mb_solver SOLVERS[NSOLVER] = {LOAM_SOLVER_SUBADMM, LOAM_SOLVER_PGS, LOAM_SOLVER_PJ,
-                                         LOAM_SOLVER_FADMM,   LOAM_SOLVER_NNEWTON, LOAM_SOLVER_PGS_CG};
+const loam_mb_solver SOLVERS[NSOLVER] = {LOAM_MB_SOLVER_SUBADMM, LOAM_MB_SOLVER_PGS, LOAM_MB_SOLVER_PJ,
+                                         LOAM_MB_SOLVER_FADMM,   LOAM_MB_SOLVER_NNEWTON, LOAM_MB_SOLVER_PGS_CG};
 const unsigned char SOLVER_COLOUR[NSOLVER][3] = {{214, 39, 40}, {31, 119, 180}, {44, 160, 44}, {148, 103, 189}, {255, 127, 14}, {23, 190, 207}};
 
 int bench_mb_scene_make(const opts* o, int stir, int n, loam_mb_solver solver, int iterations, scene* out) {

@@ -77,8 +77,8 @@ static int parse_options(int argc, char** argv, bench_options* o) {
         } else if (!strcmp(name, "--dt")) rc = cli_parse_double(BENCH_PREFIX, name, val, 0.0, 1, 1.0, &p->dt);
         else if (!strcmp(name, "--sweeps")) rc = cli_parse_int(BENCH_PREFIX, name, val, 1, 100000, &p->sweeps);
         else if (!strcmp(name, "--solver")) {
-            if (!strcmp(val, "gs")) p->solver = LOAM_SOLVER_GAUSS_SEIDEL;
-            else if (!strcmp(val, "jacobi")) p->solver = LOAM_SOLVER_JACOBI;
+            if (!strcmp(val, "gs")) p->solver = LOAM_GRANULAR_SOLVER_GAUSS_SEIDEL;
+            else if (!strcmp(val, "jacobi")) p->solver = LOAM_GRANULAR_SOLVER_JACOBI;
             else rc = cli_bad_value(BENCH_PREFIX, name, val, "gs or jacobi");
         } else if (!strcmp(name, "--push-sweeps")) rc = cli_parse_int(BENCH_PREFIX, name, val, 0, 100000, &p->push_sweeps);
         else if (!strcmp(name, "--skin")) rc = cli_parse_float(BENCH_PREFIX, name, val, 0.0, 0, 2.0, &p->skin);
@@ -397,7 +397,7 @@ int loam_bench_granular(int argc, char** argv) {
     long rss = rss_settle > rss_timed ? rss_settle : rss_timed, rss_end = peak_rss_bytes();
     if (rss_end > rss_process) rss_process = rss_end;
     const char* container = o.scene.container == COLUMN_BOX ? "box" : "cylinder";
-    const char* solver = p->solver == LOAM_SOLVER_JACOBI ? "jacobi" : "gs";
+    const char* solver = p->solver == LOAM_GRANULAR_SOLVER_JACOBI ? "jacobi" : "gs";
     static const char* const stage_names[5] = {"detect", "color", "solve", "push", "finish"};
     double stage_sum = 0.0;
     for (int k = 0; k < 5; ++k) stage_sum += timed.stage[k];

@@ -194,7 +194,7 @@ static int write_png(const opts* o, const row* rows, int nrows) {
     for (int sc = 0; sc < NSCEN; ++sc) {
         int ns = 0;
         for (int k = 0; k < NSOLVER; ++k) {
-            int its = SOLVERS[k] == LOAM_SOLVER_NNEWTON ? 3 : 30, n = 0, npts;
+            int its = SOLVERS[k] == LOAM_MB_SOLVER_NNEWTON ? 3 : 30, n = 0, npts;
             for (int i = 0; i < nrows && n < MAX_SIZES; ++i)
                 if (rows[i].stir == sc && rows[i].solver == k && rows[i].iterations == its) x[sc][k][n] = rows[i].n, y[sc][k][n++] = 1e3 * rows[i].time_s;
             if (n < 2) continue; /* a scaling plot: a dense baseline measured at one size only squashes the axis */
@@ -233,7 +233,7 @@ int loam_bench_multibody(int argc, char** argv) {
     o.beta_scale = defaults.admm_beta_scale, o.adapt = defaults.admm_adapt, o.relaxation = defaults.admm_relaxation;
     o.relaxation_rigid = defaults.admm_relaxation_rigid, o.penalty_rigid = defaults.admm_penalty_rigid;
     o.accel = defaults.admm_accel;
-    o.stats_solver = LOAM_SOLVER_PGS, o.stats_iterations = 30, o.stats_tolerance = 1e-10;
+    o.stats_solver = LOAM_MB_SOLVER_PGS, o.stats_iterations = 30, o.stats_tolerance = 1e-10;
     o.urdf = LOAM_SOURCE_DIR "/urdf/panda.urdf";
     o.base_urdf = LOAM_SOURCE_DIR "/urdf/mobile_base.urdf";
     for (int a = 0; a < argc; ++a) {
@@ -303,7 +303,7 @@ int loam_bench_multibody(int argc, char** argv) {
             loam_error err;
             /* settle with PGS, except the draping cable: a long chain of light, stiff segments defeats
              * it (the robots' cable is held at both ends, and there SubADMM is the one that fails) */
-            if (!bench_mb_scene_make(&o, stir, n, stir == CABLE ? LOAM_SOLVER_SUBADMM : LOAM_SOLVER_PGS, 50, &base)) return 2;
+            if (!bench_mb_scene_make(&o, stir, n, stir == CABLE ? LOAM_MB_SOLVER_SUBADMM : LOAM_MB_SOLVER_PGS, 50, &base)) return 2;
             base.m->opt.tolerance = 1e-10; /* settling: converge when it can */
             for (int i = 0; i < o.settle; ++i)
                 if (!bench_mb_scene_step(&base, &err)) {
@@ -312,9 +312,9 @@ int loam_bench_multibody(int argc, char** argv) {
                     return 3;
                 }
             for (int k = 0; k < NSOLVER; ++k) {
-                if (!o.solver_on[k] || ((SOLVERS[k] == LOAM_SOLVER_FADMM || SOLVERS[k] == LOAM_SOLVER_NNEWTON) && n > o.max_dense)) continue;
+                if (!o.solver_on[k] || ((SOLVERS[k] == LOAM_MB_SOLVER_FADMM || SOLVERS[k] == LOAM_MB_SOLVER_NNEWTON) && n > o.max_dense)) continue;
                 for (int level = 1; level <= 3; ++level) {
-                    int its = (SOLVERS[k] == LOAM_SOLVER_NNEWTON ? 3 : 30) * level;
+                    int its = (SOLVERS[k] == LOAM_MB_SOLVER_NNEWTON ? 3 : 30) * level;
                     scene sc;
                     if (!bench_mb_scene_make(&o, stir, n, SOLVERS[k], its, &sc)) return 2;
                     if (loam_mb_state_copy(sc.m, sc.s, base.s, &err) != LOAM_OK) {
@@ -356,7 +356,7 @@ int loam_bench_multibody(int argc, char** argv) {
         }
         /* the scaling plot's numbers: time against size at each solver's first budget */
         for (int k = 0; k < NSOLVER; ++k) {
-            int its = SOLVERS[k] == LOAM_SOLVER_NNEWTON ? 3 : 30, npts;
+            int its = SOLVERS[k] == LOAM_MB_SOLVER_NNEWTON ? 3 : 30, npts;
             double slope, icpt, r2;
             fit(rows, nrows, stir, k, its, &slope, &icpt, &r2, &npts);
             if (npts < 2) continue;

@@ -130,7 +130,7 @@ static loam_status write_summary(const char* dir, const loam_scene* s, loam_worl
     cJSON_AddNumberToObject(solver, "damping", float_json(p->damping));
     cJSON_AddNumberToObject(solver, "margin", float_json(p->margin));
     cJSON_AddBoolToObject(solver, "warm_start", p->warm_start);
-    cJSON_AddStringToObject(solver, "method", p->solver == LOAM_SOLVER_JACOBI ? "jacobi" : "gauss_seidel");
+    cJSON_AddStringToObject(solver, "method", p->solver == LOAM_GRANULAR_SOLVER_JACOBI ? "jacobi" : "gauss_seidel");
     cJSON_AddNumberToObject(solver, "push_sweeps", loam_granular_push_sweeps(p));
     cJSON_AddNumberToObject(solver, "skin", float_json(p->skin));
     cJSON_AddNumberToObject(solver, "sleep_speed", float_json(p->sleep_speed));

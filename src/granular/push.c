@@ -63,7 +63,7 @@ LOAM_LANES_INLINE void store_and_clear_lanes(loam_world* w, int i, int m) {
 /* The step's velocities are stored first and the pushes run in their buffer (sv): 16 bytes a
  * particle less than a buffer of their own. */
 void loam_granular_push(loam_world* w) {
-    int n = w->count, jacobi = w->params.solver == LOAM_SOLVER_JACOBI, sweeps = loam_granular_push_sweeps(&w->params);
+    int n = w->count, jacobi = w->params.solver == LOAM_GRANULAR_SOLVER_JACOBI, sweeps = loam_granular_push_sweeps(&w->params);
     if (sweeps <= 0) return;
     loam_row_pass push = {w,          w->sv,       jacobi ? w->sv_prev : w->sv, 0.0f, 0.0f,
                           w->params.baumgarte / (float)w->params.dt, pair_pushes, body_pushes};

@@ -153,7 +153,7 @@ void loam_granular_jacobi_snapshot_for(loam_world* w) {
 
 void loam_granular_solve(loam_world* w) {
     float alpha = loam_granular_push_sweeps(&w->params) > 0 ? 0.0f : w->params.baumgarte;
-    int jacobi = w->params.solver == LOAM_SOLVER_JACOBI;
+    int jacobi = w->params.solver == LOAM_GRANULAR_SOLVER_JACOBI;
     float tol2 = w->params.tolerance * w->params.tolerance;
     float change2[2] = {0.0f, 0.0f}; /* by sweep parity, so resetting one never races a reader */
     int sweeps = 0;

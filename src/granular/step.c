@@ -351,7 +351,7 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     w->stats.list_builds = w->neighbors.builds;
     /* Jacobi's sweeps read a snapshot, and its mass splitting counts every particle's contacts (the
      * solve's warm start does). */
-    int jacobi = w->params.solver == LOAM_SOLVER_JACOBI;
+    int jacobi = w->params.solver == LOAM_GRANULAR_SOLVER_JACOBI;
     size_t n_alloc = (size_t)(w->count > 0 ? w->count : 1);
     if (jacobi && !w->sv_prev) w->sv_prev = loam_malloc(sizeof(float) * 4 * n_alloc);
     if (jacobi && !w->contact_total) w->contact_total = loam_malloc(sizeof(int32_t) * n_alloc);

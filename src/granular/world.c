@@ -11,7 +11,7 @@ loam_granular_params loam_granular_default_params(void) {
     memset(&p, 0, sizeof p);
     p.dt = 1e-3;
     p.gravity = v3(0.0f, 0.0f, -9.81f);
-    p.solver = LOAM_SOLVER_GAUSS_SEIDEL;
+    p.solver = LOAM_GRANULAR_SOLVER_GAUSS_SEIDEL;
     p.sweeps = 3;
     p.tolerance = 0.0f;
     p.baumgarte = 0.2f;
@@ -39,12 +39,12 @@ loam_granular_params loam_granular_default_params(void) {
  * 0.255 r against 0.253 r with one), so it runs one. */
 float loam_granular_relaxation(const loam_granular_params* p) {
     if (p->relaxation > 0.0f) return p->relaxation;
-    return p->solver == LOAM_SOLVER_JACOBI ? 1.8f : 1.0f;
+    return p->solver == LOAM_GRANULAR_SOLVER_JACOBI ? 1.8f : 1.0f;
 }
 
 int loam_granular_push_sweeps(const loam_granular_params* p) {
     if (p->push_sweeps >= 0) return p->push_sweeps;
-    return p->solver == LOAM_SOLVER_JACOBI ? 1 : 2;
+    return p->solver == LOAM_GRANULAR_SOLVER_JACOBI ? 1 : 2;
 }
 
 loam_status loam_granular_params_validate(const loam_granular_params* p, loam_error* err) {
@@ -52,7 +52,7 @@ loam_status loam_granular_params_validate(const loam_granular_params* p, loam_er
     if (!(cond)) return loam_error_set(err, LOAM_ERR_INPUT, "parameter %s = " fmt ": %s", field, value, #cond)
     REQUIRE(isfinite(p->dt) && p->dt > 0.0 && p->dt <= 1.0, "dt", "%g", p->dt);
     REQUIRE(v3_is_finite(p->gravity), "gravity", "%g", (double)v3_length(p->gravity));
-    REQUIRE(p->solver == LOAM_SOLVER_GAUSS_SEIDEL || p->solver == LOAM_SOLVER_JACOBI, "solver", "%d", (int)p->solver);
+    REQUIRE(p->solver == LOAM_GRANULAR_SOLVER_GAUSS_SEIDEL || p->solver == LOAM_GRANULAR_SOLVER_JACOBI, "solver", "%d", (int)p->solver);
     REQUIRE(p->sweeps >= 1 && p->sweeps <= 100000, "sweeps", "%d", p->sweeps);
     REQUIRE(isfinite(p->tolerance) && p->tolerance >= 0.0f, "tolerance", "%g", p->tolerance);
     REQUIRE(isfinite(p->baumgarte) && p->baumgarte >= 0.0f && p->baumgarte <= 1.0f, "baumgarte", "%g", p->baumgarte);

@@ -446,24 +446,24 @@ static void warm_start(const loam_mb_model* m, const loam_mb_state* s, int rows)
 static loam_status solve_stage(const loam_mb_model* m, loam_mb_state* s, cp_problem* p, loam_error* err) {
     mb_work* w = s->work;
     double t0 = loam_clock_seconds();
-    int admm = m->opt.solver == LOAM_SOLVER_SUBADMM || m->opt.solver == LOAM_SOLVER_FADMM;
+    int admm = m->opt.solver == LOAM_MB_SOLVER_SUBADMM || m->opt.solver == LOAM_MB_SOLVER_FADMM;
     if (!admm) cp_prepare(p); /* SubADMM makes what it needs of it itself (cp.h) */
     cp_result res;
     cp_admm_settings set = {m->opt.admm_beta_scale, m->opt.admm_group_soft, m->opt.admm_adapt, m->opt.admm_relaxation,
                             m->opt.admm_accel, m->opt.admm_relaxation_rigid, m->opt.admm_penalty_rigid};
     switch (m->opt.solver) {
-    case LOAM_SOLVER_PJ: res = cp_solve_pj(p, m->opt.iterations, m->opt.tolerance, m->opt.jacobi_relaxation); break;
-    case LOAM_SOLVER_SUBADMM: {
+    case LOAM_MB_SOLVER_PJ: res = cp_solve_pj(p, m->opt.iterations, m->opt.tolerance, m->opt.jacobi_relaxation); break;
+    case LOAM_MB_SOLVER_SUBADMM: {
         int nsub = subsystems(m, w);
         res = cp_solve_admm(p, m->opt.iterations, m->opt.tolerance, w->sub_of_tree, nsub, &set, &w->admm);
         break;
     }
-    case LOAM_SOLVER_FADMM:
+    case LOAM_MB_SOLVER_FADMM:
         for (int t = 0; t < p->ngroup; ++t) w->sub_of_tree[t] = 0;
         res = cp_solve_admm(p, m->opt.iterations, m->opt.tolerance, w->sub_of_tree, 1, &set, &w->admm);
         break;
-    case LOAM_SOLVER_NNEWTON: res = cp_solve_nnewton(p, m->opt.iterations, m->opt.tolerance); break;
-    case LOAM_SOLVER_PGS_CG: res = cp_solve_pgs(p, m->opt.iterations, m->opt.tolerance, 1); break;
+    case LOAM_MB_SOLVER_NNEWTON: res = cp_solve_nnewton(p, m->opt.iterations, m->opt.tolerance); break;
+    case LOAM_MB_SOLVER_PGS_CG: res = cp_solve_pgs(p, m->opt.iterations, m->opt.tolerance, 1); break;
     default: res = cp_solve_pgs(p, m->opt.iterations, m->opt.tolerance, 0); break;
     }
     if (res.iterations < 0)

@@ -21,12 +21,12 @@ const char* loam_joint_type_name(loam_joint_type t) {
 
 const char* loam_mb_solver_name(loam_mb_solver s) {
     switch (s) {
-    case LOAM_SOLVER_PGS: return "pgs";
-    case LOAM_SOLVER_PJ: return "pj";
-    case LOAM_SOLVER_SUBADMM: return "subadmm";
-    case LOAM_SOLVER_FADMM: return "fadmm";
-    case LOAM_SOLVER_NNEWTON: return "nnewton";
-    case LOAM_SOLVER_PGS_CG: return "pgs_cg";
+    case LOAM_MB_SOLVER_PGS: return "pgs";
+    case LOAM_MB_SOLVER_PJ: return "pj";
+    case LOAM_MB_SOLVER_SUBADMM: return "subadmm";
+    case LOAM_MB_SOLVER_FADMM: return "fadmm";
+    case LOAM_MB_SOLVER_NNEWTON: return "nnewton";
+    case LOAM_MB_SOLVER_PGS_CG: return "pgs_cg";
     }
     return "unknown";
 }
@@ -36,7 +36,7 @@ loam_mb_options loam_mb_default_options(void) {
     o.gravity = d3(0.0, 0.0, -9.81);
     o.dt = 1e-3;
     o.limit_erp = 0.2;
-    o.solver = LOAM_SOLVER_PGS;
+    o.solver = LOAM_MB_SOLVER_PGS;
     o.jacobi_relaxation = 0.5;
     o.admm_beta_scale = 10.0;
     o.warm_start = 1;
@@ -184,7 +184,7 @@ loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, cons
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: warm_start = %d, expected 0 or 1", o.warm_start);
     if (!(o.admm_beta_scale > 0.0 && o.admm_beta_scale < 1e12))
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: admm_beta_scale = %g, expected in (0, 1e12)", o.admm_beta_scale);
-    if ((unsigned)o.solver > (unsigned)LOAM_SOLVER_PGS_CG)
+    if ((unsigned)o.solver > (unsigned)LOAM_MB_SOLVER_PGS_CG)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: solver = %d is not a known solver", (int)o.solver);
     if (o.iterations < 1 || o.iterations > 1000000)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: iterations = %d, expected 1 to 1000000", o.iterations);

@@ -49,7 +49,7 @@ static loam_status read_solver(const snode* root, loam_scene* s, loam_error* err
     loam_granular_params* p = &s->params;
     int method = (int)p->solver;
     TRY(opt_enum(&m, "method", kinds, &method, err));
-    p->solver = (loam_solver_kind)method;
+    p->solver = (loam_granular_solver)method;
     TRY(opt_int(&m, "sweeps", 1, 100000, &p->sweeps, err));
     TRY(opt_float(&m, "tolerance", 0.0, 1e3, &p->tolerance, err));
     TRY(opt_float(&m, "baumgarte", 0.0, 1.0, &p->baumgarte, err));
