@@ -125,12 +125,12 @@ static inline int32_t loam_hash_query_next(loam_hash_query* q) {
 }
 
 /* Cell-range iteration over compact runs (after loam_hash_compact), for kernels that read a
- * bucket's items as one contiguous run: bucket b holds slots [*lo, *hi), ascending items, and slot
- * s holds item loam_hash_slot_item(h, s). A caller may keep per-slot copies (the granular world
- * keeps positions in slot order, so a run's positions are contiguous too). */
-static inline void loam_hash_bucket_slots(const loam_spatial_hash* h, int32_t bucket, int32_t* lo, int32_t* hi) {
-    *lo = h->bucket_start[bucket], *hi = h->bucket_start[bucket + 1];
-}
+ * bucket's items as one contiguous run: bucket b holds slots [loam_hash_bucket_first,
+ * loam_hash_bucket_end) with ascending items, and slot s holds item loam_hash_slot_item(h, s). A
+ * caller may keep per-slot copies (the granular world keeps positions in slot order, so a run's
+ * positions are contiguous too). */
+static inline int32_t loam_hash_bucket_first(const loam_spatial_hash* h, int32_t bucket) { return h->bucket_start[bucket]; }
+static inline int32_t loam_hash_bucket_end(const loam_spatial_hash* h, int32_t bucket) { return h->bucket_start[bucket + 1]; }
 static inline int32_t loam_hash_slot_item(const loam_spatial_hash* h, int32_t slot) { return h->items[slot]; }
 
 #endif
