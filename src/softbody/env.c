@@ -48,9 +48,9 @@ static int moved_past_skin(const sb_slot* s) {
 static int build_pairs(sb_slot* s) {
     int n = s->nm, np = 0;
     float reach = 2.0f * s->contact_r + s->skin, reach2 = reach * reach;
-    /* Inside the population's loop over robots this parallel build runs on the robot's thread (a
-     * nested region is serial); the chain order it leaves does not matter, partners are sorted. */
-    loam_hash_build(&s->hash, n, s->x, s->y, s->z);
+    /* On the robot's own thread (robots are what a population spreads over threads, and one robot's
+     * masses are too few to share); the chain order does not matter, partners are sorted. */
+    loam_hash_build_threads(&s->hash, n, s->x, s->y, s->z, 1);
     for (int i = 0; i < n; ++i) {
         int32_t buckets[27], partner[SB_MAX_CONTACTS];
         int nb = loam_hash_neighbor_buckets(&s->hash, s->x[i], s->y[i], s->z[i], buckets), count = 0;
