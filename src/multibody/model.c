@@ -52,6 +52,7 @@ loam_mb_options loam_mb_default_options(void) {
     o.contact_erp = 0.2;
     o.contact_margin = 1e-3;
     o.max_contacts = 4096;
+    o.threads = 0;
     return o;
 }
 
