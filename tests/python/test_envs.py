@@ -30,6 +30,16 @@ def test_check_env(env_id):
 
 
 @pytest.mark.parametrize("env_id", IDS)
+def test_check_env_default_arguments(env_id):
+    # exactly as python/README.md makes them: full-size beds (10-20 s each on 2 cores)
+    env = gym.make(env_id)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped)
+    env.close()
+
+
+@pytest.mark.parametrize("env_id", IDS)
 def test_spaces_step_and_info(env_id):
     env = gym.make(env_id, **SMALL)
     core = env.unwrapped.core
