@@ -508,6 +508,7 @@ loam_status loam_env_step_batch(loam_env* const* envs, int count, const float* a
     int threads = 0; /* the largest count asked for; 0 when every one asks for the default */
     for (int i = 0; i < count; ++i) threads = envs[i]->cfg.threads > threads ? envs[i]->cfg.threads : threads;
     int team = loam_team(threads);
+    if (team > count) team = count; /* a team of one for a batch of one: its world then threads itself */
     loam_status first = LOAM_OK;
     /* Worlds step on one thread each (a region inside an active one gets a team of 1), environments
      * in parallel: with many small worlds this beats threading inside each. */
