@@ -21,6 +21,8 @@ if [ "${LOAM_SKIP_SANITIZERS:-0}" != "1" ]; then
   CC=clang cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOAM_SANITIZE=ON -DLOAM_WERROR=ON >/dev/null
   cmake --build build-asan -j"$jobs"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
+  # Python threads on loam objects, against the same ASan libloam (the runtime preloaded into python3)
+  tests/python/run_asan.sh build-asan
   archer="$(find /usr/lib/llvm-*/lib -name libarcher.so 2>/dev/null | sort | tail -n 1)"
   if [ -n "$archer" ]; then
     CC=clang cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOAM_TSAN=ON -DLOAM_WERROR=ON >/dev/null

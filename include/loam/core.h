@@ -67,9 +67,23 @@ LOAM_API uint64_t loam_alloc_count(void);
 /* Bytes currently held through loam_malloc. */
 LOAM_API size_t loam_bytes_in_use(void);
 
-/* Threads: 0 means "all cores". Results are bitwise identical for every thread count. */
+/* Threads. Every object that runs parallel loops has its own thread count, given at creation
+ * (loam_granular_params.threads, loam_softbody_def.threads, loam_mb_options.threads,
+ * loam_env_config.threads) and settable between steps; a region never reads or writes process-wide
+ * OpenMP state, so host threads may step different objects at once (one object from two host
+ * threads at once is not safe: serialise its calls). Results are bitwise identical for every
+ * thread count.
+ *
+ * loam_set_threads sets only the default of objects whose count is 0 (0 = all cores); before any
+ * call the default is OpenMP's (OMP_NUM_THREADS, else every core). loam_get_threads returns it.
+ * Set it once at start-up, before other host threads step. */
 LOAM_API void loam_set_threads(int threads);
 LOAM_API int loam_get_threads(void);
+/* 1 in a child process forked after its parent ran loam's OpenMP threads. libgomp cannot start
+ * threads in such a child, so loam runs every parallel loop there on the calling thread (it says so
+ * once on stderr): a fork-based process pool (Python's multiprocessing, Gymnasium's async vector
+ * environments) works, one thread per process. */
+LOAM_API int loam_threads_forked(void);
 
 LOAM_API const char* loam_version(void);
 

@@ -55,8 +55,10 @@ typedef struct loam_env_config {
     float max_gear_speed;   /* gear tower: rad/s at action 1; default 10 */
     float max_speed;        /* bulldozing: forward speed at action 1, m/s; default 0.5 */
     float max_yaw_rate;     /* bulldozing: yaw rate at action 1, rad/s; default 1.0 */
-    int threads;            /* threads of this environment's world, 0 = all cores; default 0 (a batch
-                               step runs each world on one thread, environments in parallel) */
+    int threads;            /* OpenMP threads of this environment: the settling at creation, every
+                               episode's world, its observations; 0 = the default (loam_set_threads;
+                               all cores); default 0 (a batch step runs each world on one thread,
+                               environments in parallel) */
     int hash_table_size;    /* spatial hash buckets, 0 = 2 N; default 0 */
     int observe;            /* compute observations on every step, 0/1; default 1 (0: physics only) */
     int settle_steps;       /* physics steps that settle the bed at creation; default kind-specific */
@@ -122,11 +124,19 @@ LOAM_API loam_status loam_env_reset(loam_env* env, uint64_t seed, loam_error* er
  * the episode must then be reset. Stepping before the first reset is an error. */
 LOAM_API loam_status loam_env_step(loam_env* env, const float* action, loam_env_step_info* info, loam_error* err);
 /* Step `count` environments with actions[i * action_dim ...], in parallel over environments (each
- * world on one thread). infos and errs hold count entries (errs may be NULL). Returns the first
- * failure's status; the other environments still step. */
+ * world on one thread; as many threads as the largest `threads` among them, 0 = the default).
+ * infos and errs hold count entries (errs may be NULL). Returns the first failure's status; the
+ * other environments still step. An environment given twice is LOAM_ERR_INPUT (the message, in
+ * errs[i] for the later index i, names both indices) and nothing steps.
+ *
+ * Threads: different environments may be stepped, reset and rendered from different host threads at
+ * once; calls on one environment must not overlap (serialise them, as the Python layer does). */
 LOAM_API loam_status loam_env_step_batch(loam_env* const* envs, int count, const float* actions, loam_env_step_info* infos,
                                 loam_error* errs);
 
+/* The environment's thread count (config.threads; 0 = the default) from the next call on, for its
+ * current world too; the bits do not change. */
+LOAM_API loam_status loam_env_set_threads(loam_env* env, int threads, loam_error* err);
 /* The world of the current episode (NULL before the first reset): particles, bodies, parameters. */
 LOAM_API loam_world* loam_env_world(loam_env* env);
 /* An RGB picture of the scene from the environment's default viewpoint into `out` (allocated by the

@@ -57,6 +57,8 @@ typedef struct loam_granular_params {
                                 body surface) touches them; m/s; 0 = never (exact dynamics); default 0
                                 (docs/solver.md, "Sleeping") */
     float sleep_time;        /* s; default 0.05 */
+    int threads;             /* OpenMP threads of this world's steps, 0 = the default (loam_set_threads;
+                                all cores); results are the same bits for every count; default 0 */
 } loam_granular_params;
 
 LOAM_API loam_granular_params loam_granular_default_params(void);
@@ -134,6 +136,9 @@ LOAM_API loam_status loam_world_step(loam_world* world, loam_error* err);
 /* Change parameters between steps (e.g. friction during a run). Validated like loam_world_create's.
  * Changing periodic_*, hash_table_size or bound rebuilds the scratch, which drops the warm start. */
 LOAM_API loam_status loam_world_set_params(loam_world* world, const loam_granular_params* params, loam_error* err);
+/* The world's thread count (params.threads: 0 = the default) from the next step on. Unlike
+ * loam_world_set_params it keeps the neighbour list, so a run continues with the same bits. */
+LOAM_API loam_status loam_world_set_threads(loam_world* world, int threads, loam_error* err);
 /* Wake every sleeping particle (params.sleep_speed): call after moving particles by hand, which a
  * sleeping particle would otherwise not notice. */
 LOAM_API void loam_world_wake_all(loam_world* world);

@@ -174,6 +174,9 @@ typedef struct loam_softbody_def {
                                     shortest spring; default 0 */
     int max_masses;              /* masses one population slot holds; default 4096 */
     float bound;                 /* |coordinate| beyond this (m) is divergence; default 1e4 */
+    int threads;                 /* OpenMP threads a step spreads the robots over, 0 = the default
+                                    (loam_set_threads; all cores); the bits never depend on it;
+                                    default 0 */
 } loam_softbody_def;
 
 LOAM_API loam_softbody_def loam_softbody_default_def(void);
@@ -188,8 +191,11 @@ LOAM_API void loam_softbody_pop_free(loam_softbody_pop* p);
 /* Advance every robot by `steps` steps. A non-finite or out-of-bounds position stops that robot
  * with LOAM_ERR_DIVERGED naming the robot, the step and the mass; the other robots finish their
  * steps and the population's time does not advance, so after that error the robots are at
- * different steps: inspect them, then free the population. Threads: loam_set_threads. */
+ * different steps: inspect them, then free the population. Threads: def.threads
+ * (loam_softbody_pop_set_threads). */
 LOAM_API loam_status loam_softbody_pop_step(loam_softbody_pop* p, int steps, loam_error* err);
+/* Threads of the following steps (def.threads; 0 = the default). */
+LOAM_API loam_status loam_softbody_pop_set_threads(loam_softbody_pop* p, int threads, loam_error* err);
 LOAM_API int loam_softbody_pop_count(const loam_softbody_pop* p);
 LOAM_API double loam_softbody_pop_time(const loam_softbody_pop* p);
 /* Springs stepped per step over the population (air springs do not exist, so all do work). */

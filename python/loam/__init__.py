@@ -51,14 +51,24 @@ def version():
 
 
 def set_threads(threads):
-    """Threads for loam's parallel loops, 0 = all cores (results do not depend on it)."""
+    """The default thread count of worlds and environments made with threads=0 (0 = all cores).
+    Each object has its own count (World(threads=...), Env(threads=...), set_threads methods);
+    results do not depend on it. Set it once, before other Python threads step."""
     from ._convert import integer
 
     _lib.loam_set_threads(integer(threads, "threads", 0))
 
 
 def get_threads():
+    """The default thread count (set_threads)."""
     return _lib.loam_get_threads()
+
+
+def threads_forked():
+    """True in a process forked after its parent ran loam's OpenMP threads: loam runs single-threaded
+    there (libgomp cannot start threads in such a child; Gymnasium's async vector environments are
+    such children when the parent stepped an environment first)."""
+    return bool(_lib.loam_threads_forked()) if _has("loam_threads_forked") else False
 
 
 HAS_ENVIRONMENTS = _has("loam_env_create")
@@ -79,7 +89,7 @@ __all__ = [
     "Body", "Shape", "Mesh", "SdfGrid", "plane", "box", "sphere", "capsule", "cylinder", "tube", "mesh", "open_box",
     "tube_container",
     "LoamError", "InternalError", "InputError", "DivergedError", "LoamIOError", "NoMemoryError", "ClosedError",
-    "version", "set_threads", "get_threads", "library_path", "HAS_ENVIRONMENTS",
+    "version", "set_threads", "get_threads", "threads_forked", "library_path", "HAS_ENVIRONMENTS",
 ]
 if HAS_ENVIRONMENTS:
     __all__ += ["Env", "CONFIG_DOC", "default_config", "step_batch"]

@@ -8,7 +8,16 @@ never dangles, whatever order a script drops things in.
 
 Views also register in a WeakSet, so an operation that moves the C arrays (adding particles or
 bodies) can refuse while views of the old arrays are alive instead of leaving them pointing at freed
-memory."""
+memory.
+
+Threads: every wrapper holds a re-entrant lock (`_lock`), and its methods that touch the C object run
+under it (the `locked` decorator), so calls on one object from several Python threads take turns;
+a world borrowed from an environment shares the environment's lock. libloam is loaded with
+ctypes.CDLL, which releases the GIL for the duration of every C call, so different objects step in
+parallel. close() takes the lock too: it waits for a call in progress instead of freeing the object
+under it."""
+import functools
+import threading
 import weakref
 
 import numpy as np
@@ -69,11 +78,27 @@ def view(address, shape, dtype, owner, readonly=False, registry=None):
     return arr
 
 
+def locked(method):
+    """Run the method under the object's lock (see the module's note on threads)."""
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return run
+
+
 class Owned:
-    """Mixin: a wrapper holding a Handle in self._h, with close() and a context manager."""
+    """Mixin: a wrapper holding a Handle in self._h, with close(), a context manager and a lock."""
 
     _h = None
     _what = "object"
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self._lock = threading.RLock()  # made here, so that no construction path can miss it
+        return self
 
     def _handle(self):
         h = self._h
@@ -85,8 +110,10 @@ class Owned:
     def closed(self):
         return self._h is None
 
+    @locked
     def close(self):
-        """Release the C object (its memory goes once no numpy view of it is left). Idempotent."""
+        """Release the C object (its memory goes once no numpy view of it is left). Idempotent; waits
+        for a call in progress on another thread."""
         self._h = None
 
     def __enter__(self):

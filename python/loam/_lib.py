@@ -53,6 +53,8 @@ def _load():
 
 
 lib, path = _load()
+# CDLL, not PyDLL: ctypes releases the GIL around every call into it, which is what lets different
+# objects step in parallel from Python threads (tests/python/test_threads.py checks the flag).
 
 P = C.POINTER
 c_int, c_float, c_double, c_char_p, c_void_p, c_size_t = C.c_int, C.c_float, C.c_double, C.c_char_p, C.c_void_p, C.c_size_t
@@ -65,6 +67,7 @@ _PROTOTYPES = {
     "loam_version": (c_char_p, []),
     "loam_set_threads": (None, [c_int]),
     "loam_get_threads": (c_int, []),
+    "loam_threads_forked": (c_int, []),
     "loam_bytes_in_use": (c_size_t, []),
     "loam_abi_sizeof": (c_size_t, [c_char_p]),
     "loam_abi_offsetof": (c_size_t, [c_char_p, c_char_p]),
@@ -86,6 +89,7 @@ _PROTOTYPES = {
     "loam_world_add_body": (c_int, [WORLD, P(T.BodyDef), ERR]),
     "loam_world_step": (c_int, [WORLD, ERR]),
     "loam_world_set_params": (c_int, [WORLD, P(T.GranularParams), ERR]),
+    "loam_world_set_threads": (c_int, [WORLD, c_int, ERR]),
     "loam_world_command_body": (c_int, [WORLD, c_int, T.Twist, ERR]),
     "loam_world_place_body": (c_int, [WORLD, c_int, T.Pose, ERR]),
     "loam_world_particles": (T.Particles, [WORLD]),
@@ -132,6 +136,7 @@ _PROTOTYPES = {
     "loam_env_reset": (c_int, [ENV, C.c_uint64, ERR]),
     "loam_env_step": (c_int, [ENV, P(c_float), P(T.EnvStepInfo), ERR]),
     "loam_env_step_batch": (c_int, [P(ENV), c_int, P(c_float), P(T.EnvStepInfo), ERR]),
+    "loam_env_set_threads": (c_int, [ENV, c_int, ERR]),
     "loam_env_world": (WORLD, [ENV]),
     "loam_env_render": (c_int, [ENV, P(T.Image), ERR]),
     "loam_env_scripted_action": (None, [ENV, P(c_float)]),

@@ -70,6 +70,7 @@ class GranularParams(C.Structure):
         ("bound", C.c_float),
         ("sleep_speed", C.c_float),
         ("sleep_time", C.c_float),
+        ("threads", C.c_int),
     ]
 
 

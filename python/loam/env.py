@@ -6,15 +6,21 @@
     info = env.step([0.5, 0.0])
     depth = env.obs_buffers["depth"]   # zero-copy, refreshed in place by every reset and step
 
-Configuration keywords are the fields of loam_env_config (see CONFIG_DOC and docs/python.md)."""
+Configuration keywords are the fields of loam_env_config (see CONFIG_DOC and docs/python.md).
+
+Threads: calls on one Env from several Python threads take turns (each Env holds a lock); C calls
+release the GIL, so different environments step in parallel. step_batch takes the locks of all its
+environments (in one global order, so two batches never deadlock) after refusing an environment
+given twice."""
 import ctypes as C
+import contextlib
 from collections import namedtuple
 
 import numpy as np
 
 from . import _convert as cv
 from . import _types as T
-from ._handle import Handle, Owned, live_views, new_registry, view
+from ._handle import Handle, Owned, live_views, locked, new_registry, view
 from ._lib import has, lib
 from .errors import ClosedError, InputError, LoamError, check, from_status
 from .world import World
@@ -35,7 +41,7 @@ CONFIG_DOC = {
     "max_gear_speed": "gear tower: rad/s at action 1; default 10",
     "max_speed": "bulldozing: forward speed at action 1, m/s; default 0.5",
     "max_yaw_rate": "bulldozing: yaw rate at action 1, rad/s; default 1.0",
-    "threads": "threads of this environment's world, 0 = all cores; default 0",
+    "threads": "OpenMP threads of this environment (creation, steps, observations), 0 = the default (all cores); default 0",
     "hash_table_size": "spatial hash buckets, 0 = 2 N; default 0",
     "observe": "compute observations on every step, 0/1; default 1",
     "settle_steps": "physics steps that settle the bed at creation; default kind-specific",
@@ -46,6 +52,8 @@ CONFIG_DOC = {
 ObsSpec = namedtuple("ObsSpec", "name shape low high")
 
 INFO_KEYS = ("sim_time", "realtime_factor", "physics_seconds", "sensor_seconds", "tool_force", "progress", "contacts")
+# Wall-clock measurements: they differ from run to run, unlike everything else a step reports.
+TIMING_KEYS = ("realtime_factor", "physics_seconds", "sensor_seconds")
 
 
 def _require_env_api():
@@ -95,16 +103,22 @@ def as_action(action, dim, name="action"):
     return np.clip(a, -1.0, 1.0).astype(np.float32)
 
 
-def info_dict(info):
-    return {
+def info_dict(info, timing=True):
+    """A loam_env_step_info as a dict; timing=False leaves out the wall-clock timings (TIMING_KEYS)."""
+    d = {
         "sim_time": info.sim_time,
-        "realtime_factor": info.realtime_factor,
-        "physics_seconds": info.physics_seconds,
-        "sensor_seconds": info.sensor_seconds,
         "tool_force": np.array(info.tool_force[:], dtype=np.float64),
         "progress": info.progress,
         "contacts": int(info.contacts),
     }
+    if timing:
+        d.update(timing_dict(info))
+    return d
+
+
+def timing_dict(info):
+    """The wall-clock timings of a step: realtime_factor, physics_seconds and sensor_seconds (s)."""
+    return {k: float(getattr(info, k)) for k in TIMING_KEYS}
 
 
 def _seed(seed):
@@ -146,7 +160,9 @@ class Env(Owned):
         self._world_views = new_registry()  # views of the episode's world: reset refuses while any lives
         self._needs_reset = True
         self.last_seed = None
+        self.last_timing = None  # timing_dict of the last step
 
+    @locked
     def clone(self):
         """A new, independent environment like this one (same config, settled bed and grids) made
         without building or settling anything (loam_env_clone); reset it before stepping."""
@@ -157,22 +173,26 @@ class Env(Owned):
         return self._handle().obj
 
     @property
+    @locked
     def config(self):
         """The environment's configuration (a dict copy)."""
         return cv.struct_to_dict(lib.loam_env_get_config(self.ptr).contents, CONFIG_DOC)
 
     @property
+    @locked
     def obs_buffers(self):
         """{name: read-only ndarray} over the environment's own observation buffers: no copies, refreshed in
         place by every reset and step (so keep a copy of anything you need to hold on to)."""
         self._handle()
         return dict(self._buffers)
 
+    @locked
     def observation(self):
         """{name: ndarray}: copies of the current observations."""
         self._handle()
         return {k: v.copy() for k, v in self._buffers.items()}
 
+    @locked
     def reset(self, seed=0):
         """Start an episode, deterministic in (config, seed); seed in [0, 2^64)."""
         ptr = self.ptr
@@ -189,6 +209,7 @@ class Env(Owned):
         self._needs_reset = False
         self.last_seed = s
 
+    @locked
     def step(self, action):
         """One action (action_dim values in [-1, 1]); returns (reward, terminated, truncated, info)."""
         ptr = self.ptr
@@ -200,8 +221,10 @@ class Env(Owned):
                 self._needs_reset = True
             check(st, err)
         i = self._info
+        self.last_timing = timing_dict(i)
         return float(i.reward), bool(i.terminated), bool(i.truncated), info_dict(i)
 
+    @locked
     def render(self, width=480, height=360):
         """An RGB picture (height x width x 3 uint8, a copy) from the environment's default viewpoint."""
         ptr = self.ptr
@@ -217,6 +240,7 @@ class Env(Owned):
             lib.loam_image_free(C.byref(img))
         return rgb
 
+    @locked
     def scripted_action(self):
         """The environment's scripted policy for the current state (action_dim values)."""
         ptr = self.ptr
@@ -224,17 +248,27 @@ class Env(Owned):
         lib.loam_env_scripted_action(ptr, out.ctypes.data_as(C.POINTER(C.c_float)))
         return out
 
+    @locked
+    def set_threads(self, threads):
+        """This environment's OpenMP threads from the next call on (0 = the default); no bit changes."""
+        ptr = self.ptr
+        err = T.new(T.Error, "loam_error")
+        check(lib.loam_env_set_threads(ptr, cv.integer(threads, "threads", 0), C.byref(err)), err)
+
     @property
+    @locked
     def world(self):
-        """The current episode's World (its particle and body views), valid until the next reset or close."""
+        """The current episode's World (its particle and body views), valid until the next reset or close;
+        its calls take this environment's lock."""
         ptr = self.ptr
         wptr = lib.loam_env_world(ptr)
         if not wptr:
             raise InputError("the environment has no world before its first reset")
         episode = self._episode
         return World._borrow(wptr, self._h, lambda: self._h is not None and self._episode == episode,
-                             f"{self.kind_name} episode world", self._world_views)
+                             f"{self.kind_name} episode world", self._world_views, self._lock)
 
+    @locked
     def close(self):
         self._h = None
         self._buffers = {}
@@ -243,11 +277,31 @@ class Env(Owned):
         return f"<loam.Env {self.kind_name}{' closed' if self.closed else ''}>"
 
 
+def _refuse_duplicates(envs):
+    first = {}
+    for i, e in enumerate(envs):
+        j = first.setdefault(id(e), i)
+        if j != i:
+            raise InputError(f"step_batch: envs[{j}] and envs[{i}] are the same environment; each may appear once")
+
+
 def step_batch(envs, actions, infos=None, errors=None):
     """Step several environments in one call, in parallel (loam_env_step_batch: each world on one thread).
     `actions`: (len(envs), action_dim). Returns (rewards, terminated, truncated, infos) as arrays; on a
     failure the error of the first failing environment is raised with `.env_index` set (the others
-    stepped)."""
+    stepped). An environment given twice raises InputError (a ValueError) before anything is locked
+    or stepped."""
+    envs = list(envs)
+    _refuse_duplicates(envs)  # before any lock: a duplicate can never deadlock or step twice at once
+    if not all(isinstance(e, Env) for e in envs):
+        raise InputError("step_batch: expected loam.Env objects (a Gymnasium env's is env.unwrapped.core)")
+    with contextlib.ExitStack() as held:
+        for e in sorted(envs, key=id):  # one global order: batches over overlapping sets never deadlock
+            held.enter_context(e._lock)
+        return _step_batch_locked(envs, actions, infos, errors)
+
+
+def _step_batch_locked(envs, actions, infos, errors):
     n = len(envs)
     if n == 0:
         return np.zeros(0), np.zeros(0, bool), np.zeros(0, bool), []
@@ -270,6 +324,8 @@ def step_batch(envs, actions, infos=None, errors=None):
                 e.env_index = i
                 raise e
         raise from_status(st, "loam_env_step_batch failed")
+    for i, e in enumerate(envs):
+        e.last_timing = timing_dict(infos[i])
     rewards = np.array([infos[i].reward for i in range(n)], np.float64)
     term = np.array([bool(infos[i].terminated) for i in range(n)])
     trunc = np.array([bool(infos[i].truncated) for i in range(n)])

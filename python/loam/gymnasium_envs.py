@@ -8,9 +8,19 @@
     envs = gym.make_vec("loam/Bulldozing-v0", num_envs=8, particles=2000)   # one C call steps all 8
 
 Keyword arguments are loam_env_config fields (loam.env.CONFIG_DOC, docs/python.md), plus render_mode
-("rgb_array" or None), render_width and render_height (pixels). Observations are returned as copies;
-`env.unwrapped.obs_buffers` gives the zero-copy buffers loam refreshes in place, and
-`env.unwrapped.world` the episode's particles and bodies as numpy views."""
+("rgb_array" or None), render_width and render_height (pixels) and timing_info (False). Observations
+are returned as copies; `env.unwrapped.obs_buffers` gives the zero-copy buffers loam refreshes in
+place, and `env.unwrapped.world` the episode's particles and bodies as numpy views.
+
+info is a pure function of the seed and the actions (gymnasium's check_env demands it): the step's
+wall-clock timings are in `env.unwrapped.last_timing`, and in info only with timing_info=True.
+
+Threads: each environment serialises its own calls (a lock); different environments step in
+parallel from Python threads. Processes: gymnasium.make_vec(..., vectorization_mode="async") works
+with the fork start method even after the parent ran loam's OpenMP threads; each forked worker then
+runs loam on one thread (libloam notices the fork and says so once on stderr; loam.threads_forked())."""
+import threading
+
 import numpy as np
 import gymnasium as gym
 from gymnasium import spaces
@@ -23,7 +33,7 @@ except ImportError:  # gymnasium < 1.1
     from gymnasium.vector.vector_env import AutoresetMode
 
 from . import _types as T
-from .env import INFO_KEYS, Env, _batch_actions, info_dict, step_batch
+from .env import INFO_KEYS, TIMING_KEYS, Env, _batch_actions, info_dict, step_batch
 from .errors import ClosedError, InputError
 
 ENV_IDS = {
@@ -43,20 +53,11 @@ def _spaces(core):
     return obs, act
 
 
-TIMING_KEYS = ("realtime_factor", "physics_seconds", "sensor_seconds")
-
-
-def _reset_info(core, timing=True):
+def _reset_info(core, timing=False):
     info = {k: 0.0 for k in INFO_KEYS if timing or k not in TIMING_KEYS}
     info["tool_force"] = np.zeros(3)
     info["contacts"] = 0
     info["episode_seed"] = int(core.last_seed)
-    return info
-
-
-def _strip_timing(info):
-    for k in TIMING_KEYS:
-        info.pop(k, None)
     return info
 
 
@@ -69,14 +70,17 @@ class LoamEnv(gym.Env):
     """A loam environment as a gymnasium.Env: Dict observations (one Box per loam observation), Box
     actions in [-1, 1]^action_dim (float32; values outside are clipped, NaN raises InputError).
 
-    info holds sim_time (s), realtime_factor, physics_seconds and sensor_seconds (wall-clock timings of
-    the step), tool_force (N, 3), progress, contacts and episode_seed. The timings differ from run to
-    run by nature; timing_info=False leaves them out, so that info too is a pure function of seed and
-    actions (what gymnasium's check_env demands of it)."""
+    info holds sim_time (s), tool_force (N, 3), progress, contacts and episode_seed: a pure function of
+    seed and actions, as gymnasium's check_env demands. The step's wall-clock timings (realtime_factor,
+    physics_seconds, sensor_seconds), which differ from run to run by nature, are in
+    `env.unwrapped.last_timing` (None before the first step); timing_info=True copies them into info
+    too (and then check_env's determinism check fails on them).
+
+    Thread-safe: calls on one environment take turns; different environments step in parallel."""
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
 
-    def __init__(self, kind="bulldozing", render_mode=None, render_width=480, render_height=360, timing_info=True,
+    def __init__(self, kind="bulldozing", render_mode=None, render_width=480, render_height=360, timing_info=False,
                  **config):
         _check_render_mode(render_mode, self.metadata)
         self.timing_info = bool(timing_info)
@@ -98,19 +102,28 @@ class LoamEnv(gym.Env):
         """The current episode's loam.World (numpy views of particles and bodies)."""
         return self.core.world
 
+    @property
+    def last_timing(self):
+        """Wall-clock timings of the last step: {"realtime_factor", "physics_seconds", "sensor_seconds"
+        (s)}, or None before the first step."""
+        return self.core.last_timing
+
     def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        if seed is None:
-            seed = int(self.np_random.integers(0, _SEED_HIGH))
-        self.core.reset(seed)
-        return self.core.observation(), _reset_info(self.core, self.timing_info)
+        with self.core._lock:  # the whole call, not only each loam call in it
+            super().reset(seed=seed)
+            if seed is None:
+                seed = int(self.np_random.integers(0, _SEED_HIGH))
+            self.core.reset(seed)
+            return self.core.observation(), _reset_info(self.core, self.timing_info)
 
     def step(self, action):
-        reward, terminated, truncated, info = self.core.step(action)
-        info["episode_seed"] = int(self.core.last_seed)
-        if not self.timing_info:
-            _strip_timing(info)
-        return self.core.observation(), reward, terminated, truncated, info
+        with self.core._lock:  # the observation must be this step's, not another thread's
+            reward, terminated, truncated, info = self.core.step(action)
+            info["episode_seed"] = int(self.core.last_seed)
+            if not self.timing_info:
+                for k in TIMING_KEYS:
+                    info.pop(k)
+            return self.core.observation(), reward, terminated, truncated, info
 
     def render(self):
         if self.render_mode is None:
@@ -138,13 +151,18 @@ class LoamVectorEnv(VectorEnv):
     the seed s + i; autoresets draw seeds from self.np_random.
 
     When a world fails (DivergedError), step() raises that environment's error with `.env_index`
-    set; the others have stepped, and the next step() starts the failed one anew."""
+    set; the others have stepped, and the next step() starts the failed one anew.
+
+    infos hold no wall-clock timings unless timing_info=True; `last_timing` has each environment's.
+    Calls on one vector environment from several Python threads take turns (a lock)."""
 
     metadata = {"render_modes": ["rgb_array"], "autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, num_envs=1, kind="bulldozing", render_mode=None, render_width=480, render_height=360,
-                 autoreset_mode=AutoresetMode.NEXT_STEP, **config):
+                 autoreset_mode=AutoresetMode.NEXT_STEP, timing_info=False, **config):
         _check_render_mode(render_mode, self.metadata)
+        self._lock = threading.RLock()
+        self.timing_info = bool(timing_info)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise InputError(f"num_envs: {num_envs!r} must be an integer >= 1")
         autoreset_mode = AutoresetMode(autoreset_mode)
@@ -180,6 +198,11 @@ class LoamVectorEnv(VectorEnv):
             raise ClosedError("vector environment is closed")
         return self.envs
 
+    @property
+    def last_timing(self):
+        """Per environment, the wall-clock timings of its last step (see LoamEnv.last_timing)."""
+        return [e.last_timing for e in self._live()]
+
     def _observations(self):
         return {s.name: np.stack([e._buffers[s.name] for e in self.envs]) for s in self.envs[0].obs_specs}
 
@@ -187,6 +210,10 @@ class LoamVectorEnv(VectorEnv):
         return int(self.np_random.integers(0, _SEED_HIGH))
 
     def reset(self, *, seed=None, options=None):
+        with self._lock:
+            return self._reset(seed, options)
+
+    def _reset(self, seed, options):
         envs = self._live()
         if seed is None:
             seeds = [None] * self.num_envs
@@ -209,11 +236,15 @@ class LoamVectorEnv(VectorEnv):
                 continue
             e.reset(seeds[i] if seeds[i] is not None else self._draw_seed())
             self._autoreset[i] = False
-            infos = self._add_info(infos, _reset_info(e), i)
+            infos = self._add_info(infos, _reset_info(e, self.timing_info), i)
         self._started = True
         return self._observations(), infos
 
     def step(self, actions):
+        with self._lock:
+            return self._step(actions)
+
+    def _step(self, actions):
         envs = self._live()
         if not self._started:
             raise InputError("step() before reset(): reset the vector environment first")
@@ -231,13 +262,13 @@ class LoamVectorEnv(VectorEnv):
         stepping = [i for i in range(n) if not reset_now[i]]
         for i in np.flatnonzero(reset_now):
             envs[i].reset(self._draw_seed())
-            infos = self._add_info(infos, _reset_info(envs[i]), i)
+            infos = self._add_info(infos, _reset_info(envs[i], self.timing_info), i)
         if stepping:
             sub = [envs[i] for i in stepping]
             r, te, tr, cinfos = step_batch(sub, actions[stepping], self._infos_c, self._errors_c)
             for k, i in enumerate(stepping):
                 rewards[i], term[i], trunc[i] = r[k], te[k], tr[k]
-                info = info_dict(cinfos[k])
+                info = info_dict(cinfos[k], self.timing_info)
                 info["episode_seed"] = int(envs[i].last_seed)
                 infos = self._add_info(infos, info, i)
         obs = self._observations()
@@ -274,8 +305,9 @@ class LoamVectorEnv(VectorEnv):
         return np.stack([e.scripted_action() for e in self._live()])
 
     def close_extras(self, **kwargs):
-        for e in getattr(self, "envs", []):
-            e.close()
+        with getattr(self, "_lock", threading.RLock()):
+            for e in getattr(self, "envs", []):
+                e.close()
 
 
 def register():

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _convert as cv
 from . import _types as T
-from ._handle import Handle, Owned, live_views, new_registry, view
+from ._handle import Handle, Owned, live_views, locked, new_registry, view
 from ._lib import lib
 from .errors import ClosedError, InputError, check
 from .geometry import Body
@@ -141,7 +141,11 @@ class World(Owned):
     and keywords override single fields: dt (s), gravity (3-vector, m/s^2), solver ("gauss_seidel" or
     "jacobi"), sweeps, tolerance (m/s), baumgarte, push_sweeps, relaxation, friction, damping (1/s),
     margin, skin, warm_start, hash_table_size, reorder_interval, periodic_axis (None/"x"/"y"/"z"),
-    periodic_lo, periodic_hi (m), bound (m), sleep_speed (m/s), sleep_time (s). Defaults: loam.default_params()."""
+    periodic_lo, periodic_hi (m), bound (m), sleep_speed (m/s), sleep_time (s), threads (this world's
+    OpenMP threads, 0 = loam.set_threads's default). Defaults: loam.default_params().
+
+    Thread-safe: calls on one world from several Python threads take turns (a lock); steps release
+    the GIL, so different worlds step in parallel."""
 
     _what = "world"
 
@@ -156,10 +160,11 @@ class World(Owned):
         self._valid = None
 
     @classmethod
-    def _borrow(cls, ptr, owner, valid, what, registry):
+    def _borrow(cls, ptr, owner, valid, what, registry, lock):
         """A world owned by something else (an environment's episode); `valid()` says whether it still
-        exists; its views register in the owner's `registry`."""
+        exists; its views register in the owner's `registry`; its calls take the owner's `lock`."""
         self = cls.__new__(cls)
+        self._lock = lock
         self._h = Handle(ptr, _no_destroy, keep=[owner])
         self._views = registry
         self._valid = valid
@@ -183,6 +188,7 @@ class World(Owned):
 
     # ---- building --------------------------------------------------------------------------------
 
+    @locked
     def add_particles(self, positions, radius, density=2500.0, velocities=None):
         """Append n particles: positions (n x 3, m), radius (one value or n values, m), density (kg/m^3),
         velocities (n x 3, m/s, or None for at rest). Only before the first step. Returns the ids
@@ -206,6 +212,7 @@ class World(Owned):
         check(st, err)
         return range(first, first + n)
 
+    @locked
     def add_body(self, body):
         """Add a kinematic body (loam.Body); returns its index."""
         ptr = self._ptr()
@@ -223,6 +230,7 @@ class World(Owned):
 
     # ---- stepping --------------------------------------------------------------------------------
 
+    @locked
     def step(self, steps=1):
         """Advance `steps` steps. DivergedError names the step and the particle; the state is then left
         as it was before the failing step."""
@@ -234,6 +242,7 @@ class World(Owned):
             if st != T.OK:
                 check(st, err)
 
+    @locked
     def set_params(self, params=None, **overrides):
         """Change parameters between steps (validated as at creation)."""
         ptr = self._ptr()
@@ -241,6 +250,15 @@ class World(Owned):
         err = T.new(T.Error, "loam_error")
         check(lib.loam_world_set_params(ptr, C.byref(p), C.byref(err)), err)
 
+    @locked
+    def set_threads(self, threads):
+        """This world's OpenMP threads from the next step on (0 = the default); unlike set_params it
+        keeps the neighbour list, so the run goes on with the same bits."""
+        ptr = self._ptr()
+        err = T.new(T.Error, "loam_error")
+        check(lib.loam_world_set_threads(ptr, cv.integer(threads, "threads", 0), C.byref(err)), err)
+
+    @locked
     def command_body(self, body, velocity=(0, 0, 0), angular_velocity=(0, 0, 0)):
         """For a "commanded" body: the twist (m/s, rad/s, world axes) used from the next step on."""
         ptr = self._ptr()
@@ -249,6 +267,7 @@ class World(Owned):
         err = T.new(T.Error, "loam_error")
         check(lib.loam_world_command_body(ptr, b, tw, C.byref(err)), err)
 
+    @locked
     def place_body(self, body, position, quat=None, rpy_deg=None):
         """For a "commanded" body: put it at a pose before the next step."""
         from .geometry import pose
@@ -258,6 +277,7 @@ class World(Owned):
         err = T.new(T.Error, "loam_error")
         check(lib.loam_world_place_body(ptr, b, pose(position, quat, rpy_deg), C.byref(err)), err)
 
+    @locked
     def _body_index(self, body):
         ptr = self._ptr()
         if isinstance(body, str):
@@ -273,16 +293,19 @@ class World(Owned):
     # ---- state -----------------------------------------------------------------------------------
 
     @property
+    @locked
     def particles(self):
         """Views (no copies) of every particle array; see Particles."""
         ptr = self._ptr()
         return Particles(lib.loam_world_particles(ptr), self._h, self._views, self)
 
     @property
+    @locked
     def particle_count(self):
         return lib.loam_world_particles(self._ptr()).count
 
     @property
+    @locked
     def bodies(self):
         """A read-only record view (no copy) of every body's state: position, quat (w, x, y, z),
         velocity, angular_velocity, force (N) and torque (N m) from particles in the last step, contacts."""
@@ -292,47 +315,57 @@ class World(Owned):
         return view(addr, (n,), BODY_STATE_DTYPE, self._h, True, self._views)
 
     @property
+    @locked
     def body_count(self):
         return lib.loam_world_body_count(self._ptr())
 
+    @locked
     def body_names(self):
         ptr = self._ptr()
         return [lib.loam_world_body_def(ptr, i).contents.name.decode("utf-8", "replace")
                 for i in range(lib.loam_world_body_count(ptr))]
 
+    @locked
     def find_body(self, name):
         """Index of the body with this name, or -1."""
         return lib.loam_world_find_body(self._ptr(), cv.text(name, "name"))
 
     @property
+    @locked
     def params(self):
         """The parameters as a dict (a copy)."""
         return params_dict(lib.loam_world_params(self._ptr()).contents)
 
     @property
+    @locked
     def time(self):
         """Simulated time, s."""
         return lib.loam_world_time(self._ptr())
 
     @property
+    @locked
     def step_index(self):
         return lib.loam_world_step_index(self._ptr())
 
     @property
+    @locked
     def last_stats(self):
         """Counters and stage timings (s) of the last step, as a dict."""
         return cv.struct_to_dict(lib.loam_world_last_stats(self._ptr()))
 
     @property
+    @locked
     def memory(self):
         """Bytes held by the world."""
         return lib.loam_world_memory(self._ptr())
 
+    @locked
     def kinetic_energy(self):
         """Sum of 1/2 m v^2, J."""
         return lib.loam_world_kinetic_energy(self._ptr())
 
     @property
+    @locked
     def address(self):
         """The loam_world* as an integer (for C extensions)."""
         return self._ptr()

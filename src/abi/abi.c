@@ -47,7 +47,7 @@ static const abi_field fields[] = {
     F(loam_granular_params, warm_start), F(loam_granular_params, hash_table_size),
     F(loam_granular_params, reorder_interval), F(loam_granular_params, periodic_axis),
     F(loam_granular_params, periodic_lo), F(loam_granular_params, periodic_hi), F(loam_granular_params, bound),
-    F(loam_granular_params, sleep_speed), F(loam_granular_params, sleep_time),
+    F(loam_granular_params, sleep_speed), F(loam_granular_params, sleep_time), F(loam_granular_params, threads),
     F(loam_particles, count), F(loam_particles, x), F(loam_particles, y), F(loam_particles, z),
     F(loam_particles, vx), F(loam_particles, vy), F(loam_particles, vz), F(loam_particles, radius),
     F(loam_particles, inv_mass), F(loam_particles, contact_count), F(loam_particles, id),

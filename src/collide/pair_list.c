@@ -5,9 +5,9 @@ int loam_pairs_within(loam_spatial_hash* h, int n, const float* x, const float* 
                       int32_t* pairs, int cap) {
     if (max_partners > LOAM_PAIRS_MAX_PARTNERS) max_partners = LOAM_PAIRS_MAX_PARTNERS;
     int np = 0;
-    /* Inside an outer parallel loop (a population's robots) this build runs serially on the
-     * caller's thread; the chain order it leaves does not matter, partners are sorted. */
-    loam_hash_build(h, n, x, y, z);
+    /* On the caller's thread: a population spreads its robots over threads, and one robot's
+     * masses are too few to share; the chain order does not matter, partners are sorted. */
+    loam_hash_build_threads(h, n, x, y, z, 1);
     for (int i = 0; i < n; ++i) {
         int32_t partner[LOAM_PAIRS_MAX_PARTNERS];
         int count = 0;

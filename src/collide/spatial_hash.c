@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/threads.h"
 #include "loam/core.h"
 
 static const uint32_t k_primes[3] = {73856093u, 19349663u, 83492791u};
@@ -104,10 +105,14 @@ static inline int32_t bucket_of(const loam_spatial_hash* h, int32_t cx, int32_t 
 }
 
 void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y, const float* z) {
+    loam_hash_build_threads(h, n, x, y, z, 0);
+}
+
+void loam_hash_build_threads(loam_spatial_hash* h, int n, const float* x, const float* y, const float* z, int threads) {
     int32_t* head = h->head;
     int32_t* next = h->next;
     h->compacted = 0;
-#pragma omp parallel
+#pragma omp parallel num_threads(loam_team(threads))
     {
 #pragma omp for schedule(static)
         for (int b = 0; b < h->table_size; ++b) head[b] = -1;

@@ -52,7 +52,9 @@ void loam_hash_free(loam_spatial_hash* h);
 void loam_hash_set_cell(loam_spatial_hash* h, float cell, int periodic_axis, float periodic_lo,
                         float periodic_hi);
 
-/* Rebuild the chains from n positions (SoA), in parallel (Algorithm 2). */
+/* Rebuild the chains from n positions (SoA), in parallel (Algorithm 2) on `threads` threads (0 = the
+ * default, core/threads.h); loam_hash_build: on the default. */
+void loam_hash_build_threads(loam_spatial_hash* h, int n, const float* x, const float* y, const float* z, int threads);
 void loam_hash_build(loam_spatial_hash* h, int n, const float* x, const float* y, const float* z);
 /* Turn the chains of the last build into the compact runs, in their place: after it, head and next
  * no longer hold chains. */

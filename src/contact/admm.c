@@ -63,6 +63,7 @@
 #include <string.h>
 
 #include "core/dense.h"
+#include "core/threads.h"
 #include "loam/core.h"
 #include "contact/admm_work.h"
 
@@ -116,7 +117,7 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
         !GROW(sub_slot, nslot, 9) || !GROW(sub_slot_start, S, 10) || !GROW(sub_fold, nslot, 11) || !GROW(sub_fold_start, S, 12) ||
         !GROW(bw, S, 13) || !GROW(pos, S, 14) || !GROW(beta, S, 15) || !GROW(beta0, S, 16) || !GROW(moff, S, 17) || !GROW(joff, S, 18) ||
         !GROW(xs, nslot, 19) || !GROW(cs, nslot, 23) || !GROW(spos, nslot, 32) || !GROW(blist, p->nblock, 35) || !GROW(ab, p->nblock, 40) || !GROW(bsl, nslot, 33) || !GROW(z, nslot + m, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) ||
-        !GROW(W, m, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(v0, n, 37) || !GROW(rc, m, 30) || !GROW(segd, p->row_seg[m], 39) || !GROW(sw, nslot, 38) || !GROW(tmax, cp_admm_max_team(), 41))
+        !GROW(W, m, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(v0, n, 37) || !GROW(rc, m, 30) || !GROW(segd, p->row_seg[m], 39) || !GROW(sw, nslot, 38) || !GROW(tmax, a->team, 41))
         return 0;
     a->u = a->z + nslot;
     if (!grow((void**)&a->ratio, &a->cap[27], (size_t)S + 1, sizeof(double), 1)) return 0;
@@ -644,6 +645,8 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
         a = loam_calloc(1, sizeof *a);
         if (work) *work = a;
     }
+    /* this solve's team, before setup sizes the per-thread scratch by it */
+    if (a) a->team = loam_team(set->threads);
     int ok = a != NULL && setup(p, a, sub_of_group, nsub, set->fold_soft);
     if (ok && !set->adapt)
         for (int s = 0; s < nsub; ++s) a->ratio[s] = 1.0;
@@ -660,7 +663,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
      * rest of the step costs its wake-up, on this project's 2-vCPU virtual machine 42-63 µs on
      * average (and now and then 5-7 ms) against 5 µs with OMP_WAIT_POLICY=active (an empty region
      * after 2 ms of serial work, two threads). */
-#pragma omp parallel if (cp_admm_parallel(nsub > p->nblock ? nsub : p->nblock))
+#pragma omp parallel num_threads(a->team) if (cp_admm_parallel(nsub > p->nblock ? nsub : p->nblock, a->team))
     if (factor_all(p, a, set, nsub, &failed)) iterate(p, a, &loop);
     if (failed) return give_up(a, work);
     res.iterations = loop.done;

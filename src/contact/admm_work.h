@@ -49,26 +49,25 @@ struct cp_admm_work {
     double* sw;                                   /* per slot: its penalty relative to its subsystem's beta */
     double kappa;                                 /* small subsystems' per-slot penalty scale (slot_share) */
     double* tmax;                                 /* per thread: its largest change of y in an iteration */
+    int team;                                     /* threads of this solve's region (loam_team) */
 };
 
-/* The calling thread's number in its team, the team's size (0 and 1 outside any region), and the
- * largest team a region made by the calling thread can have. */
+/* The calling thread's number in its team and the team's size (0 and 1 outside any region); a
+ * solve's region has at most a->team threads (core/threads.h). */
 #ifdef _OPENMP
 #include <omp.h>
 static inline int cp_admm_thread(void) { return omp_get_thread_num(); }
 static inline int cp_admm_team(void) { return omp_get_num_threads(); }
-static inline int cp_admm_max_team(void) { return omp_get_max_threads(); } /* a region made here */
 #else
 static inline int cp_admm_thread(void) { return 0; }
 static inline int cp_admm_team(void) { return 1; }
-static inline int cp_admm_max_team(void) { return 1; }
 #endif
 
 /* Whether the solve's loops over n independent items are worth a team of several threads. A region
  * costs even on one thread (libgomp makes and frees a team: with a region per loop, five per
  * iteration, that was 5-7% of SubADMM's instructions on the 100-sphere stirring scene, which
  * Gauss-Seidel does not pay), so a solve makes one, for its factorizations and its iteration. */
-static inline int cp_admm_parallel(int n) { return n > 64 && loam_get_threads() > 1; }
+static inline int cp_admm_parallel(int n, int team) { return n > 64 && team > 1; }
 
 /* J_slot . v, over the slot's segments */
 static inline double cp_admm_slot_dot(const cp_problem* p, const cp_admm_work* a, int sl, const double* v) {

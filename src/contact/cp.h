@@ -155,6 +155,7 @@ typedef struct cp_admm_settings {
     double penalty_rigid;    /* > 0: a subsystem of at most CP_ADMM_SMALL unknowns weighs each of its
                                 contact and unilateral rows by penalty_rigid / d, d that row's
                                 J A_s^-1 J^T (admm.c, slot_share); 0: by its beta_s, the paper's rule */
+    int threads;             /* of the solve's region, 0 = the default (core/threads.h) */
 } cp_admm_settings;
 /* p comes unprepared (not through cp_prepare): SubADMM makes its own diag and warm start. */
 cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,

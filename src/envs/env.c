@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/threads.h"
 #include "envs/env_internal.h"
 
 static const env_task* task_of(loam_env_kind kind) {
@@ -302,8 +303,12 @@ loam_env* loam_env_create(const loam_env_config* config, loam_error* err) {
      * (Bulldozing, 1 thread: 4.6 vs 5.5 ms per step). */
     p.skin = 1.0f;
     p.sleep_speed = config->sleep_speed;
+    p.threads = config->threads; /* the settling worlds' and every episode's */
     env->params = p;
+    /* Grids built at creation have no thread count of their own: they take the environment's. */
+    int scope = loam_threads_scope_enter(config->threads);
     loam_status st = env->task->build(env, err);
+    loam_threads_scope_leave(scope);
     if (st == LOAM_OK) st = env_alloc_obs(env, err);
     if (st != LOAM_OK) {
         loam_env_destroy(env);
@@ -377,8 +382,7 @@ float* loam_env_obs_buffer(loam_env* env, int index) {
 
 loam_world* loam_env_world(loam_env* env) { return env ? env->world : NULL; }
 
-loam_status loam_env_reset(loam_env* env, uint64_t seed, loam_error* err) {
-    if (!env) return loam_error_set(err, LOAM_ERR_INPUT, "environment reset: null environment");
+static loam_status reset_one(loam_env* env, uint64_t seed, loam_error* err) {
     loam_world_destroy(env->world);
     env->world = loam_world_create(&env->params, err);
     if (!env->world) return err ? err->status : LOAM_ERR_NOMEM;
@@ -394,6 +398,25 @@ loam_status loam_env_reset(loam_env* env, uint64_t seed, loam_error* err) {
         env->world = NULL;
     }
     return st;
+}
+
+loam_status loam_env_reset(loam_env* env, uint64_t seed, loam_error* err) {
+    if (!env) return loam_error_set(err, LOAM_ERR_INPUT, "environment reset: null environment");
+    /* observations (rendered depth images) take the environment's threads */
+    int scope = loam_threads_scope_enter(env->cfg.threads);
+    loam_status st = reset_one(env, seed, err);
+    loam_threads_scope_leave(scope);
+    return st;
+}
+
+loam_status loam_env_set_threads(loam_env* env, int threads, loam_error* err) {
+    if (!env) return loam_error_set(err, LOAM_ERR_INPUT, "environment set_threads: null environment");
+    if (threads < 0 || threads > 4096)
+        return loam_error_set(err, LOAM_ERR_INPUT, "environment %s: threads = %d (expected 0 (the default) .. 4096)",
+                              loam_env_kind_name(env->cfg.kind), threads);
+    env->cfg.threads = threads;
+    env->params.threads = threads;
+    return env->world ? loam_world_set_threads(env->world, threads, err) : LOAM_OK;
 }
 
 static loam_status step_one(loam_env* env, const float* action, loam_env_step_info* info, loam_error* err) {
@@ -446,11 +469,11 @@ static loam_status step_one(loam_env* env, const float* action, loam_env_step_in
 }
 
 loam_status loam_env_step(loam_env* env, const float* action, loam_env_step_info* info, loam_error* err) {
-    int before = loam_get_threads();
-    int set = env && env->cfg.threads > 0 && env->cfg.threads != before;
-    if (set) loam_set_threads(env->cfg.threads);
+    /* The world steps on its own count (params.threads); the scope gives the observations the same,
+     * on this host thread only. */
+    int scope = loam_threads_scope_enter(env ? env->cfg.threads : 0);
     loam_status st = step_one(env, action, info, err);
-    if (set) loam_set_threads(before);
+    loam_threads_scope_leave(scope);
     return st;
 }
 
@@ -472,14 +495,29 @@ loam_status loam_env_step_batch(loam_env* const* envs, int count, const float* a
                                      envs[i]->action_dim, stride);
             return LOAM_ERR_INPUT;
         }
+    /* One environment twice would be stepped by two threads at once. Pairwise: a batch is a few
+     * hundred environments at most, and nothing is allocated. */
+    for (int i = 1; i < count; ++i)
+        for (int j = 0; j < i; ++j)
+            if (envs[i] == envs[j]) {
+                if (errs)
+                    loam_error_set(&errs[i], LOAM_ERR_INPUT,
+                                   "environment batch: envs[%d] and envs[%d] are the same environment (each may appear once)", j, i);
+                return LOAM_ERR_INPUT;
+            }
+    int threads = 0; /* the largest count asked for; 0 when every one asks for the default */
+    for (int i = 0; i < count; ++i) threads = envs[i]->cfg.threads > threads ? envs[i]->cfg.threads : threads;
+    int team = loam_team(threads);
+    if (team > count) team = count; /* a team of one for a batch of one: its world then threads itself */
     loam_status first = LOAM_OK;
-    /* Worlds step on one thread each (a nested OpenMP region runs serially), environments in
-     * parallel: with many small worlds this beats threading inside each. */
-#pragma omp parallel for schedule(dynamic, 1) num_threads(loam_get_threads())
+    /* Worlds step on one thread each (a region inside an active one gets a team of 1), environments
+     * in parallel: with many small worlds this beats threading inside each. */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
     for (int i = 0; i < count; ++i) {
         loam_error e;
         loam_error_clear(&e);
-        loam_status st = step_one(envs[i], actions + (size_t)i * (size_t)stride, &infos[i], &e);
+        loam_status st = team > 1 ? step_one(envs[i], actions + (size_t)i * (size_t)stride, &infos[i], &e)
+                                  : loam_env_step(envs[i], actions + (size_t)i * (size_t)stride, &infos[i], &e);
         if (errs) errs[i] = e;
         if (st != LOAM_OK) {
 #pragma omp critical(loam_env_batch_status)
@@ -489,9 +527,18 @@ loam_status loam_env_step_batch(loam_env* const* envs, int count, const float* a
     return first;
 }
 
+static loam_status render_scene(loam_env* env, loam_image* out, loam_error* err);
+
 loam_status loam_env_render(loam_env* env, loam_image* out, loam_error* err) {
     if (!env || !out || !out->rgb) return loam_error_set(err, LOAM_ERR_INPUT, "environment render: null environment or image");
     if (!env->world) return loam_error_set(err, LOAM_ERR_INPUT, "environment render: before reset");
+    int scope = loam_threads_scope_enter(env->cfg.threads);
+    loam_status st = render_scene(env, out, err);
+    loam_threads_scope_leave(scope);
+    return st;
+}
+
+static loam_status render_scene(loam_env* env, loam_image* out, loam_error* err) {
     loam_camera cam = env->task->camera(env);
     cam.width = out->width;
     cam.height = out->height;

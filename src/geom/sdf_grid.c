@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/threads.h"
 #include "geom/mesh_bvh.h"
 
 loam_status loam_sdf_grid_build(const loam_mesh* mesh, float cell, float margin, loam_sdf_grid* g, loam_error* err) {
@@ -46,7 +47,8 @@ loam_status loam_sdf_grid_build(const loam_mesh* mesh, float cell, float margin,
         loam_sdf_grid_free(g);
         return st;
     }
-#pragma omp parallel for schedule(dynamic, 1)
+    /* the default team: the calling thread's scope (an environment at creation) or the process's */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(loam_team(0))
     for (int k = 0; k < g->nz; ++k)
         for (int j = 0; j < g->ny; ++j)
             for (int i = 0; i < g->nx; ++i) {

@@ -133,7 +133,7 @@ static void order_blocks(loam_coloring* k, int blocks) {
 static int relist_changed(loam_world* w, int blocks) {
     loam_coloring* k = &w->coloring;
     int fits = 1;
-#pragma omp parallel for schedule(dynamic, 1) reduction(&& : fits)
+#pragma omp parallel for schedule(dynamic, 1) reduction(&& : fits) num_threads(w->team)
     for (int b = 0; b < blocks; ++b) {
         k->listed_from[b] = -1;
         if (w->block_info[b].same) continue;
@@ -155,7 +155,7 @@ static int relist_changed(loam_world* w, int blocks) {
 static int relay_all(loam_world* w, int blocks) {
     loam_coloring* k = &w->coloring;
     int32_t* need = k->listed_from; /* the need, until each block is listed */
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(w->team)
     for (int b = 0; b < blocks; ++b) {
         int32_t counts[KINDS][SLOTS_OF_COLORS];
         count_block(w, b, counts);
@@ -173,7 +173,7 @@ static int relay_all(loam_world* w, int blocks) {
     long long room = at > (long long)spare_rows ? at : (long long)spare_rows;
     if (room > INT32_MAX / 2 || !loam_coloring_reserve(k, (int)room)) return 0;
     k->region[blocks] = (int32_t)at;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(w->team)
     for (int b = 0; b < blocks; ++b) {
         int32_t counts[KINDS][SLOTS_OF_COLORS];
         count_block(w, b, counts);
@@ -234,7 +234,7 @@ int loam_granular_color(loam_world* w, int keep) {
     int n = w->count, blocks = loam_block_count(n);
     if (!keep) {
         memset(k->mask, 0, sizeof(loam_color_mask) * (size_t)n);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(w->team)
         for (int i = 0; i < n; ++i) {
             memset(&c->pair_color[loam_pairs_begin(c, i)], LOAM_UNCOLORED, (size_t)loam_pairs_count(c, i));
             memset(&c->body_color[loam_bodies_begin(c, i)], LOAM_UNCOLORED, (size_t)loam_bodies_count(c, i));

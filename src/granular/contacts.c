@@ -49,11 +49,7 @@ static int largest_region(const int32_t* region, int blocks) {
 int loam_contacts_scratch(loam_world* w) {
     loam_contacts* c = &w->contacts;
     int blocks = loam_block_count(w->count);
-#ifdef _OPENMP
-    int threads = omp_get_max_threads();
-#else
-    int threads = 1;
-#endif
+    int threads = w->team; /* one scratch per thread of the step's team */
     int pairs = largest_region(c->pair_region, blocks), bodies = largest_region(c->body_region, blocks);
     if (threads <= c->scratch_count && pairs <= c->scratch_pairs && bodies <= c->scratch_bodies) return 1;
     threads = threads > c->scratch_count ? threads : c->scratch_count;
@@ -168,7 +164,8 @@ int loam_contacts_count(loam_world* w) {
     if (!w->contact_total) w->contact_total = loam_malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
     if (!w->contact_total) return 0;
     int32_t* total = w->contact_total;
-#pragma omp parallel
+    /* between steps: w->team belongs to the steps */
+#pragma omp parallel num_threads(loam_team(w->params.threads))
     {
 #pragma omp for schedule(static)
         for (int i = 0; i < n; ++i) total[i] = loam_pairs_count(c, i) + loam_bodies_count(c, i);

@@ -505,7 +505,7 @@ enum { LOAM_NEAR_BLOCKS = 1024 };
 static void neighbourhood_moves(loam_world* w, int blocks) {
     float cut = 2.0f * w->max_radius + 2.0f * w->neighbors.built_reach;
     int axis = w->params.periodic_axis, pairwise = blocks <= LOAM_NEAR_BLOCKS;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(w->team)
     for (int b = 0; b < blocks; ++b) {
         loam_block_info* bi = &w->block_info[b];
         float most = pairwise ? 0.0f : INFINITY;
@@ -681,18 +681,14 @@ static loam_status build_neighbor_list(loam_world* w, const float* pos, float* b
     float reach = fminf(w->pair_margin + skin, w->reach_cap);
     loam_hash_set_cell(&w->hash, 2.0f * w->max_radius + reach, w->params.periodic_axis, w->params.periodic_lo,
                        w->params.periodic_hi);
-    loam_hash_build(&w->hash, w->count, w->x, w->y, w->z);
+    loam_hash_build_threads(&w->hash, w->count, w->x, w->y, w->z, w->team);
     loam_hash_compact(&w->hash, w->count);
     const loam_spatial_hash* h = &w->hash;
     nl->bucket_pos = bucket_pos;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(w->team)
     for (int s = 0; s < w->count; ++s) memcpy(&nl->bucket_pos[4 * s], &pos[4 * loam_hash_slot_item(h, s)], 4 * sizeof(float));
     /* Gathering space, 20 kB per thread (not on the thread's stack), kept between builds. */
-#ifdef _OPENMP
-    int threads = omp_get_max_threads();
-#else
-    int threads = 1;
-#endif
+    int threads = w->team;
     if (nl->cache_count < threads) {
         loam_free(nl->caches);
         nl->caches = loam_malloc(sizeof(candidates) * (size_t)threads);
@@ -702,7 +698,7 @@ static loam_status build_neighbor_list(loam_world* w, const float* pos, float* b
     }
     for (;;) {
         int most = 0, dropped = 0;
-#pragma omp parallel reduction(max : most) reduction(+ : dropped)
+#pragma omp parallel reduction(max : most) reduction(+ : dropped) num_threads(w->team)
         {
 #ifdef _OPENMP
             int t = omp_get_thread_num();
@@ -747,7 +743,7 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     if (!spare) return loam_error_set(err, LOAM_ERR_NOMEM, "step %lld: out of memory for detection", (long long)w->step);
     loam_hash_attach(&w->hash, w->hash.table_size, w->hash.capacity, spare + packs); /* after the packs */
     float* vel = w->vel_pack = spare;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(w->team)
     for (int b = 0; b < blocks; ++b) pack_block(w, pos, vel, b);
     if (classify_blocks(w, blocks)) w->neighbors.valid = 0; /* a block woke whose list was skipped */
     if (!w->neighbors.valid) {
@@ -766,7 +762,7 @@ loam_status loam_granular_detect(loam_world* w, loam_error* err) {
     if (rule.may_skip) neighbourhood_moves(w, blocks);
     for (;;) {
         int grow = 0;
-#pragma omp parallel reduction(max : worst) reduction(|| : grow)
+#pragma omp parallel reduction(max : worst) reduction(|| : grow) num_threads(w->team)
         {
 #ifdef _OPENMP
             loam_contact_scratch* x = &w->contacts.scratch[omp_get_thread_num()];

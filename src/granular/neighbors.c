@@ -98,7 +98,7 @@ int loam_neighbors_valid(loam_world* w) {
     float len = w->params.periodic_hi - w->params.periodic_lo;
     float moved2 = 0.0f, lo_d[3] = {INFINITY, INFINITY, INFINITY}, hi_d[3] = {-INFINITY, -INFINITY, -INFINITY};
     int blocks = loam_block_count(w->count);
-#pragma omp parallel reduction(max : moved2, hi_d[:3]) reduction(min : lo_d[:3])
+#pragma omp parallel reduction(max : moved2, hi_d[:3]) reduction(min : lo_d[:3]) num_threads(w->team)
     {
         loam_f4 lo[3] = {f4_splat(INFINITY), f4_splat(INFINITY), f4_splat(INFINITY)};
         loam_f4 hi[3] = {f4_splat(-INFINITY), f4_splat(-INFINITY), f4_splat(-INFINITY)};

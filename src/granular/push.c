@@ -67,7 +67,7 @@ void loam_granular_push(loam_world* w) {
     if (sweeps <= 0) return;
     loam_row_pass push = {w,          w->sv,       jacobi ? w->sv_prev : w->sv, 0.0f, 0.0f,
                           w->params.baumgarte / (float)w->params.dt, pair_pushes, body_pushes};
-#pragma omp parallel
+#pragma omp parallel num_threads(w->team)
     {
 #pragma omp for schedule(static)
         for (int i = 0; i < n; i += 4) {

@@ -110,7 +110,7 @@ static void impulses_relaid(loam_world* w) {
     float* field[3] = {r->lx, r->ly, r->lz};
     float* old = r->push;
     int old_total = k->rows_total, blocks = loam_block_count(w->count);
-#pragma omp parallel
+#pragma omp parallel num_threads(w->team)
     {
 #pragma omp for schedule(dynamic, 1)
         for (int b = 0; b < blocks; ++b) {
@@ -171,7 +171,7 @@ float loam_rows_refresh(loam_world* w, const float* pos) {
     /* Where this step's warm start is: in the rows already (a block whose rows were kept), in last
      * step's rows (a block listed anew: its refs say where), or nowhere. */
     if (warm && k->relaid) impulses_relaid(w);
-#pragma omp parallel reduction(max : worst)
+#pragma omp parallel reduction(max : worst) num_threads(w->team)
     {
         /* The warm start and body rows by block (the list in the gap field is read here), */
 #pragma omp for schedule(dynamic, 1)

@@ -37,7 +37,7 @@ void loam_granular_update_sleep(loam_world* w) {
     int32_t calm_needed = steps < 1.0 ? 1 : (steps > 1e9 ? 1000000000 : (int32_t)steps);
     float s2 = speed * speed;
     int changed = 0, sleeping = 0;
-#pragma omp parallel for schedule(static) reduction(+ : changed, sleeping)
+#pragma omp parallel for schedule(static) reduction(+ : changed, sleeping) num_threads(w->team)
     for (int i = 0; i < n; ++i) {
         if (w->calm[i] == LOAM_ASLEEP) {
             if (w->wake[i]) {

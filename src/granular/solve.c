@@ -164,7 +164,7 @@ void loam_granular_solve(loam_world* w) {
     /* Detection left the positions and radii packed in the solver's velocity buffer. */
     float worst = loam_rows_refresh(w, w->sv);
     if (worst > w->stats.max_overlap) w->stats.max_overlap = worst;
-#pragma omp parallel
+#pragma omp parallel num_threads(w->team)
     {
         free_velocity_for(w, jacobi ? w->contact_total : NULL); /* its barrier orders it before the warm start */
         loam_row_sweep(&warm);

@@ -127,7 +127,7 @@ static void choose_margins(loam_world* w) {
     loam_vec3 gdt = v3_scale(w->params.gravity, dt);
     int n = w->count;
     float vmax2 = 0.0f, lo_v[3] = {INFINITY, INFINITY, INFINITY}, hi_v[3] = {-INFINITY, -INFINITY, -INFINITY};
-#pragma omp parallel reduction(max : vmax2, hi_v[:3]) reduction(min : lo_v[:3])
+#pragma omp parallel reduction(max : vmax2, hi_v[:3]) reduction(min : lo_v[:3]) num_threads(w->team)
     {
         loam_f4 g[3] = {f4_splat(gdt.x), f4_splat(gdt.y), f4_splat(gdt.z)}, most = f4_splat(0.0f);
         loam_f4 lo[3] = {f4_splat(INFINITY), f4_splat(INFINITY), f4_splat(INFINITY)};
@@ -203,7 +203,7 @@ LOAM_LANES_INLINE int diverged_lanes(const loam_world* w, int i, int m, loam_f4 
 static int find_diverged(const loam_world* w, float dt) {
     int n = w->count, first = n;
     loam_f4 bound = f4_splat(w->params.bound), step = f4_splat(dt);
-#pragma omp parallel for schedule(static) reduction(min : first)
+#pragma omp parallel for schedule(static) reduction(min : first) num_threads(w->team)
     for (int i = 0; i < n; i += 4) {
         int bad = n - i >= 4 ? diverged_lanes(w, i, 4, step, bound) : diverged_lanes(w, i, n - i, step, bound);
         if (bad && i + __builtin_ctz((unsigned)bad) < first) first = i + __builtin_ctz((unsigned)bad);
@@ -236,7 +236,7 @@ static void integrate_and_store(loam_world* w, float dt, const float* vel4, cons
     float* period = p->periodic_axis >= 0 ? axis_pos[p->periodic_axis] : NULL;
     float lo = p->periodic_lo, len = p->periodic_hi - p->periodic_lo;
     loam_f4 step = f4_splat(dt);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(w->team)
     for (int i = 0; i < n; i += 4) {
         int m = n - i >= 4 ? 4 : n - i;
         if (m == 4) integrate_lanes(w, i, 4, step, vel4, push4);
@@ -259,7 +259,7 @@ static void body_wrenches(loam_world* w, float dt) {
     if (nb == 0) return;
     float* part = w->block_scratch;
     const loam_contacts* c = &w->contacts;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(w->team)
     for (int b = 0; b < blocks; ++b) {
         float* acc = &part[7 * (size_t)b * (size_t)nb];
         memset(acc, 0, sizeof(float) * 7 * (size_t)nb);
@@ -327,6 +327,9 @@ static void body_step_twists(loam_world* w, double t, double dt) {
 
 loam_status loam_world_step(loam_world* w, loam_error* err) {
     if (!w) return loam_error_set(err, LOAM_ERR_INPUT, "step: null world");
+    /* Once per step: every region and per-thread scratch of the step agrees on it, whatever another
+     * host thread does to the default meanwhile. */
+    w->team = loam_team(w->params.threads);
     loam_status st = loam_granular_prepare(w, err);
     if (st != LOAM_OK) return st;
     float dt = (float)w->params.dt;

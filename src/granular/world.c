@@ -69,6 +69,7 @@ loam_status loam_granular_params_validate(const loam_granular_params* p, loam_er
     REQUIRE(isfinite(p->bound) && p->bound > 0.0f && p->bound <= 1e7f, "bound", "%g", p->bound);
     REQUIRE(isfinite(p->sleep_speed) && p->sleep_speed >= 0.0f && p->sleep_speed <= 1e3f, "sleep_speed", "%g", p->sleep_speed);
     REQUIRE(isfinite(p->sleep_time) && p->sleep_time >= 0.0f && p->sleep_time <= 1e6f, "sleep_time", "%g", p->sleep_time);
+    REQUIRE(p->threads >= 0 && p->threads <= 4096, "threads", "%d", p->threads);
     if (p->periodic_axis >= 0) {
         REQUIRE(isfinite(p->periodic_lo) && isfinite(p->periodic_hi) && p->periodic_hi > p->periodic_lo,
                 "periodic_hi", "%g", p->periodic_hi);
@@ -86,6 +87,7 @@ loam_world* loam_world_create(const loam_granular_params* params, loam_error* er
         return NULL;
     }
     w->params = p;
+    w->team = 1;
     w->coloring.colored_step = -1;
     return w;
 }
@@ -275,6 +277,14 @@ loam_status loam_world_set_params(loam_world* w, const loam_granular_params* p, 
     w->params = *p;
     if (structural) scratch_free(w);
     w->neighbors.valid = 0; /* a new margin or skin needs a new list */
+    return LOAM_OK;
+}
+
+loam_status loam_world_set_threads(loam_world* w, int threads, loam_error* err) {
+    if (!w) return loam_error_set(err, LOAM_ERR_INPUT, "set_threads: null world");
+    if (threads < 0 || threads > 4096)
+        return loam_error_set(err, LOAM_ERR_INPUT, "set_threads: threads = %d (expected 0 (the default) .. 4096)", threads);
+    w->params.threads = threads; /* nothing else: the neighbour list and warm start stay, and so do the bits */
     return LOAM_OK;
 }
 

@@ -9,6 +9,7 @@
 
 #include "collide/color.h"
 #include "collide/spatial_hash.h"
+#include "core/threads.h"
 #include "core/vec.h"
 #include "loam/granular.h"
 
@@ -246,6 +247,8 @@ typedef struct loam_shape_ref {
 struct loam_world {
     /* model */
     loam_granular_params params;
+    int team;                 /* threads of this step's regions: loam_team(params.threads), set as
+                                 each step begins (1 between steps) */
     int count, capacity;
     float* radius;
     float* inv_mass;

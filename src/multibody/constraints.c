@@ -450,7 +450,7 @@ static loam_status solve_stage(const loam_mb_model* m, loam_mb_state* s, cp_prob
     if (!admm) cp_prepare(p); /* SubADMM makes what it needs of it itself (cp.h) */
     cp_result res;
     cp_admm_settings set = {m->opt.admm_beta_scale, m->opt.admm_group_soft, m->opt.admm_adapt, m->opt.admm_relaxation,
-                            m->opt.admm_accel, m->opt.admm_relaxation_rigid, m->opt.admm_penalty_rigid};
+                            m->opt.admm_accel, m->opt.admm_relaxation_rigid, m->opt.admm_penalty_rigid, s->threads};
     switch (m->opt.solver) {
     case LOAM_MB_SOLVER_PJ: res = cp_solve_pj(p, m->opt.iterations, m->opt.tolerance, m->opt.jacobi_relaxation); break;
     case LOAM_MB_SOLVER_SUBADMM: {

@@ -52,6 +52,7 @@ loam_mb_options loam_mb_default_options(void) {
     o.contact_erp = 0.2;
     o.contact_margin = 1e-3;
     o.max_contacts = 4096;
+    o.threads = 0;
     return o;
 }
 
@@ -196,6 +197,8 @@ loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, cons
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: contact_margin = %g m, expected in [0, 1000)", o.contact_margin);
     if (o.max_contacts < 0 || o.max_contacts > 10000000)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: max_contacts = %d, expected 0 to 10000000", o.max_contacts);
+    if (o.threads < 0 || o.threads > 4096)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: options: threads = %d, expected 0 (the default) to 4096", o.threads);
     for (int i = 0; i < nbody; ++i) {
         loam_status st = loam_mb_body_def_validate(&bodies[i], i, err);
         if (st != LOAM_OK) return st;

@@ -26,6 +26,7 @@ loam_status loam_mb_state_create(const loam_mb_model* m, loam_mb_state** out, lo
         return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory");
     }
     s->work = w;
+    s->threads = m->opt.threads;
     s->nq = m->nq;
     s->nv = m->nv;
     s->nbody = m->nbody;

@@ -17,6 +17,8 @@ static loam_status check_inputs(const loam_mb_model* m, const loam_mb_state* s, 
     if (s->nfem_node != m->nfem_node)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: the state has %d FEM nodes, the model %d (FEM pieces added after the state was made?)",
                               s->nfem_node, m->nfem_node);
+    if (s->threads < 0 || s->threads > 4096)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: state threads = %d, expected 0 (the default) to 4096", s->threads);
     for (int d = 0; d < m->nv; ++d) {
         const char* name = m->body[m->dof_body[d]].name;
         if (!isfinite(s->tau[d])) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: body '%s': tau[%d] = %g", name, d, s->tau[d]);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/threads.h"
 #include "render/internal.h"
 
 #define TILE 32
@@ -282,7 +283,8 @@ loam_status render_draw(const rview* v, const loam_render_particles* P, const rs
     c.alpha = alpha;
     c.out = out;
     int tiles = tiles_x * tiles_y;
-#pragma omp parallel for schedule(dynamic, 1)
+    /* the default team: the calling thread's scope (an environment's observations) or the process's */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(loam_team(0))
     for (int t = 0; t < tiles; ++t) draw_tile(&c, t);
 done:
     bins_free(&c.part_bins);

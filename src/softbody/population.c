@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/threads.h"
 #include "core/vec.h"
 #include "softbody/internal.h"
 
@@ -56,6 +57,7 @@ loam_status loam_softbody_def_validate(const loam_softbody_def* d, loam_error* e
     if (d->max_masses < 1 || d->max_masses > LOAM_SB_MAX_MASSES) BAD("max_masses = %d must lie in 1..%d", d->max_masses,
                                                                      LOAM_SB_MAX_MASSES);
     if (!(d->bound > 0.0f) || !isfinite(d->bound)) BAD("bound = %g m must be finite and > 0", (double)d->bound);
+    if (d->threads < 0 || d->threads > 4096) BAD("threads = %d must lie in 0 (the default)..4096", d->threads);
     return LOAM_OK;
 }
 
@@ -104,6 +106,14 @@ void loam_softbody_pop_free(loam_softbody_pop* p) {
     loam_free(p);
 }
 
+loam_status loam_softbody_pop_set_threads(loam_softbody_pop* p, int threads, loam_error* err) {
+    if (!p) return loam_error_set(err, LOAM_ERR_INPUT, "softbody set_threads: NULL population");
+    if (threads < 0 || threads > 4096)
+        return loam_error_set(err, LOAM_ERR_INPUT, "softbody set_threads: threads = %d must lie in 0 (the default)..4096", threads);
+    p->def.threads = threads;
+    return LOAM_OK;
+}
+
 int loam_softbody_pop_count(const loam_softbody_pop* p) { return p ? p->count : 0; }
 double loam_softbody_pop_time(const loam_softbody_pop* p) { return p ? p->time : 0.0; }
 int64_t loam_softbody_pop_springs(const loam_softbody_pop* p) { return p ? p->springs : 0; }
@@ -114,7 +124,7 @@ loam_status loam_softbody_pop_step(loam_softbody_pop* p, int steps, loam_error* 
     int bad_robot = p->count, bad_step = 0, bad_mass = -1;
     const double dt = p->def.dt;
     const int64_t first = p->steps_done;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(loam_get_threads()) if (p->count > 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(loam_team(p->def.threads)) if (p->count > 1)
     for (int b = 0; b < p->count; ++b) {
         for (int k = 0; k < steps; ++k) {
             /* Time from the step index, not a running sum, so every robot sees the same t. */
