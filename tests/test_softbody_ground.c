@@ -1,0 +1,179 @@
+/* Soft robots on any ground shape (issue 24): the default floor and a plane shape at the same height
+ * give the same bits; the general shape rule on a flat box top follows the floor rule (a different
+ * code path); a voxel cube dropped on a tilted plane and on the same plane written as a height
+ * field rests on it with no mass below the surface; on a shallow slope (tan theta < mu_s) it sticks
+ * and on a steep one it slides at the rate Coulomb's law gives, with gravity vertical. */
+#include <math.h>
+#include <string.h>
+
+#include "softbody_util.h"
+#include "test_util.h"
+
+static loam_shape shape_of(loam_shape_type type) {
+    loam_shape s;
+    memset(&s, 0, sizeof s);
+    s.type = type;
+    s.local = loam_pose_identity();
+    return s;
+}
+
+/* A 2x2x2 cube thrown sideways onto the ground from 5 cm: it lands, slides and stops. */
+static void trajectory(const loam_softbody_def* d, int steps, float* out) {
+    loam_softbody_robot* r = box_robot(2, 2, 2, 0.05f, LOAM_SB_BONE);
+    for (int i = 0; i < r->mass_count; ++i) r->z[i] += 0.05f;
+    loam_softbody_materials mats = loam_softbody_default_materials(1.0f);
+    mats.m[LOAM_SB_BONE].k = 5e3f;
+    loam_softbody_pop* p = one_robot_pop(d, &mats, r);
+    loam_softbody_state s;
+    loam_softbody_pop_state(p, 0, &s, NULL);
+    for (int i = 0; i < s.mass_count; ++i) s.vx[i] = 0.7f, s.vy[i] = 0.2f;
+    int n = s.mass_count;
+    for (int k = 0; k < steps; ++k) {
+        step_or_die(p, 1);
+        for (int i = 0; i < n; ++i) {
+            float* o = out + 3 * ((size_t)k * n + i);
+            o[0] = s.x[i], o[1] = s.y[i], o[2] = s.z[i];
+        }
+    }
+    loam_softbody_pop_free(p);
+    loam_softbody_robot_free(r);
+}
+
+static void default_floor_unchanged(loam_softbody_solver solver) {
+    enum { STEPS = 600, MASSES = 27 };
+    static float a[STEPS * MASSES * 3], b[STEPS * MASSES * 3], c[STEPS * MASSES * 3];
+    loam_softbody_def d = loam_softbody_default_def();
+    d.env = LOAM_SB_LAND, d.solver = solver, d.iterations = 10, d.floor_z = 0.01f;
+    trajectory(&d, STEPS, a);
+    loam_shape plane = shape_of(LOAM_SHAPE_PLANE);
+    plane.local.p.z = 0.01f;
+    d.floor_z = -5.0f; /* unused once there is a ground list */
+    d.ground_count = 1, d.ground = &plane;
+    trajectory(&d, STEPS, b);
+    CHECK(memcmp(a, b, sizeof a) == 0, "solver %d: a plane shape at z = floor_z does not repeat the floor's bits", (int)solver);
+    /* The general rule (box SDF, normal e_z over the top face): the same motion to rounding. */
+    loam_shape box = shape_of(LOAM_SHAPE_BOX);
+    box.size = (loam_vec3){10.0f, 10.0f, 1.0f};
+    box.local.p.z = 0.01f - 1.0f;
+    d.ground = &box;
+    trajectory(&d, STEPS, c);
+    double worst = 0.0, slid = 0.0;
+    for (int k = 0; k < STEPS * MASSES * 3; ++k) worst = fmax(worst, fabs((double)a[k] - c[k]));
+    slid = a[(STEPS - 1) * MASSES * 3] - a[0];
+    fprintf(stderr, "solver %d: floor rule vs box ground: largest difference %.3g m over a %.3g m slide\n", (int)solver, worst,
+            slid);
+    CHECK(slid > 0.005, "solver %d: the thrown cube slid only %g m (the test needs sliding)", (int)solver, slid);
+    CHECK(worst < 1e-4, "solver %d: box ground differs from the floor rule by %g m", (int)solver, worst);
+}
+
+/* Heights of the plane through the origin with normal (sin t, 0, cos t): z = -x tan t. */
+static void slope_field(double theta, int n, float dx, loam_heightfield* hf) {
+    float h[41 * 41];
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) h[j * n + i] = (float)(-(i * dx - 0.5 * (n - 1) * dx) * tan(theta));
+    loam_error err;
+    CHECK(loam_heightfield_create(n, n, dx, dx, h, hf, &err) == LOAM_OK, "%s", err.message);
+}
+
+/* Coulomb on the integrator (as test_softbody_land.c): per step the move is dt v + dt^2 g (sin -
+ * mu_k cos), and v' = zeta move / dt. */
+static double predicted_slide(double theta, double mu_k, double zeta, double dt, int from, int to) {
+    double v = 0.0, x = 0.0, x_from = 0.0, a = 9.81 * (sin(theta) - mu_k * cos(theta));
+    for (int n = 0; n < to; ++n) {
+        if (n == from) x_from = x;
+        double move = dt * v + dt * dt * a;
+        x += move;
+        v = zeta * move / dt;
+    }
+    return x - x_from;
+}
+
+/* A block of 2x2x1 voxels (edge h) placed on the slope at rest, gravity vertical. ground 0: a plane
+ * shape rotated by theta about y; 1: the same plane as a height field. Returns the distance the
+ * centre of mass moved down the slope between steps `from` and `to`, and checks that no mass is
+ * below the surface and the block's centre rests at its half height above it. */
+static double on_slope(loam_softbody_solver solver, double theta, double mu_s, double mu_k, int field, int from, int to) {
+    const float h = 0.1f;
+    const double dt = 1e-3;
+    loam_softbody_robot* r = box_robot(2, 2, 1, h, LOAM_SB_BONE);
+    double n[3] = {sin(theta), 0.0, cos(theta)}, t[3] = {cos(theta), 0.0, -sin(theta)}; /* normal, downhill */
+    for (int i = 0; i < r->mass_count; ++i) { /* rotate the rest shape onto the slope, centred at x = -0.6 m */
+        double x = r->x[i] - h, z = r->z[i];
+        r->x[i] = (float)(x * cos(theta) + z * sin(theta) - 0.6), r->z[i] = (float)(-x * sin(theta) + z * cos(theta) + 0.6 * tan(theta));
+    }
+    loam_softbody_def d = loam_softbody_default_def();
+    d.env = LOAM_SB_LAND, d.solver = solver, d.iterations = 20, d.dt = dt;
+    d.mu_static = (float)mu_s, d.mu_kinetic = (float)mu_k;
+    loam_shape g = shape_of(field ? LOAM_SHAPE_HEIGHTFIELD : LOAM_SHAPE_PLANE);
+    loam_heightfield hf;
+    memset(&hf, 0, sizeof hf);
+    if (field) {
+        slope_field(theta, 41, 0.05f, &hf);
+        g.heightfield = &hf;
+    } else {
+        g.local.q = loam_quat_from_axis_angle((loam_vec3){0, 1, 0}, (float)theta);
+    }
+    d.ground_count = 1, d.ground = &g;
+    loam_softbody_materials mats = loam_softbody_default_materials(1.0f);
+    mats.m[LOAM_SB_BONE].k = 1e4f;
+    loam_softbody_pop* p = one_robot_pop(&d, &mats, r);
+    loam_softbody_state s;
+    loam_softbody_pop_state(p, 0, &s, NULL);
+    double deepest = 0.0;
+    loam_vec3 c0 = {0, 0, 0};
+    for (int k = 0; k < to; ++k) {
+        if (k == from) c0 = loam_softbody_pop_com(p, 0);
+        step_or_die(p, 1);
+        for (int i = 0; i < s.mass_count; ++i) deepest = fmin(deepest, n[0] * s.x[i] + n[2] * s.z[i]);
+    }
+    loam_vec3 c1 = loam_softbody_pop_com(p, 0);
+    double height = n[0] * c1.x + n[2] * c1.z;
+    CHECK(deepest > -1e-5, "solver %d, %s: a mass went %g m below the slope", (int)solver, field ? "height field" : "plane",
+          -deepest);
+    /* sag of a 1e4 N/m cube under its own weight is under 1 mm (test_softbody_land.c's formula) */
+    CHECK(fabs(height - 0.5 * h) < 0.01 * h, "solver %d, %s: centre %g m above the slope, half height %g m", (int)solver,
+          field ? "height field" : "plane", height, 0.5 * h);
+    loam_softbody_pop_free(p);
+    loam_softbody_robot_free(r);
+    loam_heightfield_free(&hf);
+    return t[0] * (c1.x - c0.x) + t[2] * (c1.z - c0.z);
+}
+
+static void slopes(loam_softbody_solver solver) {
+    const double mu_s = 0.5, mu_k = 0.4;
+    /* sticking: after the elastic shear has settled (about 0.8 s at k = 1e4 N/m); sliding: early,
+     * while the block is still on the 2 m field */
+    const int settled = 1000, from = 300, to = 800;
+    for (int field = 0; field < 2; ++field) {
+        const char* what = field ? "height field" : "tilted plane";
+        double stick = on_slope(solver, atan(0.8 * mu_s), mu_s, mu_k, field, settled, 2 * settled);
+        CHECK(fabs(stick) < 1e-5, "solver %d, %s: tan theta = 0.8 mu_s, yet the block moved %g m", (int)solver, what, stick);
+        double theta = atan(1.5 * mu_s);
+        double slid = on_slope(solver, theta, mu_s, mu_k, field, from, to);
+        double expect = predicted_slide(theta, mu_k, 0.99, 1e-3, from, to);
+        fprintf(stderr, "solver %d, %s: stuck (moved %.2g m) at tan = 0.8 mu_s; slid %.4g m at 1.5 mu_s, Coulomb %.4g m\n",
+                (int)solver, what, stick, slid, expect);
+        CHECK(fabs(slid - expect) < 0.1 * expect, "solver %d, %s: slid %g m, Coulomb %g m", (int)solver, what, slid, expect);
+    }
+}
+
+static void bad_ground(void) {
+    loam_softbody_def d = loam_softbody_default_def();
+    loam_error err;
+    d.ground_count = 1;
+    CHECK(loam_softbody_def_validate(&d, &err) == LOAM_ERR_INPUT && strstr(err.message, "ground"), "%s", err.message);
+    loam_shape g = shape_of(LOAM_SHAPE_HEIGHTFIELD);
+    d.ground = &g;
+    CHECK(loam_softbody_def_validate(&d, &err) == LOAM_ERR_INPUT && strstr(err.message, "ground[0]"), "%s", err.message);
+    d.ground_count = LOAM_SB_MAX_GROUND + 1;
+    CHECK(loam_softbody_def_validate(&d, &err) == LOAM_ERR_INPUT && strstr(err.message, "ground_count"), "%s", err.message);
+}
+
+int main(void) {
+    bad_ground();
+    default_floor_unchanged(LOAM_SB_FORCE);
+    default_floor_unchanged(LOAM_SB_XPBD_GS);
+    slopes(LOAM_SB_FORCE);
+    slopes(LOAM_SB_XPBD_JACOBI);
+    TEST_MAIN_END();
+}
