@@ -143,7 +143,7 @@ static void slopes(loam_softbody_solver solver) {
     const double mu_s = 0.5, mu_k = 0.4;
     /* sticking: after the elastic shear has settled (about 0.8 s at k = 1e4 N/m); sliding: early,
      * while the block is still on the 2 m field */
-    const int settled = 1000, from = 300, to = 800;
+    const int settled = 1500, from = 300, to = 800;
     for (int field = 0; field < 2; ++field) {
         const char* what = field ? "height field" : "tilted plane";
         double stick = on_slope(solver, atan(0.8 * mu_s), mu_s, mu_k, field, settled, 2 * settled);
