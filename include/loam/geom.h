@@ -1,7 +1,8 @@
 /* loam geometry: signed distance functions of primitive shapes, in the shape's local frame.
  * f(x) > 0 outside, < 0 inside, |f| = distance to the surface (exact for every primitive here,
  * so a sphere of radius r at x penetrates by psi = f(x) - r, paper 000 eq. 7; a mesh answers from
- * its signed distance grid, within about a cell). */
+ * its signed distance grid, within about a cell; a height field to first order, exact on planar
+ * patches: see loam_heightfield below). */
 #ifndef LOAM_GEOM_H
 #define LOAM_GEOM_H
 
