@@ -2,7 +2,8 @@
  * give the same bits; the general shape rule on a flat box top follows the floor rule (a different
  * code path); a voxel cube dropped on a tilted plane and on the same plane written as a height
  * field rests on it with no mass below the surface; on a shallow slope (tan theta < mu_s) it sticks
- * and on a steep one it slides at the rate Coulomb's law gives, with gravity vertical. */
+ * and on a steep one it slides at the rate Coulomb's law gives, with gravity vertical. The default
+ * floor is also checked bit for bit against the old floor rule reimplemented here. */
 #include <math.h>
 #include <string.h>
 
@@ -64,6 +65,67 @@ static void default_floor_unchanged(loam_softbody_solver solver) {
             slid);
     CHECK(slid > 0.005, "solver %d: the thrown cube slid only %g m (the test needs sliding)", (int)solver, slid);
     CHECK(worst < 1e-4, "solver %d: box ground differs from the floor rule by %g m", (int)solver, worst);
+}
+
+/* The floor rule as it stood before ground shapes, reimplemented here on free masses (no springs,
+ * so a step is: predict, floor, finish), must give the library's default land bits. Masses are
+ * thrown down at the floor with tangential speeds that stick (small) and slide (large). */
+static void default_floor_reference(loam_softbody_solver solver) {
+    enum { N = 6, STEPS = 300 };
+    const float vx0[N] = {0.0f, 0.01f, 0.3f, -1.5f, 2.0f, 0.05f}, vz0[N] = {-0.5f, -1.0f, -0.2f, -2.0f, -0.7f, 0.0f};
+    loam_softbody_robot* r = loam_softbody_robot_alloc(N, 0, 0, NULL);
+    for (int i = 0; i < N; ++i) r->x[i] = 0.1f * (float)i, r->y[i] = 0.0f, r->z[i] = 0.012f + 0.001f * (float)i;
+    loam_softbody_def d = loam_softbody_default_def();
+    d.env = LOAM_SB_LAND, d.solver = solver, d.collisions = 0, d.floor_z = 0.01f;
+    loam_softbody_materials mats = loam_softbody_default_materials(1.0f);
+    loam_softbody_pop* p = one_robot_pop(&d, &mats, r);
+    loam_softbody_state s;
+    loam_softbody_pop_state(p, 0, &s, NULL);
+    float x[N], y[N], z[N], vx[N], vy[N], vz[N];
+    for (int i = 0; i < N; ++i) {
+        s.vx[i] = vx[i] = vx0[i], s.vy[i] = vy[i] = 0.5f * vx0[i], s.vz[i] = vz[i] = vz0[i];
+        x[i] = r->x[i], y[i] = r->y[i], z[i] = r->z[i];
+    }
+    const float dt = (float)d.dt, zeta = d.zeta, fz = d.floor_z, ms = d.mu_static, mk = d.mu_kinetic;
+    const float g[3] = {d.gravity.x, d.gravity.y, d.gravity.z};
+    int differ = 0, touched = 0, slid = 0;
+    for (int k = 0; k < STEPS; ++k) {
+        step_or_die(p, 1);
+        for (int i = 0; i < N; ++i) {
+            float px = x[i], py = y[i], pz = z[i];
+            vx[i] = vx[i] + dt * (0.0f + g[0]), vy[i] = vy[i] + dt * (0.0f + g[1]), vz[i] = vz[i] + dt * (0.0f + g[2]);
+            x[i] = px + dt * vx[i], y[i] = py + dt * vy[i], z[i] = pz + dt * vz[i];
+            float depth = fz - z[i];
+            if (depth > 0.0f) {
+                ++touched;
+                z[i] = fz;
+                float tx = x[i] - px, ty = y[i] - py, t = sqrtf(tx * tx + ty * ty);
+                if (t <= ms * depth) {
+                    x[i] = px, y[i] = py;
+                } else {
+                    ++slid;
+                    float keep = 1.0f - mk * depth / t;
+                    x[i] = px + keep * tx, y[i] = py + keep * ty;
+                }
+            }
+            if (solver == LOAM_SB_FORCE) {
+                float q = 1.0f / dt;
+                vx[i] = zeta * (vx[i] + q * (x[i] - (px + dt * vx[i])));
+                vy[i] = zeta * (vy[i] + q * (y[i] - (py + dt * vy[i])));
+                vz[i] = zeta * (vz[i] + q * (z[i] - (pz + dt * vz[i])));
+            } else {
+                float q = zeta / dt;
+                vx[i] = q * (x[i] - px), vy[i] = q * (y[i] - py), vz[i] = q * (z[i] - pz);
+            }
+            differ += memcmp(&x[i], &s.x[i], 4) || memcmp(&y[i], &s.y[i], 4) || memcmp(&z[i], &s.z[i], 4) ||
+                      memcmp(&vx[i], &s.vx[i], 4) || memcmp(&vz[i], &s.vz[i], 4);
+        }
+    }
+    CHECK(touched > 100 && slid > 10, "solver %d: the reference run needs contacts (%d) and slides (%d)", (int)solver, touched,
+          slid);
+    CHECK(differ == 0, "solver %d: the default floor differs from the reference rule in %d mass-steps", (int)solver, differ);
+    loam_softbody_pop_free(p);
+    loam_softbody_robot_free(r);
 }
 
 /* Heights of the plane through the origin with normal (sin t, 0, cos t): z = -x tan t. */
@@ -171,6 +233,8 @@ static void bad_ground(void) {
 
 int main(void) {
     bad_ground();
+    default_floor_reference(LOAM_SB_FORCE);
+    default_floor_reference(LOAM_SB_XPBD_GS);
     default_floor_unchanged(LOAM_SB_FORCE);
     default_floor_unchanged(LOAM_SB_XPBD_GS);
     slopes(LOAM_SB_FORCE);
