@@ -150,17 +150,19 @@ static double predicted_slide(double theta, double mu_k, double zeta, double dt,
     return x - x_from;
 }
 
-/* A block of 2x2x1 voxels (edge h) placed on the slope at rest, gravity vertical. ground 0: a plane
+/* A block of 2x2x1 voxels (edge h) placed on the slope at rest or dropped onto it, gravity vertical. ground 0: a plane
  * shape rotated by theta about y; 1: the same plane as a height field. Returns the distance the
  * centre of mass moved down the slope between steps `from` and `to`, and checks that no mass is
  * below the surface and the block's centre rests at its half height above it. */
-static double on_slope(loam_softbody_solver solver, double theta, double mu_s, double mu_k, int field, int from, int to) {
+static double on_slope(loam_softbody_solver solver, double theta, double mu_s, double mu_k, int field, double drop, int from,
+                       int to) {
     const float h = 0.1f;
     const double dt = 1e-3;
     loam_softbody_robot* r = box_robot(2, 2, 1, h, LOAM_SB_BONE);
     double n[3] = {sin(theta), 0.0, cos(theta)}, t[3] = {cos(theta), 0.0, -sin(theta)}; /* normal, downhill */
     for (int i = 0; i < r->mass_count; ++i) { /* rotate the rest shape onto the slope, centred at x = -0.6 m */
         double x = r->x[i] - h, z = r->z[i];
+        z += drop; /* dropped from `drop` above the slope, along its normal */
         r->x[i] = (float)(x * cos(theta) + z * sin(theta) - 0.6), r->z[i] = (float)(-x * sin(theta) + z * cos(theta) + 0.6 * tan(theta));
     }
     loam_softbody_def d = loam_softbody_default_def();
@@ -201,6 +203,52 @@ static double on_slope(loam_softbody_solver solver, double theta, double mu_s, d
     return t[0] * (c1.x - c0.x) + t[2] * (c1.z - c0.z);
 }
 
+/* A 2x2x2 cube dropped from 10 cm onto rolling terrain (a height field of sines, 1 cm high): no
+ * mass ever gets below the surface by more than the first-order distance's error, and it settles. */
+static void drop_on_terrain(loam_softbody_solver solver) {
+    enum { N = 41 };
+    static float h[N * N];
+    const float dx = 0.02f;
+    for (int j = 0; j < N; ++j)
+        for (int i = 0; i < N; ++i) {
+            double x = (i - 0.5 * (N - 1)) * dx, y = (j - 0.5 * (N - 1)) * dx;
+            h[j * N + i] = (float)(0.01 * sin(2 * 3.14159265358979 * x / 0.3) * cos(2 * 3.14159265358979 * y / 0.3));
+        }
+    loam_heightfield hf;
+    loam_error err;
+    CHECK(loam_heightfield_create(N, N, dx, dx, h, &hf, &err) == LOAM_OK, "%s", err.message);
+    loam_shape g = shape_of(LOAM_SHAPE_HEIGHTFIELD);
+    g.heightfield = &hf;
+    g.local.p.z = 0.05f; /* the field's frame sits 5 cm up: poses apply */
+    loam_softbody_robot* r = box_robot(2, 2, 2, 0.05f, LOAM_SB_BONE);
+    for (int i = 0; i < r->mass_count; ++i) r->x[i] -= 0.03f, r->z[i] += 0.15f;
+    loam_softbody_def d = loam_softbody_default_def();
+    d.env = LOAM_SB_LAND, d.solver = solver, d.iterations = 20;
+    d.ground_count = 1, d.ground = &g;
+    loam_softbody_materials mats = loam_softbody_default_materials(1.0f);
+    mats.m[LOAM_SB_BONE].k = 1e4f;
+    loam_softbody_pop* p = one_robot_pop(&d, &mats, r);
+    loam_softbody_state s;
+    loam_softbody_pop_state(p, 0, &s, NULL);
+    float deepest = 0.0f;
+    for (int k = 0; k < 2000; ++k) {
+        step_or_die(p, 1);
+        for (int i = 0; i < s.mass_count; ++i)
+            deepest = fminf(deepest, loam_shape_sdf(&g, (loam_vec3){s.x[i], s.y[i], s.z[i] - 0.05f}, NULL));
+    }
+    double speed = 0.0;
+    for (int i = 0; i < s.mass_count; ++i) speed = fmax(speed, sqrt((double)s.vx[i] * s.vx[i] + (double)s.vz[i] * s.vz[i]));
+    fprintf(stderr, "solver %d: cube dropped on terrain: deepest %.3g m below, speed at 2 s %.3g m/s\n", (int)solver,
+            (double)-deepest, speed);
+    CHECK(deepest > -1e-4f, "solver %d: a mass went %g m below the terrain", (int)solver, (double)-deepest);
+    CHECK(speed < 1e-2, "solver %d: the cube is still moving at %g m/s", (int)solver, speed);
+    float cz = loam_softbody_pop_com(p, 0).z; /* landed: its centre within a cube's height of the terrain */
+    CHECK(cz > 0.05f && cz < 0.05f + 0.01f + 0.05f, "solver %d: centre at z = %g m after the drop", (int)solver, (double)cz);
+    loam_softbody_pop_free(p);
+    loam_softbody_robot_free(r);
+    loam_heightfield_free(&hf);
+}
+
 static void slopes(loam_softbody_solver solver) {
     const double mu_s = 0.5, mu_k = 0.4;
     /* sticking: after the elastic shear has settled (about 0.8 s at k = 1e4 N/m); sliding: early,
@@ -208,10 +256,10 @@ static void slopes(loam_softbody_solver solver) {
     const int settled = 1500, from = 300, to = 800;
     for (int field = 0; field < 2; ++field) {
         const char* what = field ? "height field" : "tilted plane";
-        double stick = on_slope(solver, atan(0.8 * mu_s), mu_s, mu_k, field, settled, 2 * settled);
+        double stick = on_slope(solver, atan(0.8 * mu_s), mu_s, mu_k, field, 0.02, settled, 2 * settled);
         CHECK(fabs(stick) < 1e-5, "solver %d, %s: tan theta = 0.8 mu_s, yet the block moved %g m", (int)solver, what, stick);
         double theta = atan(1.5 * mu_s);
-        double slid = on_slope(solver, theta, mu_s, mu_k, field, from, to);
+        double slid = on_slope(solver, theta, mu_s, mu_k, field, 0.0, from, to);
         double expect = predicted_slide(theta, mu_k, 0.99, 1e-3, from, to);
         fprintf(stderr, "solver %d, %s: stuck (moved %.2g m) at tan = 0.8 mu_s; slid %.4g m at 1.5 mu_s, Coulomb %.4g m\n",
                 (int)solver, what, stick, slid, expect);
@@ -238,6 +286,8 @@ int main(void) {
     default_floor_unchanged(LOAM_SB_FORCE);
     default_floor_unchanged(LOAM_SB_XPBD_GS);
     slopes(LOAM_SB_FORCE);
+    drop_on_terrain(LOAM_SB_FORCE);
+    drop_on_terrain(LOAM_SB_XPBD_GS);
     slopes(LOAM_SB_XPBD_JACOBI);
     TEST_MAIN_END();
 }
