@@ -1,7 +1,8 @@
 /* loam geometry: signed distance functions of primitive shapes, in the shape's local frame.
  * f(x) > 0 outside, < 0 inside, |f| = distance to the surface (exact for every primitive here,
  * so a sphere of radius r at x penetrates by psi = f(x) - r, paper 000 eq. 7; a mesh answers from
- * its signed distance grid, within about a cell). */
+ * its signed distance grid, within about a cell; a height field to first order, exact on planar
+ * patches: see loam_heightfield below). */
 #ifndef LOAM_GEOM_H
 #define LOAM_GEOM_H
 
@@ -21,6 +22,8 @@ typedef enum loam_shape_type {
                                size.z = half height; open at both ends */
     LOAM_SHAPE_MESH,        /* a triangle mesh through its signed distance grid (`grid`, in the shape's
                                local frame; loam/sdf_grid.h); size unused */
+    LOAM_SHAPE_HEIGHTFIELD, /* terrain z = h(x, y) over a grid of heights (`heightfield`), solid below;
+                               size unused */
     LOAM_SHAPE_TYPE_COUNT
 } loam_shape_type;
 
@@ -31,15 +34,57 @@ typedef struct loam_shape {
     loam_pose local;      /* pose of the shape in its body's frame */
     loam_vec3 size;       /* meaning depends on type, see above (m) */
     float friction;       /* Coulomb coefficient against particles (-) */
-    const struct loam_sdf_grid* grid; /* LOAM_SHAPE_MESH only: not owned; it must outlive every
-                                         world using the shape (a loaded scene owns its grids) */
+    union { /* one pointer, so the struct's layout (which bindings mirror) is that of a mesh shape */
+        const struct loam_sdf_grid* grid; /* LOAM_SHAPE_MESH only: not owned; it must outlive every
+                                             world using the shape (a loaded scene owns its grids) */
+        const struct loam_heightfield* heightfield; /* LOAM_SHAPE_HEIGHTFIELD only: not owned, the
+                                             same lifetime rule as grid (a scene owns its fields) */
+    };
 } loam_shape;
+
+/* Height fields: nx x ny heights on a regular grid centred on the shape's local origin, z up. Sample
+ * (i, j) sits at local (i dx - (nx - 1) dx / 2, j dy - (ny - 1) dy / 2) with height heights[j nx + i]
+ * (x fastest). Between samples the surface is the bilinear interpolant; outside the rectangle the
+ * border heights extend outwards (the coordinate is clamped to the rectangle), so the surface and
+ * the solid below it are unbounded sideways, like a plane's.
+ *
+ * The signed distance is first order: with v = z - h(x, y) the vertical distance and n the upward
+ * unit normal of the interpolant at (x, y), f = v n.z, the distance to the tangent plane there. It
+ * is exact where the surface is a plane within |v| of (x, y) (a plane written as heights, a flat
+ * patch), its sign is always that of v, and | |f| - distance | <= |v| G, where G is the largest
+ * change of the gradient dh/d(x, y) over the disc of radius |v| around (x, y): second order inside
+ * a cell (G <= |v| |h00 - h10 - h01 + h11| / (dx dy)), first order across the cell edges where the
+ * bilinear gradient kinks. A contact only needs small |v|, and this costs one bilinear lookup where
+ * the exact distance to the bilinear patches needs an iterative search over neighbouring cells.
+ * Normal: (-dh/dx, -dh/dy, 1) normalised, the gradient being 0 across a clamped border. */
+typedef struct loam_heightfield {
+    int nx, ny;          /* samples along local x and y, each >= 2 */
+    float dx, dy;        /* sample spacing, m, > 0 */
+    float* heights;      /* nx * ny heights, m (local z); x fastest; owned (loam_heightfield_free) */
+    float min_height, max_height; /* over the samples, m (set by loam_heightfield_create) */
+} loam_heightfield;
+
+/* Copy `heights` (nx * ny values, x fastest) into a new field. Errors name the field and the value:
+ * nx or ny < 2 (or more than 2^28 samples), dx or dy not finite and > 0, a non-finite height (its
+ * sample i, j). */
+LOAM_API loam_status loam_heightfield_create(int nx, int ny, float dx, float dy, const float* heights,
+                                             loam_heightfield* out, loam_error* err);
+LOAM_API void loam_heightfield_free(loam_heightfield* hf);
+/* The checks loam_heightfield_create makes, on a field built some other way. */
+LOAM_API loam_status loam_heightfield_validate(const loam_heightfield* hf, loam_error* err);
+/* Bilinear height at local (x, y), border heights extended outside; its gradient (dh/dx, dh/dy)
+ * in gradient[0..1] when gradient is not NULL. */
+LOAM_API float loam_heightfield_height(const loam_heightfield* hf, float x, float y, float gradient[2]);
 
 LOAM_API const char* loam_shape_type_name(loam_shape_type type);
 
 /* Signed distance at local point p; writes the unit outward normal (the SDF gradient, analytic)
  * to *normal when it is not NULL. */
 LOAM_API float loam_shape_sdf(const loam_shape* shape, loam_vec3 p, loam_vec3* normal);
+
+/* A known type, a finite pose (non-zero rotation) and size, friction >= 0, the sizes its type uses
+ * > 0, a mesh's grid present, a height field present and valid. Errors name the type and value. */
+LOAM_API loam_status loam_shape_validate(const loam_shape* shape, loam_error* err);
 
 /* Local-frame axis-aligned bounds of the shape (a plane returns a huge box). */
 LOAM_API void loam_shape_local_bounds(const loam_shape* shape, loam_vec3* lo, loam_vec3* hi);

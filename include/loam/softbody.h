@@ -11,6 +11,7 @@
 #define LOAM_SOFTBODY_H
 
 #include "loam/core.h"
+#include "loam/geom.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -155,6 +156,8 @@ typedef enum loam_softbody_env {
     LOAM_SB_VACUUM            /* no environment force (tests) */
 } loam_softbody_env;
 
+enum { LOAM_SB_MAX_GROUND = 16 }; /* ground shapes a population holds */
+
 typedef struct loam_softbody_def {
     loam_softbody_solver solver; /* default LOAM_SB_FORCE */
     loam_softbody_env env;       /* default LOAM_SB_WATER */
@@ -166,9 +169,16 @@ typedef struct loam_softbody_def {
     float lift_coefficient;      /* C_L of equation 1, -; default 0.2 (Mercury: 0.8 = C_D - C_L) */
     float linear_drag;           /* c of F = -c v, N s/m; default 1 */
     loam_vec3 gravity;           /* land only, m/s^2; default (0, 0, -9.81) */
-    float floor_z;               /* land floor height, m; default 0 */
-    float mu_static;             /* floor static friction coefficient, -; default 0.8 (Mercury land) */
-    float mu_kinetic;            /* floor kinetic friction coefficient, -; default 0.6 */
+    float floor_z;               /* land floor height, m, when ground_count is 0; default 0 (kept as
+                                    the default ground: a plane shape at z = floor_z is the same) */
+    float mu_static;             /* ground static friction coefficient, -; default 0.8 (Mercury land) */
+    float mu_kinetic;            /* ground kinetic friction coefficient, -; default 0.6 */
+    int ground_count;            /* land: shapes the masses stand on, 0..LOAM_SB_MAX_GROUND; 0 = the
+                                    plane z = floor_z; default 0 */
+    const loam_shape* ground;    /* ground_count shapes, each placed in the world by its `local` pose
+                                    (friction unused: mu_static, mu_kinetic apply). Copied by
+                                    loam_softbody_pop_create; a mesh's grid or a height field is not
+                                    copied and must outlive the population. Default NULL */
     int collisions;              /* land: mass-mass contact through the spatial hash, 0/1; default 1 */
     float contact_radius;        /* mass radius for mass-mass contact, m; 0 = 0.3 x the robot's
                                     shortest spring; default 0 */

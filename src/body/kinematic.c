@@ -135,6 +135,14 @@ loam_status loam_body_def_validate(const loam_body_def* d, loam_error* err) {
                 return loam_error_set(err, LOAM_ERR_INPUT, "body '%s' shape %d (mesh): no signed distance grid", name, s);
             continue;
         }
+        if (sh->type == LOAM_SHAPE_HEIGHTFIELD) {
+            loam_error inner;
+            if (!sh->heightfield)
+                return loam_error_set(err, LOAM_ERR_INPUT, "body '%s' shape %d (heightfield): no height field", name, s);
+            if (loam_heightfield_validate(sh->heightfield, &inner))
+                return loam_error_set(err, LOAM_ERR_INPUT, "body '%s' shape %d: %s", name, s, inner.message);
+            continue;
+        }
         int need_x = sh->type != LOAM_SHAPE_PLANE;
         int need_yz = sh->type == LOAM_SHAPE_BOX;
         int need_z = sh->type == LOAM_SHAPE_BOX || sh->type == LOAM_SHAPE_CAPSULE ||

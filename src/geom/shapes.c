@@ -5,12 +5,14 @@
 
 #include "core/vec.h"
 #include "geom/box_sdf.h"
+#include "geom/heightfield_sdf.h"
 #include "loam/geom.h"
 #include "loam/sdf_grid.h"
 
 const char* loam_shape_type_name(loam_shape_type type) {
     static const char* names[LOAM_SHAPE_TYPE_COUNT] = {"plane", "box", "sphere", "capsule",
-                                                       "cylinder", "tube", "mesh"};
+                                                       "cylinder", "tube", "mesh",
+                                                       "heightfield"};
     return (unsigned)type < LOAM_SHAPE_TYPE_COUNT ? names[type] : "unknown";
 }
 
@@ -86,11 +88,47 @@ float loam_shape_sdf(const loam_shape* s, loam_vec3 p, loam_vec3* normal) {
         }
         return f;
     }
+    case LOAM_SHAPE_HEIGHTFIELD: {
+        if (!s->heightfield) break;
+        float pa[3] = {p.x, p.y, p.z}, n[3];
+        float f = loam_heightfield_sdf_f(s->heightfield, pa, normal ? n : NULL);
+        if (normal) *normal = v3(n[0], n[1], n[2]);
+        return f;
+    }
     default:
         break;
     }
     if (normal) *normal = v3(0.0f, 0.0f, 1.0f);
     return INFINITY;
+}
+
+loam_status loam_shape_validate(const loam_shape* s, loam_error* err) {
+    if (!s) return loam_error_set(err, LOAM_ERR_INPUT, "shape: NULL");
+    if ((unsigned)s->type >= LOAM_SHAPE_TYPE_COUNT) return loam_error_set(err, LOAM_ERR_INPUT, "shape: unknown type %d", (int)s->type);
+    const char* name = loam_shape_type_name(s->type);
+    loam_quat q = s->local.q;
+    if (!v3_is_finite(s->local.p) || !isfinite(q.w) || !isfinite(q.x) || !isfinite(q.y) || !isfinite(q.z) ||
+        !(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z > 0.0f))
+        return loam_error_set(err, LOAM_ERR_INPUT, "%s shape: pose must be finite with a non-zero rotation", name);
+    if (!v3_is_finite(s->size) || !(s->friction >= 0.0f) || !isfinite(s->friction))
+        return loam_error_set(err, LOAM_ERR_INPUT, "%s shape: size (%g, %g, %g) and friction %g must be finite, friction >= 0",
+                              name, (double)s->size.x, (double)s->size.y, (double)s->size.z, (double)s->friction);
+    if (s->type == LOAM_SHAPE_MESH) {
+        const loam_sdf_grid* g = s->grid;
+        if (!g || !g->values || g->nx < 1 || g->ny < 1 || g->nz < 1 || !(g->cell > 0.0f))
+            return loam_error_set(err, LOAM_ERR_INPUT, "mesh shape: no signed distance grid");
+        return LOAM_OK;
+    }
+    if (s->type == LOAM_SHAPE_HEIGHTFIELD) {
+        if (!s->heightfield) return loam_error_set(err, LOAM_ERR_INPUT, "heightfield shape: no height field");
+        return loam_heightfield_validate(s->heightfield, err);
+    }
+    int need_x = s->type != LOAM_SHAPE_PLANE, need_y = s->type == LOAM_SHAPE_BOX || s->type == LOAM_SHAPE_TUBE;
+    int need_z = s->type != LOAM_SHAPE_PLANE && s->type != LOAM_SHAPE_SPHERE;
+    if ((need_x && !(s->size.x > 0.0f)) || (need_y && !(s->size.y > 0.0f)) || (need_z && !(s->size.z > 0.0f)))
+        return loam_error_set(err, LOAM_ERR_INPUT, "%s shape: the sizes it uses must be > 0, got (%g, %g, %g)", name,
+                              (double)s->size.x, (double)s->size.y, (double)s->size.z);
+    return LOAM_OK;
 }
 
 void loam_shape_local_bounds(const loam_shape* s, loam_vec3* lo, loam_vec3* hi) {
@@ -113,6 +151,10 @@ void loam_shape_local_bounds(const loam_shape* s, loam_vec3* lo, loam_vec3* hi) 
         *lo = s->grid->origin;
         *hi = v3_add(s->grid->origin, v3(s->grid->cell * (float)(s->grid->nx - 1), s->grid->cell * (float)(s->grid->ny - 1),
                                          s->grid->cell * (float)(s->grid->nz - 1)));
+        return;
+    case LOAM_SHAPE_HEIGHTFIELD: /* border heights extend sideways: unbounded but for the top */
+        *lo = v3(-1e30f, -1e30f, -1e30f);
+        *hi = v3(1e30f, 1e30f, s->heightfield ? s->heightfield->max_height : 0.0f);
         return;
     default: /* planes: solid below z = 0, unbounded sideways */
         *lo = v3(-1e30f, -1e30f, -1e30f);

@@ -37,19 +37,20 @@ static loam_status need(const snode* m, const char* key, double lo, double hi, f
 
 /* Reads one shape entry; containers append several pieces. */
 static loam_status read_shape(const snode* m, float friction, loam_scene* scene, loam_body_def* b, loam_error* err) {
-    static const char* const types[] = {"plane", "box", "sphere", "capsule", "cylinder", "tube", "open_box", "mesh", NULL};
+    static const char* const types[] = {"plane", "box", "sphere", "capsule", "cylinder", "tube", "open_box", "mesh", "heightfield", NULL};
     static const char* const keys[] = {"type",   "position",   "rpy_deg", "friction", "half_extents", "radius",
                                        "half_length", "half_height", "inner_radius", "wall", "floor", "inner_half",
-                                       "file",   "cell",       "margin",  "scale",    NULL};
+                                       "file",   "cell",       "margin",  "scale",    "heights", "dx", "dy",
+                                       "height_scale", "height_offset", NULL};
     TRY(snode_check_map(m, keys, err));
     snode n;
-    if (!snode_get(m, "type", &n)) return snode_error(m, err, "a shape needs 'type' (one of plane, box, sphere, capsule, cylinder, tube, open_box, mesh)");
+    if (!snode_get(m, "type", &n)) return snode_error(m, err, "a shape needs 'type' (one of plane, box, sphere, capsule, cylinder, tube, open_box, mesh, heightfield)");
     int type;
     TRY(snode_enum(&n, types, &type, err));
     /* Size keys belong to their types: a radius on a box is a mistake, not something to ignore. */
     static const char* const size_keys[] = {"half_extents", "radius", "half_length", "half_height", "inner_radius", "wall",
                                             "floor",        "inner_half", "file",     "cell",        "margin",       "scale",
-                                            NULL};
+                                            "heights",      "dx",         "dy",       "height_scale", "height_offset", NULL};
     static const char* const own[] = {"",
                                       "half_extents",
                                       "radius",
@@ -57,7 +58,8 @@ static loam_status read_shape(const snode* m, float friction, loam_scene* scene,
                                       "radius half_height",
                                       "inner_radius half_height wall floor",
                                       "inner_half wall",
-                                      "file cell margin scale"};
+                                      "file cell margin scale",
+                                      "heights file dx dy height_scale height_offset"};
     for (int k = 0; size_keys[k]; ++k) {
         snode extra;
         if (!snode_get(m, size_keys[k], &extra)) continue;
@@ -110,6 +112,10 @@ static loam_status read_shape(const snode* m, float friction, loam_scene* scene,
     case 7:
         s->type = LOAM_SHAPE_MESH;
         TRY(scene_read_mesh(m, scene, &s->grid, err));
+        break;
+    case 8:
+        s->type = LOAM_SHAPE_HEIGHTFIELD;
+        TRY(scene_read_heightfield(m, scene, &s->heightfield, err));
         break;
     default: {
         loam_vec3 half;

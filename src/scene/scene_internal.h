@@ -10,6 +10,8 @@ loam_status scene_read_particles(const snode* root, loam_scene* s, loam_error* e
 loam_status scene_read_bodies(const snode* root, loam_scene* s, loam_error* err);
 /* A `mesh` shape's grid (scene_mesh.c): loaded, sampled (or read from the cache) and kept by s. */
 loam_status scene_read_mesh(const snode* shape, loam_scene* s, const struct loam_sdf_grid** grid, loam_error* err);
+/* A `heightfield` shape's field (scene_heightfield.c): read, validated and kept by s. */
+loam_status scene_read_heightfield(const snode* shape, loam_scene* s, const loam_heightfield** field, loam_error* err);
 /* A pose from a mapping with optional `position: [x, y, z]` (m) and `rpy_deg: [roll, pitch, yaw]`. */
 loam_status scene_read_pose(const snode* map, loam_pose* pose, loam_error* err);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "collide/pair_list.h"
+#include "core/vec.h"
 #include "softbody/internal.h"
 
 /* Equation 1 of paper 002 on every face: F = -1/2 rho A ((C_D - C_L)(v.n) v + C_L |v|^2 n), with v
@@ -86,9 +87,11 @@ static void mass_contacts(sb_slot* s) {
 
 /* The floor as a position constraint with friction at the position level (Macklin et al. 2014): the
  * depth d pushed out this step is the normal impulse times dt/m; a tangential move over the step
- * shorter than mu_s d is undone (sticking), a longer one is shortened by mu_k d (sliding). */
-static void floor_friction(const loam_softbody_def* d, sb_slot* s) {
-    const float fz = d->floor_z, ms = d->mu_static, mk = d->mu_kinetic;
+ * shorter than mu_s d is undone (sticking), a longer one is shortened by mu_k d (sliding). This is
+ * ground_shape's rule for the normal e_z, kept as its own loop over plain coordinates so the
+ * default floor (and any unrotated plane) keeps the bits it always had: the general rule's vector
+ * arithmetic rounds differently. */
+static void floor_friction(float fz, float ms, float mk, sb_slot* s) {
     for (int i = 0; i < s->nm; ++i) {
         float depth = fz - s->z[i];
         if (!(depth > 0.0f) || s->w[i] == 0.0f) continue;
@@ -104,7 +107,40 @@ static void floor_friction(const loam_softbody_def* d, sb_slot* s) {
     }
 }
 
+/* Any ground shape: a mass inside (signed distance f < 0) moves out along the shape's normal n by
+ * d = -f, then the same friction acts on its move over the step projected into the tangent plane
+ * of n. For a plane, box face or height field this is exact; on a mesh grid it is within the grid's
+ * accuracy (loam/sdf_grid.h). */
+static void ground_shape(const loam_shape* g, float ms, float mk, sb_slot* s) {
+    loam_quat to_local = quat_conj(g->local.q);
+    for (int i = 0; i < s->nm; ++i) {
+        if (s->w[i] == 0.0f) continue;
+        loam_vec3 x = v3(s->x[i], s->y[i], s->z[i]), nl;
+        float f = loam_shape_sdf(g, quat_rotate(to_local, v3_sub(x, g->local.p)), &nl);
+        if (!(f < 0.0f)) continue;
+        float depth = -f;
+        loam_vec3 n = quat_rotate(g->local.q, nl);
+        loam_vec3 q = v3_add(x, v3_scale(n, depth));
+        loam_vec3 u = v3_sub(q, v3(s->px[i], s->py[i], s->pz[i]));
+        loam_vec3 ut = v3_sub(u, v3_scale(n, v3_dot(u, n)));
+        float t = v3_length(ut);
+        q = t <= ms * depth ? v3_sub(q, ut) : v3_sub(q, v3_scale(ut, mk * depth / t));
+        s->x[i] = q.x, s->y[i] = q.y, s->z[i] = q.z;
+    }
+}
+
 void sb_land_constraints(const loam_softbody_def* d, sb_slot* s) {
     if (s->has_hash) mass_contacts(s);
-    floor_friction(d, s);
+    if (d->ground_count == 0) {
+        floor_friction(d->floor_z, d->mu_static, d->mu_kinetic, s);
+        return;
+    }
+    for (int k = 0; k < d->ground_count; ++k) {
+        const loam_shape* g = &d->ground[k];
+        loam_quat q = g->local.q;
+        if (g->type == LOAM_SHAPE_PLANE && q.w == 1.0f && q.x == 0.0f && q.y == 0.0f && q.z == 0.0f)
+            floor_friction(g->local.p.z, d->mu_static, d->mu_kinetic, s);
+        else
+            ground_shape(g, d->mu_static, d->mu_kinetic, s);
+    }
 }

@@ -52,7 +52,8 @@ typedef struct sb_slot {
 } sb_slot;
 
 struct loam_softbody_pop {
-    loam_softbody_def def;
+    loam_softbody_def def;              /* def.ground points at ground below */
+    loam_shape ground[LOAM_SB_MAX_GROUND];
     loam_softbody_materials mats;
     int count;
     sb_slot* slots;

@@ -48,6 +48,13 @@ loam_status loam_softbody_def_validate(const loam_softbody_def* d, loam_error* e
     if (!v3_is_finite(d->gravity)) BAD("gravity (%g, %g, %g) must be finite", (double)d->gravity.x, (double)d->gravity.y,
                                        (double)d->gravity.z);
     if (!isfinite(d->floor_z)) BAD("floor_z = %g m must be finite", (double)d->floor_z);
+    if (d->ground_count < 0 || d->ground_count > LOAM_SB_MAX_GROUND)
+        BAD("ground_count = %d must lie in 0..%d", d->ground_count, (int)LOAM_SB_MAX_GROUND);
+    if (d->ground_count > 0 && !d->ground) BAD("ground_count = %d but ground is NULL", d->ground_count);
+    for (int g = 0; g < d->ground_count; ++g) {
+        loam_error inner;
+        if (loam_shape_validate(&d->ground[g], &inner)) BAD("ground[%d]: %s", g, inner.message);
+    }
     if (!(d->mu_static >= 0.0f) || !isfinite(d->mu_static)) BAD("mu_static = %g must be finite and >= 0", (double)d->mu_static);
     if (!(d->mu_kinetic >= 0.0f) || !(d->mu_kinetic <= d->mu_static))
         BAD("mu_kinetic = %g must lie in [0, mu_static = %g]", (double)d->mu_kinetic, (double)d->mu_static);
@@ -86,6 +93,11 @@ loam_softbody_pop* loam_softbody_pop_create(const loam_softbody_def* def, const 
         return NULL;
     }
     p->def = *def;
+    for (int g = 0; g < def->ground_count; ++g) {
+        p->ground[g] = def->ground[g];
+        p->ground[g].local.q = quat_normalize(p->ground[g].local.q); /* the rule rotates by it */
+    }
+    p->def.ground = def->ground_count ? p->ground : NULL;
     p->mats = *mats;
     for (int b = 0; b < count; ++b) {
         if (sb_build_slot(p, robots[b], b, &p->slots[b], err)) {
