@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
     if (strcmp(cmd, "bench") == 0) return loam_cmd_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "evolve") == 0) return loam_cmd_evolve(argc - 1, argv + 1);
     if (strcmp(cmd, "robot") == 0) return loam_cmd_robot(argc - 1, argv + 1);
+    if (strcmp(cmd, "view") == 0) return loam_cmd_view(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return 0;
