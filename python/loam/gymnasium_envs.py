@@ -8,7 +8,8 @@
     envs = gym.make_vec("loam/Bulldozing-v0", num_envs=8, particles=2000)   # one C call steps all 8
 
 Keyword arguments are loam_env_config fields (loam.env.CONFIG_DOC, docs/python.md), plus render_mode
-("rgb_array" or None), render_width and render_height (pixels). Observations are returned as copies;
+("rgb_array", "human": a window through loam.viewer, or None), render_width and render_height
+(pixels). Observations are returned as copies;
 `env.unwrapped.obs_buffers` gives the zero-copy buffers loam refreshes in place, and
 `env.unwrapped.world` the episode's particles and bodies as numpy views."""
 import numpy as np
@@ -74,7 +75,7 @@ class LoamEnv(gym.Env):
     run by nature; timing_info=False leaves them out, so that info too is a pure function of seed and
     actions (what gymnasium's check_env demands of it)."""
 
-    metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
+    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 10}
 
     def __init__(self, kind="bulldozing", render_mode=None, render_width=480, render_height=360, timing_info=True,
                  **config):
@@ -103,6 +104,7 @@ class LoamEnv(gym.Env):
         if seed is None:
             seed = int(self.np_random.integers(0, _SEED_HIGH))
         self.core.reset(seed)
+        self._show_human()
         return self.core.observation(), _reset_info(self.core, self.timing_info)
 
     def step(self, action):
@@ -110,9 +112,20 @@ class LoamEnv(gym.Env):
         info["episode_seed"] = int(self.core.last_seed)
         if not self.timing_info:
             _strip_timing(info)
+        self._show_human()
         return self.core.observation(), reward, terminated, truncated, info
 
+    def _show_human(self):
+        """render_mode="human": a window (loam.viewer) shows every reset and step; no-op otherwise."""
+        if self.render_mode == "human":
+            from .viewer import HumanRenderer  # OpenGL only for those who ask for a window
+            if getattr(self, "_human", None) is None:
+                self._human = HumanRenderer(title=f"loam {self.core.kind_name}")
+            self._human.show(self)
+
     def render(self):
+        if self.render_mode == "human":
+            return self._show_human()
         if self.render_mode is None:
             gym.logger.warn("render() without a render_mode: make the environment with render_mode='rgb_array'")
             return None
@@ -123,6 +136,8 @@ class LoamEnv(gym.Env):
         return self.core.scripted_action()
 
     def close(self):
+        if getattr(self, "_human", None) is not None:
+            self._human.close()
         self.core.close()
         super().close()
 
