@@ -1,4 +1,5 @@
-/* `loam view SCENE`: run a scene in a window (loam/viewer.h) as it simulates; `--headless` is
+/* `loam view SCENE`: run a scene in a window (loam/viewer.h) as it simulates (or a soft robot:
+ * view_robot.c); `--headless` is
  * `loam run` with the same options (PNG frames and MP4). Built without the viewer (no GLFW or OpenGL
  * at build time), it says so and points at --headless. */
 #include <errno.h>
@@ -10,35 +11,32 @@
 
 #include "app/commands.h"
 #include "app/progress.h"
+#include "app/view.h"
 #include "loam/scene.h"
+#include "loam/softbody.h"
 #ifdef LOAM_HAVE_VIEWER
 #include "loam/viewer.h"
 #endif
 
-typedef struct view_options {
-    const char* scene;
-    const char* screenshot;
-    double seconds;      /* close after this much wall time; < 0: when the user closes */
-    long long max_steps; /* stop stepping after this many; < 0: the scene's duration */
-    int threads, width, height;
-    int set_count;
-    const char* sets[64];
-} view_options;
-
 static void usage(FILE* f) {
     fprintf(f,
             "usage: loam view SCENE [options]\n"
-            "  Runs a scene file in a window, drawing particles and bodies as they move.\n"
+            "       loam view --robot ROBOT.json [--env water|land] [options]\n"
+            "  Runs a scene file in a window, drawing particles and bodies as they move; or a soft robot\n"
+            "  (loam robot, loam evolve) swimming or walking, coloured by muscle activation.\n"
             "  Mouse: left drag orbits, right or middle drag pans, the wheel zooms; R frames everything again.\n"
             "  Keys: space pauses and resumes, N or Right steps once (pausing), Esc or Q closes.\n"
             "  The title bar shows steps per second and the simulated time.\n"
             "options:\n"
-            "  --max-steps N      stop stepping after N steps (default: the scene's sim.duration / sim.dt)\n"
+            "  --max-steps N      stop stepping after N steps (default: the scene's sim.duration / sim.dt;\n"
+            "                     a robot: never)\n"
             "  --seconds S        close the window after S seconds of wall time (default: when you close it)\n"
             "  --screenshot FILE  write the last frame shown to FILE (PNG) when the window closes\n"
             "  --size WxH         window size in pixels (default 1024x640)\n"
+            "  --realtime         no faster than real time (default: as fast as it steps)\n"
             "  --threads T        threads, 0 = all cores (default: the scene's sim.threads)\n"
             "  --set key=value    override a scene value by its dotted key (repeatable; as loam run)\n"
+            "  --robot FILE       a soft robot file instead of a scene; --env water (default) or land\n"
             "  --headless         no window: run as `loam run` with the other options (PNG frames, MP4)\n"
 #ifndef LOAM_HAVE_VIEWER
             "This loam was built without the viewer (GLFW and OpenGL were not found at build time);\n"
@@ -102,6 +100,15 @@ static int parse_args(int argc, char** argv, view_options* o) {
                 return fprintf(stderr, "loam view: --size: expected WxH with sides in [64, 8192], got '%s'\n",
                                v ? v : "(nothing)"), 0;
             ++k;
+        } else if (strcmp(a, "--realtime") == 0) {
+            o->realtime = 1;
+        } else if (strcmp(a, "--robot") == 0) {
+            if (!v || !*v) return fprintf(stderr, "loam view: --robot needs a robot file\n"), 0;
+            o->robot = v, ++k;
+        } else if (strcmp(a, "--env") == 0) {
+            if (!v || (strcmp(v, "water") != 0 && strcmp(v, "land") != 0))
+                return fprintf(stderr, "loam view: --env: expected water or land, got '%s'\n", v ? v : "(nothing)"), 0;
+            o->robot_env = strcmp(v, "land") == 0 ? LOAM_SB_LAND : LOAM_SB_WATER, ++k;
         } else if (strcmp(a, "--set") == 0) {
             if (!v) return fprintf(stderr, "loam view: --set needs key=value\n"), 0;
             if (o->set_count == 64) return fprintf(stderr, "loam view: at most 64 --set options\n"), 0;
@@ -114,7 +121,9 @@ static int parse_args(int argc, char** argv, view_options* o) {
             return fprintf(stderr, "loam view: one scene at a time; got '%s' and '%s'\n", o->scene, a), 0;
         }
     }
-    if (!o->scene) return fprintf(stderr, "loam view: no scene file given (see loam view --help)\n"), 0;
+    if (o->robot && (o->scene || o->set_count))
+        return fprintf(stderr, "loam view: --robot shows a robot file, not a scene; give one or the other\n"), 0;
+    if (!o->scene && !o->robot) return fprintf(stderr, "loam view: no scene file given (see loam view --help)\n"), 0;
     return 1;
 }
 
@@ -139,6 +148,17 @@ static loam_status step_for(loam_world* w, loam_env* env, int action_period, lon
         ++*done;
     } while (loam_now() - start < budget_s);
     return LOAM_OK;
+}
+
+long long realtime_cap(realtime_clock* c, int realtime, int paused, long long done, long long limit, double dt) {
+    if (paused) {
+        c->paused = 1;
+        return limit;
+    }
+    if (c->paused) c->wall = loam_now(), c->steps = done, c->paused = 0; /* the clock restarts after a pause */
+    if (!realtime) return limit;
+    long long due = c->steps + (long long)((loam_now() - c->wall) / dt);
+    return due < limit ? due : limit;
 }
 
 static int view(const view_options* o, loam_scene* scene) {
@@ -175,6 +195,7 @@ static int view(const view_options* o, loam_scene* scene) {
     }
     long long done = 0, rate_steps = 0;
     double t0 = loam_now(), rate_t = t0, rate = 0.0;
+    realtime_clock clock = {t0, 0, 0};
     loam_status st = LOAM_OK;
     loam_viewer_input in = {0};
     while (st == LOAM_OK) {
@@ -182,7 +203,8 @@ static int view(const view_options* o, loam_scene* scene) {
         int over = o->seconds >= 0.0 && loam_now() - t0 >= o->seconds;
         if (st != LOAM_OK || in.close || over) break;
         long long before = done;
-        if (!in.paused) st = step_for(w, env, action_period, &done, limit, 1.0 / 30.0, &err);
+        long long cap = realtime_cap(&clock, o->realtime, in.paused, done, limit, scene->params.dt);
+        if (!in.paused) st = step_for(w, env, action_period, &done, cap, 1.0 / 30.0, &err);
         for (int k = 0; k < in.steps && st == LOAM_OK; ++k) st = step_for(w, env, action_period, &done, done + 1, 0.0, &err);
         rate_steps += done - before;
         double now = loam_now();
@@ -196,7 +218,7 @@ static int view(const view_options* o, loam_scene* scene) {
         loam_viewer_set_status(viewer, status);
         if (st == LOAM_OK) st = loam_viewer_draw_granular(viewer, w, &err);
         if (st == LOAM_OK) st = loam_viewer_present(viewer, NULL, &err);
-        if (st == LOAM_OK && (in.paused || done >= limit)) {
+        if (st == LOAM_OK && done == before) {
             struct timespec idle = {0, 16000000}; /* nothing to simulate: redraw at about 60 Hz */
             nanosleep(&idle, NULL);
         }
@@ -228,6 +250,7 @@ int loam_cmd_view(int argc, char** argv) {
                     "`loam view --headless` (or `loam run`) writes PNG frames and an MP4 instead.\n");
     return 2;
 #else
+    if (o.robot) return view_robot(&o);
     loam_scene scene;
     loam_error err;
     loam_error_clear(&err);

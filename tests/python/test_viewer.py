@@ -70,6 +70,22 @@ def test_loam_view_screenshot_shows_particles(tmp_path):
     assert particle_fraction(read_png(empty)) < 0.002
 
 
+def test_loam_view_soft_robot(tmp_path):
+    exe = loam_bin()
+    if "without the viewer" in subprocess.run([exe, "view", "--help"], capture_output=True, text=True).stdout:
+        pytest.skip("this loam was built without the viewer")
+    robot, shot = tmp_path / "robot.json", tmp_path / "robot.png"
+    subprocess.run([exe, "robot", "voxel", "--size", "4", "--out", str(robot)], check=True, capture_output=True)
+    r = xvfb_run([exe, "view", "--robot", str(robot), "--env", "land", "--max-steps", "50", "--seconds", "3",
+                  "--size", "320x240", "--screenshot", str(shot)])
+    assert r.returncode == 0, r.stderr
+    assert "50 steps" in r.stderr
+    rgb = read_png(shot)
+    # The surface in turbo colours (muscle activation) and the sand-coloured floor around it.
+    coloured = rgb.max(axis=-1) - rgb.min(axis=-1) > 60
+    assert coloured.mean() > 0.01, coloured.mean()
+
+
 SCRIPT = textwrap.dedent("""
     import sys, gymnasium as gym, numpy as np, loam, loam.viewer
     env = gym.make("loam/Bulldozing-v0", particles=800, render_mode="human")
