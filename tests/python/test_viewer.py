@@ -31,7 +31,9 @@ def xvfb_run(cmd, timeout=240, **kw):
         pytest.skip("xvfb-run is not installed (Debian package xvfb)")
     env = dict(os.environ, OMP_WAIT_POLICY="passive", LIBGL_ALWAYS_SOFTWARE="1")
     env.update(kw.pop("env", {}))
-    return subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", *cmd], env=env, capture_output=True,
+    # -noreset: Xvfb otherwise restarts when its last client disconnects, and a window opened during
+    # that restart (a second viewer after the first closed) finds no display.
+    return subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24 -noreset", *cmd], env=env, capture_output=True,
                           text=True, timeout=timeout, **kw)
 
 
