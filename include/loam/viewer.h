@@ -33,6 +33,10 @@ loam_viewer* loam_viewer_create(const loam_viewer_options* options, loam_error* 
 /* Close the window and free everything. NULL is fine. */
 void loam_viewer_destroy(loam_viewer* viewer);
 
+/* Look from eye at target (m, z up) instead of framing the first thing drawn; R returns here.
+ * LOAM_ERR_INPUT when a coordinate is not finite or eye and target coincide. */
+loam_status loam_viewer_look_at(loam_viewer* viewer, loam_vec3 eye, loam_vec3 target, loam_error* err);
+
 /* Queue a granular world for the next present: its particles (coloured by height, the range fixed by
  * the first world drawn) and its bodies' surfaces (loam_shapes_surface) at their current poses,
  * fixed bodies grey and moving ones orange, translucent so particles show through walls. The first

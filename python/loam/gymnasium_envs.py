@@ -120,7 +120,7 @@ class LoamEnv(gym.Env):
         if self.render_mode == "human":
             from .viewer import HumanRenderer  # OpenGL only for those who ask for a window
             if getattr(self, "_human", None) is None:
-                self._human = HumanRenderer(title=f"loam {self.core.kind_name}")
+                self._human = HumanRenderer(title=f"loam {self.core.kind_name}", fps=self.metadata["render_fps"])
             self._human.show(self)
 
     def render(self):

@@ -54,6 +54,7 @@ _PROTOTYPES = {
     "loam_viewer_present": (C.c_int, [C.c_void_p, C.c_char_p, ERR]),
     "loam_viewer_poll": (C.c_int, [C.c_void_p, P(_Input), ERR]),
     "loam_viewer_set_status": (None, [C.c_void_p, C.c_char_p]),
+    "loam_viewer_look_at": (C.c_int, [C.c_void_p, T.Vec3, T.Vec3, ERR]),
 }
 
 _vlib = None
@@ -115,6 +116,12 @@ class Viewer:
         if not self._v:
             raise LoamIOError("the viewer is closed")
         return self._v
+
+    def look_at(self, eye, target):
+        """Look from eye at target (m, z up) instead of framing the first thing drawn; R returns here."""
+        err = T.Error()
+        check(self._lib.loam_viewer_look_at(self._ptr(), T.Vec3(*map(float, eye)), T.Vec3(*map(float, target)),
+                                            C.byref(err)), err)
 
     def draw(self, world):
         """Queue a world's particles and bodies for the next present()."""
@@ -183,13 +190,16 @@ class Viewer:
 
 
 class HumanRenderer:
-    """What render_mode="human" uses: show(env) draws the env's world with its step rate; while the
-    user has paused (space), show() waits, redrawing, until they resume, step (N) or close the window.
-    After the window is closed, show() does nothing."""
+    """What render_mode="human" uses: show(env) draws the env's world with its step rate, at most fps
+    times a second (Gymnasium's render_fps: an env's steps then pass in real time; None: no limit);
+    while the user has paused (space), show() waits, redrawing, until they resume, step (N) or close
+    the window. After the window is closed, show() does nothing."""
 
-    def __init__(self, title="loam", width=1024, height=640):
+    def __init__(self, title="loam", width=1024, height=640, fps=None):
         self.viewer = Viewer(width, height, title)
+        self.fps = fps
         self._last, self._rate, self._count = time.perf_counter(), 0.0, 0
+        self._shown = None
 
     def show(self, env):
         v = self.viewer
@@ -211,8 +221,13 @@ class HumanRenderer:
             v.draw(env)
             v.present()
             if not paused:
-                return
+                break
             time.sleep(1 / 60)
+        if self.fps:  # pace like Gymnasium's own human renderers (clock.tick(render_fps))
+            wait = (self._shown or 0.0) + 1.0 / self.fps - time.perf_counter()
+            if self._shown is not None and wait > 0:
+                time.sleep(wait)
+        self._shown = time.perf_counter()
 
     def close(self):
         self.viewer.close()

@@ -193,6 +193,10 @@ static int view(const view_options* o, loam_scene* scene) {
         if (!env) loam_world_destroy(w);
         return (int)err.status;
     }
+    /* A scene that places its camera is seen from there, as `loam run` renders it. */
+    if (scene->camera.has_eye && scene->camera.has_target &&
+        loam_viewer_look_at(viewer, scene->camera.eye, scene->camera.target, &err) != LOAM_OK)
+        fprintf(stderr, "loam view: note: %s; framing the scene instead\n", err.message);
     long long done = 0, rate_steps = 0;
     double t0 = loam_now(), rate_t = t0, rate = 0.0;
     realtime_clock clock = {t0, 0, 0};

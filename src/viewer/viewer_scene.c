@@ -62,19 +62,33 @@ static loam_status body_surfaces(loam_viewer* v, const loam_world* w, loam_vec3 
     return LOAM_OK;
 }
 
+/* The orbit camera: `dir` from the target towards the eye (unit), `distance` along it. */
+static void place_camera(loam_viewer* v, loam_vec3 target, loam_vec3 dir, float distance) {
+    v->distance = distance;
+    v->yaw = atan2f(dir.y, dir.x);
+    v->pitch = asinf(fmaxf(-0.999f, fminf(0.999f, dir.z)));
+    v->target[0] = target.x, v->target[1] = target.y, v->target[2] = target.z;
+    float home[5] = {v->yaw, v->pitch, v->distance, target.x, target.y};
+    memcpy(v->home, home, sizeof home);
+    v->home_z = target.z;
+    v->framed = 1;
+}
+
 /* Orbit the bounding box from the front-left, above, as `loam run` frames its pictures. */
 static void frame_camera(loam_viewer* v, loam_vec3 lo, loam_vec3 hi) {
-    loam_vec3 c = v3_scale(v3_add(lo, hi), 0.5f);
     float size = v3_length(v3_sub(hi, lo));
-    v->distance = (size > 0.0f ? size : 1.0f) * 0.6f / tanf(0.5f * 40.0f * 3.14159265f / 180.0f);
-    loam_vec3 dir = v3_normalize(v3(0.55f, -1.0f, 0.6f));
-    v->yaw = atan2f(dir.y, dir.x);
-    v->pitch = asinf(dir.z);
-    v->target[0] = c.x, v->target[1] = c.y, v->target[2] = c.z;
-    float home[5] = {v->yaw, v->pitch, v->distance, c.x, c.y};
-    memcpy(v->home, home, sizeof home);
-    v->home_z = c.z;
-    v->framed = 1;
+    place_camera(v, v3_scale(v3_add(lo, hi), 0.5f), v3_normalize(v3(0.55f, -1.0f, 0.6f)),
+                 (size > 0.0f ? size : 1.0f) * 0.6f / tanf(0.5f * 40.0f * 3.14159265f / 180.0f));
+}
+
+loam_status loam_viewer_look_at(loam_viewer* v, loam_vec3 eye, loam_vec3 target, loam_error* err) {
+    if (!v) return loam_error_set(err, LOAM_ERR_INPUT, "viewer: viewer is NULL");
+    float d = v3_length(v3_sub(eye, target));
+    if (!v3_is_finite(eye) || !v3_is_finite(target) || !(d > 0.0f) || !isfinite(d))
+        return loam_error_set(err, LOAM_ERR_INPUT, "viewer: look_at from (%g, %g, %g) to (%g, %g, %g): need two distinct finite points",
+                              (double)eye.x, (double)eye.y, (double)eye.z, (double)target.x, (double)target.y, (double)target.z);
+    place_camera(v, target, v3_scale(v3_sub(eye, target), 1.0f / d), d);
+    return LOAM_OK;
 }
 
 loam_status loam_viewer_draw_granular(loam_viewer* v, const loam_world* w, loam_error* err) {
