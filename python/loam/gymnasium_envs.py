@@ -26,6 +26,7 @@ except ImportError:  # gymnasium < 1.1
 from . import _types as T
 from .env import INFO_KEYS, Env, _batch_actions, info_dict, step_batch
 from .errors import ClosedError, InputError
+from .viewer import with_window_modes
 
 ENV_IDS = {
     "loam/Bulldozing-v0": "bulldozing",
@@ -86,6 +87,7 @@ class LoamEnv(gym.Env):
         self.render_width, self.render_height = int(render_width), int(render_height)
         cfg = self.core.config
         self.metadata = dict(self.metadata, render_fps=1.0 / (cfg["dt"] * cfg["steps_per_action"]))
+        self.metadata["render_modes"] = with_window_modes(self.metadata["render_modes"])  # "human" needs a display
         self.observation_space, self.action_space = _spaces(self.core)
 
     # zero-copy access for power users

@@ -106,6 +106,17 @@ SCRIPT = textwrap.dedent("""
         v.draw_triangles([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]], xyz, color=(220, 20, 20))
         v.poll()
         v.present(screenshot=sys.argv[2])
+    # Gymnasium's own checker, which makes the env again in every declared render mode: with a display
+    # that includes "human", so the window passes its render checks too.
+    import warnings
+    from gymnasium.utils.env_checker import check_env
+    checked = gym.make("loam/Bulldozing-v0", render_mode="rgb_array", render_width=64, render_height=48,
+                       timing_info=False, particles=300, settle_steps=20, steps_per_action=10)
+    assert "human" in checked.unwrapped.metadata["render_modes"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(checked.unwrapped, skip_render_check=False)
+    checked.close()
     print("ok")
 """)
 
