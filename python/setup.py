@@ -1,7 +1,7 @@
 """Builds libloam with CMake from the repository this folder sits in and ships it inside the package.
 
     pip install ./python                 # from the repository root
-    pip wheel ./python                   # a wheel (loam_physics-*.whl) holding libloam.so
+    pip wheel ./python                   # a wheel (loam_physics-*.whl) holding libloam.so (and libloam_viewer.so where GLFW is found)
     pip install -e ./python              # editable: the package from python/loam, libloam built once
 
 The library is built in a temporary folder (or $LOAM_BUILD_DIR, kept for the next build: a folder that
@@ -51,19 +51,36 @@ def _cmake_build(root, build):
     lib = os.path.join(build, "libloam.so")
     if not os.path.isfile(lib):
         raise RuntimeError(f"loam: the build did not produce {lib}")
+    # The live viewer (render_mode="human") exists where CMake found GLFW and OpenGL.
+    targets = subprocess.run(["cmake", "--build", build, "--target", "help"], capture_output=True, text=True).stdout
+    if "loam_viewer" in targets.split():
+        subprocess.check_call(["cmake", "--build", build, "--target", "loam_viewer", "-j", jobs])
     return os.path.realpath(lib)
 
 
+def _viewer_beside(lib):
+    """The libloam_viewer.so built with lib, or None."""
+    path = os.path.join(os.path.dirname(lib), "libloam_viewer.so")
+    return os.path.realpath(path) if os.path.isfile(path) else None
+
+
 def _build_libloam(root):
-    """A copy of a freshly built libloam.so in a temporary file."""
+    """Copies of a freshly built libloam.so and libloam_viewer.so (None without the viewer) in
+    temporary files."""
     keep = os.environ.get("LOAM_BUILD_DIR")
     build = os.path.abspath(keep) if keep else tempfile.mkdtemp(prefix="loam-build-")
     try:
         lib = _cmake_build(root, build)
-        fd, tmp = tempfile.mkstemp(prefix="libloam-", suffix=".so")
-        os.close(fd)
-        shutil.copyfile(lib, tmp)
-        return tmp
+        copies = []
+        for src in (lib, _viewer_beside(lib)):
+            if src is None:
+                copies.append(None)
+                continue
+            fd, tmp = tempfile.mkstemp(prefix="libloam-", suffix=".so")
+            os.close(fd)
+            shutil.copyfile(src, tmp)
+            copies.append(tmp)
+        return copies
     finally:
         if not keep:
             shutil.rmtree(build, ignore_errors=True)
@@ -81,11 +98,13 @@ class build_py_with_libloam(build_py):
             with open(os.path.join(HERE, "loam", "_libloam_path"), "w") as f:
                 f.write(lib + "\n")
             return
-        lib = _build_libloam(root)
-        dest = os.path.join(self.build_lib, "loam", "libloam.so")
-        os.makedirs(os.path.dirname(dest), exist_ok=True)
-        shutil.move(lib, dest)
-        os.chmod(dest, 0o755)
+        for tmp, name in zip(_build_libloam(root), ("libloam.so", "libloam_viewer.so")):
+            if tmp is None:
+                continue
+            dest = os.path.join(self.build_lib, "loam", name)
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            shutil.move(tmp, dest)
+            os.chmod(dest, 0o755)
 
 
 class BinaryDistribution(Distribution):

@@ -37,6 +37,16 @@ def declarations(text):
     return out
 
 
+def exports(lib):
+    nm = subprocess.run(["nm", "-D", "--defined-only", lib], check=True, capture_output=True, text=True).stdout
+    names = set()
+    for line in nm.splitlines():
+        parts = line.split()
+        if len(parts) >= 2:
+            names.add(parts[-1].split("@")[0])
+    return names
+
+
 def main():
     lib, src = sys.argv[1], sys.argv[2]
     failures = []
@@ -47,12 +57,15 @@ def main():
             declared[name] = (os.path.relpath(h, src), api)
     if len(declared) < 100:
         failures.append(f"found only {len(declared)} declarations in include/loam/*.h: the header parser is broken")
-    nm = subprocess.run(["nm", "-D", "--defined-only", lib], check=True, capture_output=True, text=True).stdout
-    exported = set()
-    for line in nm.splitlines():
-        parts = line.split()
-        if len(parts) >= 2:
-            exported.add(parts[-1].split("@")[0])
+    exported = exports(lib)
+    # The live viewer is a library of its own (libloam_viewer, built only where GLFW and OpenGL are
+    # found), so libloam never needs GL: viewer.h's functions are checked against it when it exists.
+    viewer_lib = os.path.join(os.path.dirname(lib), "libloam_viewer.so")
+    viewer_exported = exports(viewer_lib) if os.path.exists(viewer_lib) else None
+    viewer_names = {n for n, (h, _) in declared.items() if os.path.basename(h) == "viewer.h"}
+    for name in sorted(viewer_exported or ()):
+        if name not in viewer_names:
+            failures.append(f"{viewer_lib} exports {name}, which include/loam/viewer.h does not declare")
     for name in sorted(exported):
         if not name.startswith("loam_"):
             failures.append(f"{lib} exports {name}, which lacks the loam_ prefix")
@@ -61,6 +74,9 @@ def main():
     for name, (header, api) in sorted(declared.items()):
         if not api:
             failures.append(f"{header} declares {name} without LOAM_API")
+        elif name in viewer_names:
+            if viewer_exported is not None and name not in viewer_exported:
+                failures.append(f"{header} declares {name} (LOAM_API) but {viewer_lib} does not export it")
         elif name not in exported:
             failures.append(f"{header} declares {name} (LOAM_API) but {lib} does not export it")
     umbrella = open(os.path.join(src, "include", "loam", "loam.h")).read()

@@ -20,5 +20,6 @@
 #include "loam/sdf_grid.h"
 #include "loam/softbody.h"
 #include "loam/urdf.h"
+#include "loam/viewer.h" /* functions in libloam_viewer, built where GLFW and OpenGL are found */
 
 #endif

@@ -1,5 +1,6 @@
-/* loam particle output: VTK XML PolyData frames (.vtp) and a ParaView time series (.pvd) that
- * ParaView opens directly, plus JSON summaries. Every file is written atomically (loam/io.h): it is
+/* loam output: VTK XML PolyData frames (.vtp) of particles and of body surfaces, multiblock frames
+ * (.vtm) that group them and ParaView time series (.pvd) that ParaView opens directly, plus JSON
+ * summaries. Every file is written atomically (loam/io.h): it is
  * either complete under its real name or absent. */
 #ifndef LOAM_OUTPUT_H
 #define LOAM_OUTPUT_H
@@ -7,6 +8,8 @@
 #include <stdio.h>
 
 #include "loam/core.h"
+#include "loam/geom.h"
+#include "loam/mesh.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,6 +45,38 @@ typedef struct loam_vtp_particles {
  * field, or any non-finite float; nothing is written then. LOAM_ERR_IO when the file cannot be
  * written; no file is left behind. */
 LOAM_API loam_status loam_vtp_write(const char* path, const loam_vtp_particles* particles, loam_error* err);
+
+/* ---- body surfaces ------------------------------------------------------------------------ */
+
+/* The surface of a body made of `count` shapes, as one triangle mesh in the body's frame (each shape
+ * placed by its `local` pose), triangles counter-clockwise seen from outside. Primitives are
+ * tessellated from their sizes (32 segments round); an infinite plane becomes a square of half side
+ * plane_half centred below plane_centre (body frame); a mesh shape is the zero level set of its signed
+ * distance grid (surface nets: within about a cell of the mesh it was sampled from, which is what the
+ * solver sees). No shapes give an empty mesh. Free with loam_mesh_free. LOAM_ERR_INPUT names the shape
+ * for a bad type, size or grid. */
+LOAM_API loam_status loam_shapes_surface(const loam_shape* shapes, int count, loam_vec3 plane_centre, float plane_half,
+                                loam_mesh* mesh, loam_error* err);
+
+/* One frame of a body: surface (in the body frame) moved by pose, written as VTK XML PolyData with
+ * triangle polys, FieldData "TimeValue" (s), "position" (m, 3 components) and "orientation" (the
+ * pose's unit quaternion w, x, y, z), all Float64. Written atomically; LOAM_ERR_INPUT (nothing
+ * written) for a non-finite time, pose or vertex, or a triangle index out of range. */
+LOAM_API loam_status loam_vtp_write_surface(const char* path, const loam_mesh* surface, loam_pose pose, double time,
+                                   loam_error* err);
+
+/* ---- .vtm multiblock frames ---------------------------------------------------------------- */
+
+/* One block of a multiblock frame: its name as ParaView lists it and its file, relative to the
+ * .vtm's folder ("../particles/particles_00001.vtp" is fine). */
+typedef struct loam_vtm_block {
+    const char* name;
+    const char* file;
+} loam_vtm_block;
+
+/* Write a vtkMultiBlockDataSet file listing `count` blocks, atomically. Names and files are escaped
+ * for XML; LOAM_ERR_INPUT for a NULL or empty name or file. */
+LOAM_API loam_status loam_vtm_write(const char* path, const loam_vtm_block* blocks, int count, loam_error* err);
 
 /* ---- .pvd time series ---------------------------------------------------------------------- */
 

@@ -8,7 +8,7 @@
     envs = gym.make_vec("loam/Bulldozing-v0", num_envs=8, particles=2000)   # one C call steps all 8
 
 Keyword arguments are loam_env_config fields (loam.env.CONFIG_DOC, docs/python.md), plus render_mode
-("rgb_array" or None), render_width and render_height (pixels) and timing_info (False). Observations
+("rgb_array", "human": a window through loam.viewer, or None), render_width and render_height (pixels) and timing_info (False). Observations
 are returned as copies; `env.unwrapped.obs_buffers` gives the zero-copy buffers loam refreshes in
 place, and `env.unwrapped.world` the episode's particles and bodies as numpy views.
 
@@ -35,6 +35,7 @@ except ImportError:  # gymnasium < 1.1
 from . import _types as T
 from .env import INFO_KEYS, TIMING_KEYS, Env, _batch_actions, info_dict, step_batch
 from .errors import ClosedError, InputError
+from .viewer import with_window_modes
 
 ENV_IDS = {
     "loam/Bulldozing-v0": "bulldozing",
@@ -78,7 +79,7 @@ class LoamEnv(gym.Env):
 
     Thread-safe: calls on one environment take turns; different environments step in parallel."""
 
-    metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
+    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 10}
 
     def __init__(self, kind="bulldozing", render_mode=None, render_width=480, render_height=360, timing_info=False,
                  **config):
@@ -89,6 +90,7 @@ class LoamEnv(gym.Env):
         self.render_width, self.render_height = int(render_width), int(render_height)
         cfg = self.core.config
         self.metadata = dict(self.metadata, render_fps=1.0 / (cfg["dt"] * cfg["steps_per_action"]))
+        self.metadata["render_modes"] = with_window_modes(self.metadata["render_modes"])  # "human" needs a display
         self.observation_space, self.action_space = _spaces(self.core)
 
     # zero-copy access for power users
@@ -114,6 +116,7 @@ class LoamEnv(gym.Env):
             if seed is None:
                 seed = int(self.np_random.integers(0, _SEED_HIGH))
             self.core.reset(seed)
+            self._show_human()
             return self.core.observation(), _reset_info(self.core, self.timing_info)
 
     def step(self, action):
@@ -123,9 +126,20 @@ class LoamEnv(gym.Env):
             if not self.timing_info:
                 for k in TIMING_KEYS:
                     info.pop(k)
+            self._show_human()
             return self.core.observation(), reward, terminated, truncated, info
 
+    def _show_human(self):
+        """render_mode="human": a window (loam.viewer) shows every reset and step; no-op otherwise."""
+        if self.render_mode == "human":
+            from .viewer import HumanRenderer  # OpenGL only for those who ask for a window
+            if getattr(self, "_human", None) is None:
+                self._human = HumanRenderer(title=f"loam {self.core.kind_name}", fps=self.metadata["render_fps"])
+            self._human.show(self)
+
     def render(self):
+        if self.render_mode == "human":
+            return self._show_human()
         if self.render_mode is None:
             gym.logger.warn("render() without a render_mode: make the environment with render_mode='rgb_array'")
             return None
@@ -136,6 +150,8 @@ class LoamEnv(gym.Env):
         return self.core.scripted_action()
 
     def close(self):
+        if getattr(self, "_human", None) is not None:
+            self._human.close()
         self.core.close()
         super().close()
 

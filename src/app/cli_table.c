@@ -17,6 +17,19 @@ static const cli_option run_options[] = {
     {"--quiet", "no progress output"},
     {NULL, NULL}};
 
+static const cli_option view_options[] = {
+    {"--max-steps N", "stop stepping after N steps (default: the scene's sim.duration / sim.dt;\na robot: never)"},
+    {"--seconds S", "close the window after S seconds of wall time (default: when you close it)"},
+    {"--screenshot FILE", "write the last frame shown to FILE (PNG) when the window closes"},
+    {"--size WxH", "window size in pixels (default 1024x640)"},
+    {"--realtime", "no faster than real time (default: as fast as it steps)"},
+    {"--threads T", "threads, 0 = all cores (default: the scene's sim.threads)"},
+    {"--set key=value", "override a scene value by its dotted key (repeatable; as loam run)"},
+    {"--robot FILE", "a soft robot file instead of a scene; --env water (default) or land"},
+    {"--env E", "with --robot: water (default) or land"},
+    {"--headless", "no window: run as `loam run` with the other options (PNG frames, MP4)"},
+    {NULL, NULL}};
+
 static const cli_option bench_granular_options[] = {
     {"--particles N", "particles (default 10000)"},
     {"--steps M", "timed steps at rest (default 200)"},
@@ -154,6 +167,15 @@ const cli_command cli_commands[] = {
     {"run", "SCENE [--steps N | --duration T] [--out DIR] [--frames K] [--threads T] [--set key=value ...] [--quiet]",
      "Runs a scene file (docs/scene-format.md) and writes frames, particle files, body forces and a summary.",
      loam_cmd_run, run_options},
+    {"view", "SCENE [--max-steps N] [--seconds S] [--screenshot FILE] [--size WxH] [--realtime] [--threads T] [--set key=value ...]\n"
+             "--robot ROBOT.json [--env water|land] [the same options]\n"
+             "--headless SCENE [loam run's options]",
+     "Runs a scene file in a window, drawing particles and bodies as they move; or a soft robot\n"
+     "(loam robot, loam evolve) swimming or walking, coloured by muscle activation. Mouse: left drag\n"
+     "orbits, right or middle drag pans, the wheel zooms; R frames everything again. Keys: space pauses\n"
+     "and resumes, N or Right steps once (pausing), Esc or Q closes. The title bar shows steps per\n"
+     "second and the simulated time. Built without GLFW and OpenGL, only --headless works.",
+     loam_cmd_view, view_options},
     {"bench granular", "[--particles N] [--steps M] [--threads T] [--container cylinder|box] [--json]",
      "Column at rest (paper 000 Figs. 3/6): N spheres (R 5 mm, rho 2500, mu 0.5) settle from a lattice\n"
      "into a container, then M steps at rest are timed.",

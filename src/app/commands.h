@@ -14,6 +14,8 @@ int loam_bench_softbody(int argc, char** argv);
 int loam_cmd_evolve(int argc, char** argv);
 /* `loam robot KIND ... --out FILE` (cmd_robot.c): write a soft robot file. */
 int loam_cmd_robot(int argc, char** argv);
+/* `loam view SCENE ...` (cmd_view.c): a scene in a window as it runs; --headless is `loam run`. */
+int loam_cmd_view(int argc, char** argv);
 /* `loam bench multibody ...` (cmd_bench_multibody.c); argv[0] is its first option. */
 int loam_bench_multibody(int argc, char** argv);
 

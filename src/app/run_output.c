@@ -51,6 +51,7 @@ loam_status run_output_open(run_output* o, const loam_scene* s, const loam_world
         st = loam_make_dirs(path, err);
         snprintf(path, sizeof path, "%s/particles.pvd", dir);
         if (st == LOAM_OK && !(o->pvd = loam_pvd_create(path, err))) st = err ? err->status : LOAM_ERR_IO;
+        if (st == LOAM_OK) st = run_vtk_open(&o->vtk, w, dir, err);
     }
     if (st != LOAM_OK) return st;
     o->camera = loam_camera_default();
@@ -164,6 +165,7 @@ loam_status run_output_frame(run_output* o, loam_world* w, loam_error* err) {
         snprintf(path, sizeof path, "%s/%s", o->dir, rel);
         st = loam_vtp_write(path, &vp, err);
         if (st == LOAM_OK) st = loam_pvd_append(o->pvd, loam_world_time(w), rel, err);
+        if (st == LOAM_OK) st = run_vtk_frame(&o->vtk, w, k, rel, err);
     }
     if (st == LOAM_OK) o->frames_written++;
     return st;
@@ -197,6 +199,7 @@ loam_status run_output_close(run_output* o, int ok, int quiet, loam_error* err) 
             fprintf(stderr, "loam: note: no movie.mp4: %s\n", verr.message);
     }
     loam_pvd_destroy(o->pvd);
+    run_vtk_close(&o->vtk);
     loam_image_free(&o->image);
     free(o->shapes);
     free(o->shape_poses);

@@ -1,12 +1,14 @@
 /* What `loam run` leaves in its output folder:
  *   frames/frame_NNNNN.png   rendered view (scene output.png)
  *   particles/particles_NNNNN.vtp + particles.pvd   ParaView time series (output.vtp)
+ *   bodies/, scene/, scene.pvd  every body's surface and particles + bodies together (run_vtk.h)
  *   movie.mp4                from the PNG frames when ffmpeg is installed (output.video)
  *   bodies.csv               force and torque particles exert on each body, every step
  *   summary.json             what ran, how fast, and how it ended */
 #ifndef LOAM_APP_RUN_OUTPUT_H
 #define LOAM_APP_RUN_OUTPUT_H
 
+#include "app/run_vtk.h"
 #include "loam/io.h"
 #include "loam/output.h"
 #include "loam/render.h"
@@ -18,6 +20,7 @@ typedef struct run_output {
     loam_camera camera;
     loam_image image;
     loam_pvd_series* pvd;
+    run_vtk vtk;              /* body surfaces and the combined series, with the particle files */
     loam_atomic_file bodies_csv;
     loam_shape* shapes;       /* every body's shapes, flattened, and their world poses */
     loam_pose* shape_poses;
