@@ -160,7 +160,9 @@ static void malformed(void) {
         snprintf(path, sizeof path, "%s/tests/data/urdf_bad/%s", LOAM_SOURCE_DIR, bad[k].file);
         loam_mb_model* m = NULL;
         loam_error err;
-        loam_status st = loam_urdf_load(path, NULL, &m, &err);
+        loam_urdf_options strict = loam_urdf_default_options();
+        strict.strict = 1; /* limit_reversed and shape_unknown are only warnings otherwise (below) */
+        loam_status st = loam_urdf_load(path, &strict, &m, &err);
         CHECK(st == LOAM_ERR_INPUT && m == NULL, "%s: status %d", bad[k].file, (int)st);
         if (st == LOAM_OK) {
             loam_mb_model_destroy(m);

@@ -83,6 +83,10 @@ typedef struct loam_mb_geom_def {
                                         frame, built from the scaled mesh; not owned, it must outlive
                                         the model. Spheres and capsules collide with it; NULL: the
                                         mesh collides with nothing. NULL */
+    const float* points;    /* MESH: surface points in the geom frame (3 floats each; the scaled mesh's
+                               vertices, thinned), tested against planes, boxes and other meshes'
+                               grids; not owned, like sdf. NULL */
+    int npoints;            /* MESH: 0 to 1024, 0 */
     double friction;        /* Coulomb coefficient, >= 0, 0.5; a pair uses sqrt(mu_a mu_b) */
     uint32_t contype, conaffinity; /* two geoms collide if (contype_a & conaffinity_b) or
                                       (contype_b & conaffinity_a) is nonzero (as MuJoCo); 1, 1 */
@@ -297,6 +301,18 @@ typedef struct loam_mb_options {
     int max_contacts;       /* per state, 4096 */
 } loam_mb_options;
 
+/* Which pairs of one robot's (one tree's) own bodies collide. A joint's parent and child never do
+ * (they overlap by design at the joint). */
+typedef enum loam_mb_self_collision {
+    LOAM_SELF_COLLISION_ALL = 0,      /* every other pair (what a model built by hand gets) */
+    LOAM_SELF_COLLISION_ADJACENT = 1, /* adjacent links excluded: bodies welded together by fixed joints
+                                         count as one link, and two links joined by one moving joint do
+                                         not collide (what MoveIt's setup assistant calls "adjacent";
+                                         the URDF loader's default) */
+    LOAM_SELF_COLLISION_OFF = 2       /* none: the tree's bodies only meet other trees and the world */
+} loam_mb_self_collision;
+const char* loam_mb_self_collision_name(loam_mb_self_collision mode);
+
 typedef struct loam_mb_model {
     char name[LOAM_NAME_MAX];
     int nbody, nq, nv, ngeom;
@@ -319,6 +335,13 @@ typedef struct loam_mb_model {
     int nfem, nfem_node;    /* FEM pieces (loam_mb_model_add_fem) and their nodes in all */
     loam_mb_fem* fem;       /* nfem */
     loam_mb_options opt;
+    loam_mb_self_collision* tree_self; /* ntree: each tree's self-collision, ALL
+                                          (loam_mb_model_set_self_collision) */
+    int nexclude;           /* body pairs that never collide (an SRDF's <disable_collisions>) */
+    long long* exclude;     /* nexclude keys lo * nbody + hi (lo < hi), ascending
+                               (loam_mb_model_exclude_pairs) */
+    int nowned_sdf;         /* grids the model owns (the URDF loader's mesh grids), freed with it */
+    struct loam_sdf_grid** owned_sdf;
 } loam_mb_model;
 
 typedef struct loam_mb_state {
@@ -371,6 +394,17 @@ loam_status loam_mb_model_set_constraints(loam_mb_model* model, const loam_mb_co
 /* Add a deformable FEM piece (checked and copied; errors name the piece, the field and the element or
  * node). Call before creating states. The piece is model->fem[model->nfem - 1]. */
 loam_status loam_mb_model_add_fem(loam_mb_model* model, const loam_mb_fem_def* def, loam_error* err);
+/* Set the self-collision of the tree that holds `body` (any of its bodies). Errors name the body
+ * and the value. */
+loam_status loam_mb_model_set_self_collision(loam_mb_model* model, int body, loam_mb_self_collision mode, loam_error* err);
+/* Add `count` body pairs (2 ints each: two distinct bodies) that never collide, whatever the trees
+ * and masks (an SRDF's <disable_collisions>); repeated pairs are kept once. Call before creating
+ * states. */
+loam_status loam_mb_model_exclude_pairs(loam_mb_model* model, const int* pairs, int count, loam_error* err);
+/* Whether contacts between bodies a and b (-1: the world) are skipped by the body rules: the same
+ * body, a joint's parent and child, the trees' self-collision, excluded pairs. (Masks and model
+ * constraints are checked by loam_mb_collide on top of this.) */
+int loam_mb_bodies_skip(const loam_mb_model* model, int a, int b);
 /* Index of the body with this name, -1 if none. */
 int loam_mb_body_index(const loam_mb_model* model, const char* name);
 

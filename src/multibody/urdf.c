@@ -12,6 +12,7 @@
 #include "core/vecd.h"
 #include "loam/io.h"
 #include "loam/urdf.h"
+#include "multibody/urdf_internal.h"
 
 typedef struct link_rec {
     xmlNode* node;
@@ -29,6 +30,8 @@ typedef struct joint_rec {
 typedef struct ctx {
     const char* file;
     loam_error* err;
+    const loam_urdf_options* opt;
+    urdf_meshes meshes; /* the grids of this load's collision meshes */
 } ctx;
 
 static const char* attr(xmlNode* n, const char* name) {
@@ -45,7 +48,7 @@ static const char* label(xmlNode* n) {
 }
 
 /* "file:line: <joint name="j2">: <limit>: message": the element, under its nearest named ancestor. */
-static loam_status fail(ctx* c, xmlNode* n, const char* fmt, const char* a, const char* b) {
+static void describe(ctx* c, xmlNode* n, const char* fmt, const char* a, const char* b, char* out, size_t cap) {
     char what[200];
     xmlNode* named = n;
     while (named && named->type == XML_ELEMENT_NODE && !attr(named, "name")) named = named->parent;
@@ -57,7 +60,35 @@ static loam_status fail(ctx* c, xmlNode* n, const char* fmt, const char* a, cons
         snprintf(what, sizeof what, "<%s>", (const char*)n->name);
     char msg[600];
     snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
-    return loam_error_set(c->err, LOAM_ERR_INPUT, "%s:%ld: %s: %s", c->file, xmlGetLineNo(n), what, msg);
+    snprintf(out, cap, "%s:%ld: %s: %s", c->file, xmlGetLineNo(n), what, msg);
+}
+
+static loam_status fail(ctx* c, xmlNode* n, const char* fmt, const char* a, const char* b) {
+    char msg[1000];
+    describe(c, n, fmt, a, b, msg, sizeof msg);
+    return loam_error_set(c->err, LOAM_ERR_INPUT, "%s", msg);
+}
+
+void loam_urdf_warn_stderr(void* user, const char* message) {
+    (void)user;
+    fprintf(stderr, "loam: warning: %s\n", message);
+}
+
+static void warn(ctx* c, xmlNode* n, const char* fmt, const char* a, const char* b) {
+    if (!c->opt->warn) return;
+    char msg[1100];
+    describe(c, n, fmt, a, b, msg, sizeof msg);
+    c->opt->warn(c->opt->warn_user, msg);
+}
+
+/* Collision geometry loam cannot use (a mesh not found, not OBJ or STL, unreadable; a shape it does
+ * not know): an error under `strict`, otherwise a warning, as urdfdom logs the element and drops
+ * it. A mesh stays in the model without a grid (written back by loam_urdf_write); *skip drops the
+ * rest. */
+static loam_status unusable(ctx* c, xmlNode* n, const char* why, const char* what) {
+    if (c->opt->strict) return fail(c, n, "%s%s", why, NULL);
+    warn(c, n, "%s; %s (strict = 1 makes this an error)", why, what);
+    return LOAM_OK;
 }
 
 static xmlNode* child(xmlNode* n, const char* name) {
@@ -130,7 +161,8 @@ static loam_status inertial(ctx* c, xmlNode* link, loam_mb_body_def* b) {
     return LOAM_OK;
 }
 
-static loam_status geometry(ctx* c, xmlNode* col, int body, loam_mb_geom_def* g) {
+static loam_status geometry(ctx* c, xmlNode* col, int body, loam_mb_geom_def* g, int* skip) {
+    *skip = 0;
     *g = loam_mb_default_geom_def();
     g->body = body;
     loam_status st = origin(c, col, &g->pose);
@@ -168,10 +200,32 @@ static loam_status geometry(ctx* c, xmlNode* col, int body, loam_mb_geom_def* g)
         g->type = LOAM_SHAPE_MESH;
         strcpy(g->mesh, f);
         double sc[3] = {1, 1, 1};
-        if ((st = numbers(c, s, "scale", 0, 3, sc)) != LOAM_OK) return st;
+        char path[1024], tried[600], why[900];
+        if ((st = numbers(c, s, "scale", 0, 3, sc)) != LOAM_OK) {
+            if (c->opt->strict) return st;
+            *skip = 1; /* urdfdom drops a collision whose mesh scale it cannot parse */
+            snprintf(why, sizeof why, "%.800s", c->err ? c->err->message : "bad scale");
+            const char* tail = strstr(why, ">: attribute");
+            return unusable(c, s, tail ? tail + 3 : "attribute 'scale' is not 3 numbers", "this collision element is skipped");
+        }
         g->mesh_scale = d3(sc[0], sc[1], sc[2]);
+        if (!urdf_mesh_resolve(c->file, f, c->opt->package_path, path, sizeof path, tried, sizeof tried)) {
+            snprintf(why, sizeof why, "filename '%.200s' not found (looked for %.500s%s)", f, tried,
+                     strncmp(f, "package://", 10) == 0 ? "; add the package's parent folder to ROS_PACKAGE_PATH or to package_path" : "");
+            return unusable(c, s, why, "it collides with nothing");
+        }
+        loam_error inner;
+        st = urdf_mesh_build(&c->meshes, path, g->mesh_scale, c->opt->mesh_cell, c->opt->mesh_grids, g, &inner);
+        if (st == LOAM_ERR_NOMEM) return loam_error_set(c->err, st, "%s: %s", c->file, inner.message);
+        if (st != LOAM_OK) {
+            snprintf(why, sizeof why, "filename '%.200s': %.600s", f, inner.message);
+            return unusable(c, s, why, "it collides with nothing");
+        }
     } else {
-        return fail(c, s, "unknown shape '%s' (box, sphere, cylinder, capsule or mesh)", kind, NULL);
+        char why[200];
+        snprintf(why, sizeof why, "unknown shape '%.60s' (loam reads box, sphere, cylinder, capsule and mesh)", kind);
+        *skip = 1;
+        return unusable(c, s, why, "this collision element is skipped");
     }
     if (g->size.x < 0 || g->size.y < 0 || g->size.z < 0) return fail(c, s, "negative size%s%s", NULL, NULL);
     return LOAM_OK;
@@ -191,7 +245,9 @@ static loam_status joint_def(ctx* c, xmlNode* j, loam_mb_body_def* b) {
     loam_status st = origin(c, j, &b->placement);
     if (st != LOAM_OK) return st;
     b->axis = d3(1, 0, 0); /* the URDF default */
-    xmlNode* ax = child(j, "axis");
+    /* urdfdom reads an axis only for joints that move along one: on a fixed or floating joint it is
+     * ignored (franka_ros's panda_joint8 is fixed with axis "0 0 0"). */
+    xmlNode* ax = loam_joint_nv(b->joint) == 1 ? child(j, "axis") : NULL;
     if (ax) {
         double v[3];
         if ((st = numbers(c, ax, "xyz", 1, 3, v)) != LOAM_OK) return st;
@@ -214,7 +270,13 @@ static loam_status joint_def(ctx* c, xmlNode* j, loam_mb_body_def* b) {
             b->limited = 1;
             if ((st = numbers(c, lim, "lower", 0, 1, &b->lower)) != LOAM_OK) return st;
             if ((st = numbers(c, lim, "upper", 0, 1, &b->upper)) != LOAM_OK) return st;
-            if (b->lower > b->upper) return fail(c, lim, "lower = %s is above upper = %s", attr(lim, "lower"), attr(lim, "upper"));
+            if (b->lower > b->upper) {
+                /* urdfdom takes it; Bullet (and so pybullet_data's cube_no_rotation.urdf) reads
+                 * lower > upper as "no limit". Under strict it stays an error. */
+                if (c->opt->strict) return fail(c, lim, "lower = %s is above upper = %s", attr(lim, "lower"), attr(lim, "upper"));
+                warn(c, lim, "lower = %s is above upper = %s: read as no position limit, as Bullet does", attr(lim, "lower"), attr(lim, "upper"));
+                b->limited = 0;
+            }
         }
     }
     xmlNode* dyn = child(j, "dynamics");
@@ -350,7 +412,11 @@ static loam_status convert(ctx* c, xmlNode* robot, const loam_urdf_options* opt,
         }
         for (xmlNode* k = l->node->children; k; k = k->next)
             if (k->type == XML_ELEMENT_NODE && strcmp((const char*)k->name, "collision") == 0)
-                if ((st = geometry(c, k, bi, &geoms[ig++])) != LOAM_OK) goto done;
+            {
+                int skip = 0;
+                if ((st = geometry(c, k, bi, &geoms[ig], &skip)) != LOAM_OK) goto done;
+                ig += !skip;
+            }
     }
     {
         loam_error inner;
@@ -361,6 +427,14 @@ static loam_status convert(ctx* c, xmlNode* robot, const loam_urdf_options* opt,
         }
         const char* rn = attr(robot, "name");
         snprintf((*out)->name, sizeof (*out)->name, "%s", rn ? rn : "");
+        st = urdf_meshes_give(&c->meshes, *out, c->err);
+        if (st == LOAM_OK && (st = loam_mb_model_set_self_collision(*out, 0, opt->self_collision, &inner)) != LOAM_OK)
+            loam_error_set(c->err, st, "%s: options: self_collision: %s", c->file, inner.message);
+        if (st == LOAM_OK && opt->srdf) st = urdf_srdf_apply(opt->srdf, *out, c->err);
+        if (st != LOAM_OK) {
+            loam_mb_model_destroy(*out);
+            *out = NULL;
+        }
     }
 done:
     loam_free(links);
@@ -368,7 +442,78 @@ done:
     loam_free(bodies);
     loam_free(order);
     loam_free(geoms);
+    urdf_meshes_free(&c->meshes);
     return st;
+}
+
+/* What urdfdom (TinyXML2) and pybullet take in an XML declaration and libxml2 refuses: any version
+ * (libxml2 wants 1.x; 26 of pybullet_data's URDFs say "0.0") and white space before it
+ * (differential/diff_ring.urdf). A copy with version "1.0" and the declaration first, the white space
+ * after it, so every later line keeps its number (its new length in *out_len); NULL when the text
+ * needs neither. */
+static char* declaration_patched(const char* text, size_t length, size_t* out_len) {
+    size_t i = 0;
+    if (length >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF) i = 3;
+    size_t j = i;
+    while (j < length && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r' || text[j] == '\n')) ++j;
+    if (length - j < 6 || strncmp(text + j, "<?xml", 5) != 0) return NULL;
+    const char* end = memchr(text + j, '>', length - j);
+    if (!end) return NULL;
+    const char *v = NULL, *ve = NULL;
+    for (const char* p = text + j + 5; p + 7 < end; ++p)
+        if (strncmp(p, "version", 7) == 0) {
+            v = p + 7;
+            break;
+        }
+    while (v && v < end && (*v == ' ' || *v == '=' || *v == '\t')) ++v;
+    if (v && v < end && (*v == '"' || *v == '\'')) {
+        char q = *v++;
+        ve = memchr(v, q, (size_t)(end - v));
+    }
+    int version_ok = !ve || (ve - v >= 2 && v[0] == '1' && v[1] == '.');
+    if (version_ok && j == i) return NULL;
+    char* copy = loam_malloc(length + 4);
+    if (!copy) return NULL;
+    size_t k = 0, decl_end = (size_t)(end - text) + 1;
+    memcpy(copy, text, i), k = i; /* the byte-order mark */
+    if (version_ok) {
+        memcpy(copy + k, text + j, decl_end - j), k += decl_end - j;
+    } else {
+        memcpy(copy + k, text + j, (size_t)(v - text) - j), k += (size_t)(v - text) - j;
+        memcpy(copy + k, "1.0", 3), k += 3;
+        memcpy(copy + k, ve, decl_end - (size_t)(ve - text)), k += decl_end - (size_t)(ve - text);
+    }
+    memcpy(copy + k, text + i, j - i), k += j - i; /* the white space that stood before it */
+    memcpy(copy + k, text + decl_end, length - decl_end), k += length - decl_end;
+    copy[k] = 0;
+    *out_len = k;
+    return copy;
+}
+
+/* The first element of the xacro namespace (or written xacro:NAME without one), or NULL. */
+static xmlNode* xacro_element(xmlNode* n) {
+    for (; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE) continue;
+        if ((n->ns && ((n->ns->prefix && strcmp((const char*)n->ns->prefix, "xacro") == 0) ||
+                       (n->ns->href && strstr((const char*)n->ns->href, "xacro")))) ||
+            strncmp((const char*)n->name, "xacro:", 6) == 0)
+            return n;
+        xmlNode* k = xacro_element(n->children);
+        if (k) return k;
+    }
+    return NULL;
+}
+
+/* Text that could not be parsed but holds xacro elements. (Expanded files often keep xmlns:xacro
+ * on <robot>: the declaration alone proves nothing.) */
+static int xacro_text(const char* text, size_t length) {
+    static const char* keys[1] = {"<xacro:"};
+    for (int k = 0; k < 1; ++k) {
+        size_t kl = strlen(keys[k]);
+        for (size_t i = 0; i + kl <= length; ++i)
+            if (text[i] == keys[k][0] && memcmp(text + i, keys[k], kl) == 0) return 1;
+    }
+    return 0;
 }
 
 loam_urdf_options loam_urdf_default_options(void) {
@@ -376,6 +521,14 @@ loam_urdf_options loam_urdf_default_options(void) {
     o.floating_base = 0;
     o.base_pose = pd_identity();
     o.mb = loam_mb_default_options();
+    o.self_collision = LOAM_SELF_COLLISION_ADJACENT;
+    o.srdf = NULL;
+    o.package_path = NULL;
+    o.mesh_cell = 0.0;
+    o.mesh_grids = 1;
+    o.strict = 0;
+    o.warn = loam_urdf_warn_stderr;
+    o.warn_user = NULL;
     return o;
 }
 
@@ -410,19 +563,41 @@ loam_status loam_urdf_parse(const char* text, size_t length, const char* name, c
     xmlStructuredErrorFunc saved = xmlStructuredError;
     void* saved_ctx = xmlStructuredErrorContext;
     xmlSetStructuredErrorFunc(&fe, keep_first);
-    xmlDocPtr doc = xmlCtxtReadMemory(pc, text, (int)length, name, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    size_t plen = length;
+    char* patched = declaration_patched(text, length, &plen);
+    xmlDocPtr doc = xmlCtxtReadMemory(pc, patched ? patched : text, (int)plen, name, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    loam_free(patched);
     xmlSetStructuredErrorFunc(saved_ctx, saved);
     loam_status st = LOAM_OK;
-    if (!doc) {
+    xmlNode* xacro = doc ? xacro_element(xmlDocGetRootElement(doc)) : NULL;
+    if (!doc && xacro_text(text, length)) {
+        st = loam_error_set(err, LOAM_ERR_INPUT, "%s:%d: XML: %s; this is a xacro file (it has <xacro:...> elements), not URDF: expand it first "
+                            "with `xacro %s > robot.urdf` (ROS's xacro package, or `pip install xacro`)",
+                            name, fe.line > 0 ? fe.line : 0, fe.line >= 0 ? fe.message : "not well-formed", name);
+    } else if (!doc) {
         st = loam_error_set(err, LOAM_ERR_INPUT, "%s:%d: XML: %s", name, fe.line > 0 ? fe.line : 0, fe.line >= 0 ? fe.message : "not well-formed");
+    } else if (xacro) {
+        st = loam_error_set(err, LOAM_ERR_INPUT, "%s:%ld: <%s%s>: this is a xacro file, not URDF: expand it first with `xacro %s > robot.urdf` "
+                            "(ROS's xacro package, or `pip install xacro`)", name, xmlGetLineNo(xacro),
+                            xacro->ns && xacro->ns->prefix ? "xacro:" : "", (const char*)xacro->name, name);
     } else {
         xmlNode* robot = xmlDocGetRootElement(doc);
-        ctx c = {name, err};
+        ctx c = {name, err, &o, {0}};
         if (!robot || strcmp((const char*)robot->name, "robot") != 0)
             st = loam_error_set(err, LOAM_ERR_INPUT, "%s:%ld: the top element is <%s>, expected <robot>", name, robot ? xmlGetLineNo(robot) : 0L,
                                 robot ? (const char*)robot->name : "");
+        else if (!(o.mesh_cell >= 0.0 && o.mesh_cell < 1e3))
+            st = loam_error_set(err, LOAM_ERR_INPUT, "%s: options: mesh_cell = %g m, expected 0 (automatic) or a size in (0, 1000)", name,
+                                o.mesh_cell);
         else
             st = convert(&c, robot, &o, out);
+        /* A file named *.xacro that fails for another reason still gets the hint. */
+        size_t nl = strlen(name);
+        if (st == LOAM_ERR_INPUT && nl > 6 && strcmp(name + nl - 6, ".xacro") == 0 && err) {
+            size_t ml = strlen(err->message);
+            snprintf(err->message + ml, sizeof err->message - ml, " (a .xacro file: if it uses xacro, expand it first with `xacro %s > robot.urdf`)",
+                     name);
+        }
         xmlFreeDoc(doc);
     }
     xmlFreeParserCtxt(pc);
