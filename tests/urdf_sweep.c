@@ -3,7 +3,8 @@
  *   ok<TAB>path<TAB>bodies<TAB>geoms<TAB>mesh geoms without a grid
  *   fail<TAB>path<TAB>message
  * Paths come from the arguments, or one per line on stdin. `--steps N` also steps each loaded model
- * N times (a diverging step is a failure); `--floating` loads with a floating base; `--no-grids`
+ * N times (a diverging step is a failure); `--floating` loads with a floating base; `--self
+ * all|adjacent|off` sets the self-collision (adjacent by default); `--no-grids`
  * reads meshes without building their grids (loam_urdf_options.mesh_grids = 0). Exit status 0
  * always (the caller, scripts/urdf_sweep.py, judges the lines). */
 #include <stdio.h>
@@ -13,11 +14,13 @@
 #include "loam/urdf.h"
 
 static int steps = 0, floating = 0, grids = 1;
+static loam_mb_self_collision self = LOAM_SELF_COLLISION_ADJACENT;
 
 static void one(const char* path) {
     loam_urdf_options o = loam_urdf_default_options();
     o.floating_base = floating;
     o.mesh_grids = grids;
+    o.self_collision = self;
     o.warn = NULL; /* the lines below carry what matters; warnings would interleave */
     o.warn_user = NULL;
     loam_mb_model* m = NULL;
@@ -47,6 +50,10 @@ int main(int argc, char** argv) {
         if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--floating") == 0) floating = 1;
         else if (strcmp(argv[i], "--no-grids") == 0) grids = 0;
+        else if (strcmp(argv[i], "--self") == 0 && i + 1 < argc) {
+            ++i;
+            self = strcmp(argv[i], "all") == 0 ? LOAM_SELF_COLLISION_ALL : strcmp(argv[i], "off") == 0 ? LOAM_SELF_COLLISION_OFF : LOAM_SELF_COLLISION_ADJACENT;
+        }
         else one(argv[i]), ++files;
         fflush(stdout);
     }

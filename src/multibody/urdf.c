@@ -325,6 +325,31 @@ static loam_status build_tree(ctx* c, xmlNode* robot, link_rec* links, int nl, j
     return LOAM_OK;
 }
 
+/* MoveIt's setup assistant disables, besides adjacent links, the pairs that are in collision in the
+ * robot's default pose (reason "Default"): a description whose links overlap at rest was drawn that
+ * way (pybullet_data's vision60 has its toes inside its hips at q = 0; spirit40 and minitaur
+ * rainbow_dash similar), and pushing them apart fights the joints until the step diverges. So the
+ * ADJACENT mode also excludes the pairs of the robot's own bodies that overlap in the state
+ * loam_mb_state_create gives (q = 0 clamped into the limits). */
+static loam_status exclude_default_overlaps(ctx* c, loam_mb_model* m) {
+    loam_mb_state* s = NULL;
+    loam_error inner;
+    loam_status st = loam_mb_state_create(m, &s, &inner);
+    if (st == LOAM_OK) st = loam_mb_collide(m, s, &inner);
+    int n = 0;
+    int* pairs = st == LOAM_OK ? loam_malloc(sizeof(int) * 2 * (size_t)(s->ncontact > 0 ? s->ncontact : 1)) : NULL;
+    if (st == LOAM_OK && !pairs) st = loam_error_set(&inner, LOAM_ERR_NOMEM, "out of memory");
+    for (int k = 0; st == LOAM_OK && k < s->ncontact; ++k) {
+        const loam_mb_contact* ct = &s->contact[k];
+        if (ct->body[0] >= 0 && ct->body[1] >= 0 && ct->depth > 0.0) pairs[2 * n] = ct->body[0], pairs[2 * n + 1] = ct->body[1], ++n;
+    }
+    if (st == LOAM_OK) st = loam_mb_model_exclude_pairs(m, pairs, n, &inner);
+    loam_free(pairs);
+    loam_mb_state_destroy(s);
+    if (st != LOAM_OK) return loam_error_set(c->err, st, "%s: self-collision at the starting pose: %s", c->file, inner.message);
+    return LOAM_OK;
+}
+
 static loam_status convert(ctx* c, xmlNode* robot, const loam_urdf_options* opt, loam_mb_model** out) {
     int nl = count_children(robot, "link"), nj = count_children(robot, "joint"), ng = 0;
     if (nl == 0) return fail(c, robot, "no <link>%s%s", NULL, NULL);
@@ -431,6 +456,7 @@ static loam_status convert(ctx* c, xmlNode* robot, const loam_urdf_options* opt,
         if (st == LOAM_OK && (st = loam_mb_model_set_self_collision(*out, 0, opt->self_collision, &inner)) != LOAM_OK)
             loam_error_set(c->err, st, "%s: options: self_collision: %s", c->file, inner.message);
         if (st == LOAM_OK && opt->srdf) st = urdf_srdf_apply(opt->srdf, *out, c->err);
+        if (st == LOAM_OK && opt->self_collision == LOAM_SELF_COLLISION_ADJACENT) st = exclude_default_overlaps(c, *out);
         if (st != LOAM_OK) {
             loam_mb_model_destroy(*out);
             *out = NULL;
