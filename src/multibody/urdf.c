@@ -112,6 +112,9 @@ static loam_status numbers(ctx* c, xmlNode* n, const char* key, int required, in
         char* end;
         errno = 0;
         double v = strtod(p, &end);
+        if ((end == p || errno == ERANGE || !isfinite(v)) && (strstr(s, "$(") || strstr(s, "${")))
+            return fail(c, n, "attribute '%s' = '%.80s' is a xacro expression: expand the file first with `xacro FILE > robot.urdf` "
+                        "(ROS's xacro package, or `pip install xacro`)", key, s);
         if (end == p || errno == ERANGE || !isfinite(v))
             return fail(c, n, count == 1 ? "attribute '%s' = '%.80s' is not a finite number" : "attribute '%s' = '%.80s' is not a list of "
                         "finite numbers of the expected length", key, s);
