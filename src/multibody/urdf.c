@@ -337,8 +337,13 @@ static loam_status build_tree(ctx* c, xmlNode* robot, link_rec* links, int nl, j
 static loam_status exclude_default_overlaps(ctx* c, loam_mb_model* m) {
     loam_mb_state* s = NULL;
     loam_error inner;
+    /* room for the overlaps whatever the model's own cap (even 0); more than that are left as they
+     * are (collide reports the overflow, the contacts it kept are still overlaps) */
+    int cap = m->opt.max_contacts;
+    m->opt.max_contacts = cap > 4096 ? cap : 4096;
     loam_status st = loam_mb_state_create(m, &s, &inner);
-    if (st == LOAM_OK) st = loam_mb_collide(m, s, &inner);
+    if (st == LOAM_OK) (void)loam_mb_collide(m, s, &inner);
+    m->opt.max_contacts = cap;
     int n = 0;
     int* pairs = st == LOAM_OK ? loam_malloc(sizeof(int) * 2 * (size_t)(s->ncontact > 0 ? s->ncontact : 1)) : NULL;
     if (st == LOAM_OK && !pairs) st = loam_error_set(&inner, LOAM_ERR_NOMEM, "out of memory");
