@@ -632,8 +632,8 @@ loam_status loam_urdf_parse(const char* text, size_t length, const char* name, c
             snprintf(err->message + ml, sizeof err->message - ml, " (a .xacro file: if it uses xacro, expand it first with `xacro %s > robot.urdf`)",
                      name);
         }
-        xmlFreeDoc(doc);
     }
+    if (doc) xmlFreeDoc(doc);
     xmlFreeParserCtxt(pc);
     return st;
 }
