@@ -81,8 +81,9 @@ typedef struct loam_mb_geom_def {
     loam_vec3d mesh_scale;  /* MESH: (1, 1, 1) */
     const struct loam_sdf_grid* sdf; /* MESH: its signed distance grid (loam/sdf_grid.h) in the geom's
                                         frame, built from the scaled mesh; not owned, it must outlive
-                                        the model. Spheres and capsules collide with it; NULL: the
-                                        mesh collides with nothing. NULL */
+                                        the model. Spheres, capsules and other meshes' points collide
+                                        with it; with neither grid nor points the mesh collides with
+                                        nothing. NULL */
     const float* points;    /* MESH: surface points in the geom frame (3 floats each; the scaled mesh's
                                vertices, thinned), tested against planes, boxes and other meshes'
                                grids; not owned, like sdf. NULL */
@@ -439,8 +440,9 @@ loam_status loam_mb_step(const loam_mb_model* model, loam_mb_state* state, loam_
 loam_status loam_mb_jacobian(const loam_mb_model* model, const loam_mb_state* state, int body, loam_vec3d point, double* jac,
                              loam_error* err);
 
-/* Contacts between the geoms at the current poses (state->contact, state->ncontact): planes
- * against spheres, boxes and capsules; spheres against spheres and boxes. More than max_contacts is
+/* Contacts between the geoms at the current poses (state->contact, state->ncontact), the pairs of
+ * docs/multibody.md's table (primitives, and meshes through their grids and surface points), less
+ * the pairs loam_mb_bodies_skip, masks and model constraints leave out. More than max_contacts is
  * an error naming the count. */
 loam_status loam_mb_collide(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
 /* The contact's 3 x nv Jacobian (rows: normal, tangent 1, tangent 2): the relative velocity of body 0's
