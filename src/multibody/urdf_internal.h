@@ -1,7 +1,9 @@
-/* Private to the URDF reader (urdf.c, urdf_mesh.c, urdf_srdf.c): collision meshes found, loaded and
- * turned into signed distance grids, and an SRDF's disabled pairs. */
+/* Private to the URDF reader (urdf.c, urdf_mesh.c, urdf_srdf.c, urdf_xml.c): collision meshes found,
+ * loaded and turned into signed distance grids, an SRDF's disabled pairs, the XML text's fixes. */
 #ifndef LOAM_URDF_INTERNAL_H
 #define LOAM_URDF_INTERNAL_H
+
+#include <libxml/tree.h>
 
 #include "loam/sdf_grid.h"
 #include "loam/urdf.h"
@@ -35,5 +37,14 @@ void urdf_meshes_free(urdf_meshes* set);
 /* Read the SRDF at `path` and exclude its <disable_collisions link1= link2=> pairs from the model's
  * contacts; links the model lacks are an error naming the SRDF's line. */
 loam_status urdf_srdf_apply(const char* path, loam_mb_model* model, loam_error* err);
+
+/* urdf_xml.c: a copy of the text with its XML declaration made acceptable to libxml2 (version 1.0,
+ * first in the file; later lines keep their numbers), its length in *out_len; NULL when it needs
+ * no change. */
+char* urdf_declaration_patched(const char* text, size_t length, size_t* out_len);
+/* The first element in the xacro namespace (or named xacro:NAME) at or below n and its siblings. */
+xmlNode* urdf_xacro_element(xmlNode* n);
+/* Whether unparsable text holds xacro elements. */
+int urdf_xacro_text(const char* text, size_t length);
 
 #endif
