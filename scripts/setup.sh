@@ -5,6 +5,8 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config libyaml-dev libpng-dev libcjson-dev libqhull-dev libxml2-dev ffmpeg clang libomp-dev
           libclang-rt-14-dev python3 python3-venv
           libglfw3-dev libgl-dev libgl1-mesa-dri xvfb xauth)  # the live viewer, and its test under a virtual X server
+# urdfdom's check_urdf: scripts/urdf_sweep.py compares loam's URDF reader with it (test urdf_sweep_pybullet)
+packages+=(liburdfdom-tools)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -32,4 +34,13 @@ if ! python3 -c "import numpy, gymnasium, pytest, matplotlib, ray, setuptools, w
     pip_flags+=(--break-system-packages)
   # vtk and pyvista read loam's ParaView output back in tests/python/test_paraview_output.py
   python3 -m pip install "${pip_flags[@]}" numpy gymnasium pytest matplotlib ray setuptools wheel vtk pyvista
+fi
+# pybullet's wheel ships pybullet_data, the public robot descriptions (Franka Panda, KUKA iiwa, the
+# quadrupeds, 1,095 URDFs) that test_urdf_wheels and urdf_sweep_pybullet load unchanged.
+if ! python3 -c "import pybullet_data" >/dev/null 2>&1; then
+  echo "setup: installing pybullet (for pybullet_data)"
+  urdf_pip_flags=(-q --root-user-action=ignore)
+  python3 -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))' &&
+    urdf_pip_flags+=(--break-system-packages)
+  python3 -m pip install "${urdf_pip_flags[@]}" pybullet
 fi

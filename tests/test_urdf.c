@@ -6,7 +6,10 @@
 #include <math.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "loam/chain.h"
+#include "loam/sdf_grid.h"
 #include "loam/urdf.h"
 #include "test_util.h"
 
@@ -160,7 +163,9 @@ static void malformed(void) {
         snprintf(path, sizeof path, "%s/tests/data/urdf_bad/%s", LOAM_SOURCE_DIR, bad[k].file);
         loam_mb_model* m = NULL;
         loam_error err;
-        loam_status st = loam_urdf_load(path, NULL, &m, &err);
+        loam_urdf_options strict = loam_urdf_default_options();
+        strict.strict = 1; /* limit_reversed and shape_unknown are only warnings otherwise (below) */
+        loam_status st = loam_urdf_load(path, &strict, &m, &err);
         CHECK(st == LOAM_ERR_INPUT && m == NULL, "%s: status %d", bad[k].file, (int)st);
         if (st == LOAM_OK) {
             loam_mb_model_destroy(m);
@@ -176,9 +181,175 @@ static void malformed(void) {
           err.message);
 }
 
+static int g_warnings;
+static char g_last_warning[1200];
+static void keep_warning(void* user, const char* message) {
+    (void)user;
+    ++g_warnings;
+    snprintf(g_last_warning, sizeof g_last_warning, "%s", message);
+}
+
+static loam_mb_model* load_wild(const char* rel, loam_urdf_options* o, loam_status want, const char* const expect[3]) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/data/urdf_wild/%s", LOAM_SOURCE_DIR, rel);
+    loam_urdf_options d = loam_urdf_default_options();
+    if (!o) o = &d;
+    o->warn = keep_warning;
+    g_warnings = 0;
+    g_last_warning[0] = 0;
+    loam_mb_model* m = NULL;
+    loam_error err;
+    loam_status st = loam_urdf_load(path, o, &m, &err);
+    CHECK(st == want, "%s: status %d, expected %d: %s", rel, (int)st, (int)want, st ? err.message : "");
+    for (int e = 0; st != LOAM_OK && expect && e < 3; ++e)
+        CHECK(strstr(err.message, expect[e]) != NULL, "%s: the message lacks \"%s\": %s", rel, expect[e], err.message);
+    return m;
+}
+
+/* What urdfdom accepts and descriptions in the wild carry: XML version 0.0, white space before the
+ * declaration, an axis on a fixed joint; package:// meshes found beside the URDF or through
+ * ROS_PACKAGE_PATH; xacro files named as such. */
+static void wild(void) {
+    loam_mb_model* m = load_wild("pkg/my_robot/urdf/robot.urdf", NULL, LOAM_OK, NULL);
+    if (m) {
+        CHECK(m->nbody == 2 && m->body[1].joint == LOAM_JOINT_FIXED, "version 0.0 + fixed joint with zero axis: %d bodies", m->nbody);
+        CHECK(m->ngeom == 1 && m->geom[0].type == LOAM_SHAPE_MESH && m->geom[0].sdf && m->geom[0].npoints == 8,
+              "package:// mesh beside the URDF: sdf %p, %d points", (const void*)m->geom[0].sdf, m->geom[0].npoints);
+        if (m->geom[0].sdf) { /* the grid is the cube's: 5 cm from its centre to a face */
+            float d = loam_sdf_grid_query(m->geom[0].sdf, (loam_vec3){0.0f, 0.0f, 0.0f}, NULL);
+            float out = loam_sdf_grid_query(m->geom[0].sdf, (loam_vec3){0.08f, 0.0f, 0.0f}, NULL);
+            CHECK(fabsf(d + 0.05f) < 2e-3f && fabsf(out - 0.03f) < 2e-3f, "cube grid: %g at the centre, %g 3 cm outside a face", (double)d, (double)out);
+        }
+        CHECK(g_warnings == 0, "warning: %s", g_last_warning);
+        loam_mb_model_destroy(m);
+    }
+    /* outside the package: not found (a warning naming where it looked), then through ROS_PACKAGE_PATH */
+    unsetenv("ROS_PACKAGE_PATH");
+    m = load_wild("elsewhere.urdf", NULL, LOAM_OK, NULL);
+    CHECK(g_warnings == 1 && strstr(g_last_warning, "elsewhere.urdf:7: <link name=\"cube\">: <mesh>: filename 'package://my_robot/meshes/cube.obj' "
+                                                     "not found") && strstr(g_last_warning, "ROS_PACKAGE_PATH") &&
+              strstr(g_last_warning, "collides with nothing"),
+          "%d warnings: %s", g_warnings, g_last_warning);
+    CHECK(m && m->ngeom == 1 && !m->geom[0].sdf, "an unfound mesh stays without a grid");
+    loam_mb_model_destroy(m);
+    setenv("ROS_PACKAGE_PATH", "/nonexistent:" LOAM_SOURCE_DIR "/tests/data/urdf_wild/pkg", 1);
+    m = load_wild("elsewhere.urdf", NULL, LOAM_OK, NULL);
+    CHECK(m && g_warnings == 0 && m->geom[0].sdf && fabs(m->geom[0].points[0]) == 0.1f, "through ROS_PACKAGE_PATH, scaled 2x: %s", g_last_warning);
+    loam_mb_model_destroy(m);
+    unsetenv("ROS_PACKAGE_PATH");
+    loam_urdf_options o = loam_urdf_default_options();
+    o.package_path = LOAM_SOURCE_DIR "/tests/data/urdf_wild/pkg/my_robot"; /* a package folder itself */
+    m = load_wild("elsewhere.urdf", &o, LOAM_OK, NULL);
+    CHECK(m && g_warnings == 0 && m->geom[0].sdf, "through package_path: %s", g_last_warning);
+    loam_mb_model_destroy(m);
+    /* a format loam does not read: a warning by default, an error under strict */
+    m = load_wild("pkg/my_robot/urdf/visual_dae.urdf", NULL, LOAM_OK, NULL);
+    CHECK(g_warnings == 1 && strstr(g_last_warning, "visual_dae.urdf:6: <link name=\"body\">: <mesh>") && strstr(g_last_warning, "OBJ and STL"),
+          "%d warnings: %s", g_warnings, g_last_warning);
+    loam_mb_model_destroy(m);
+    o = loam_urdf_default_options();
+    o.strict = 1;
+    static const char* const dae[3] = {"visual_dae.urdf:6:", "<mesh>", "body.dae"};
+    m = load_wild("pkg/my_robot/urdf/visual_dae.urdf", &o, LOAM_ERR_INPUT, dae);
+    static const char* const xacro[3] = {"robot.urdf.xacro:3: <xacro:property>", "xacro file", "`xacro "};
+    m = load_wild("robot.urdf.xacro", NULL, LOAM_ERR_INPUT, xacro);
+    static const char* const subst[3] = {"substitution_args.urdf:8:", "<origin>", "xacro expression"};
+    m = load_wild("substitution_args.urdf", NULL, LOAM_ERR_INPUT, subst);
+}
+
+/* Self-collision: base -(fixed)- mount -(j1)- upper -(j2)- lower; upper overlaps base (adjacent
+ * through the fixed joint), lower overlaps base at q = 0 (not adjacent). */
+static int chain_contacts(loam_mb_self_collision mode, const char* srdf, int* nexclude) {
+    loam_urdf_options o = loam_urdf_default_options();
+    o.self_collision = mode;
+    o.srdf = srdf;
+    loam_mb_model* m = load_wild("chain.urdf", &o, LOAM_OK, NULL);
+    if (!m) return -1;
+    loam_mb_state* s = NULL;
+    loam_error err;
+    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK && loam_mb_collide(m, s, &err) == LOAM_OK, "%s", err.message);
+    int mask = 0; /* bit 0: upper-base, bit 1: lower-base */
+    for (int k = 0; s && k < s->ncontact; ++k) {
+        const char *a = m->body[s->contact[k].body[0]].name, *b = s->contact[k].body[1] >= 0 ? m->body[s->contact[k].body[1]].name : "";
+        if ((!strcmp(a, "upper") && !strcmp(b, "base")) || (!strcmp(b, "upper") && !strcmp(a, "base"))) mask |= 1;
+        if ((!strcmp(a, "lower") && !strcmp(b, "base")) || (!strcmp(b, "lower") && !strcmp(a, "base"))) mask |= 2;
+    }
+    *nexclude = m->nexclude;
+    loam_mb_state_destroy(s);
+    loam_mb_model_destroy(m);
+    return mask;
+}
+
+static void self_collision(void) {
+    int nx = 0;
+    int all = chain_contacts(LOAM_SELF_COLLISION_ALL, NULL, &nx);
+    CHECK(all == 3 && nx == 0, "all: contacts mask %d (expected upper-base and lower-base), %d excluded", all, nx);
+    int adj = chain_contacts(LOAM_SELF_COLLISION_ADJACENT, NULL, &nx);
+    CHECK(adj == 0 && nx == 1, "adjacent: contacts mask %d, %d excluded pairs (expected lower-base, overlapping at q = 0)", adj, nx);
+    int off = chain_contacts(LOAM_SELF_COLLISION_OFF, NULL, &nx);
+    CHECK(off == 0 && nx == 0, "off: contacts mask %d", off);
+    int srdf = chain_contacts(LOAM_SELF_COLLISION_ALL, LOAM_SOURCE_DIR "/tests/data/urdf_wild/chain.srdf", &nx);
+    CHECK(srdf == 1 && nx == 1, "all + SRDF disabling base-lower: contacts mask %d, %d excluded", srdf, nx);
+    loam_urdf_options o = loam_urdf_default_options();
+    o.srdf = LOAM_SOURCE_DIR "/tests/data/urdf_wild/chain_bad.srdf";
+    static const char* const bad[3] = {"chain_bad.srdf:3:", "<disable_collisions>", "'link2' = 'forearm' is not a link"};
+    load_wild("chain.urdf", &o, LOAM_ERR_INPUT, bad);
+    o = loam_urdf_default_options();
+    o.self_collision = (loam_mb_self_collision)7;
+    static const char* const mode[3] = {"chain.urdf", "self_collision", "mode 7"};
+    load_wild("chain.urdf", &o, LOAM_ERR_INPUT, mode);
+}
+
+/* A mesh geom collides through its grid and points, like the primitives: the 0.1 m cube from a URDF,
+ * floating, dropped 1 cm onto a world plane, and a second one onto the first, come to rest a face
+ * on the plane (centre at 0.05 m) and on the cube (0.15 m). */
+static void mesh_contacts(void) {
+    loam_urdf_options o = loam_urdf_default_options();
+    o.floating_base = 1;
+    loam_mb_model* cube = load_wild("pkg/my_robot/urdf/robot.urdf", &o, LOAM_OK, NULL);
+    if (!cube) return;
+    loam_mb_body_def bodies[4];
+    loam_mb_geom_def geoms[3];
+    for (int k = 0; k < 2; ++k) {
+        bodies[2 * k] = cube->body[0], bodies[2 * k + 1] = cube->body[1];
+        snprintf(bodies[2 * k].name, sizeof bodies[0].name, "cube%d", k);
+        snprintf(bodies[2 * k + 1].name, sizeof bodies[0].name, "flange%d", k);
+        bodies[2 * k + 1].parent = 2 * k;
+        geoms[k] = cube->geom[0];
+        geoms[k].body = 2 * k;
+    }
+    geoms[2] = loam_mb_default_geom_def();
+    geoms[2].type = LOAM_SHAPE_PLANE, geoms[2].body = -1;
+    loam_mb_model* m = NULL;
+    loam_error err;
+    CHECK(loam_mb_model_create(bodies, 4, geoms, 3, NULL, &m, &err) == LOAM_OK, "%s", err.message);
+    loam_mb_state* s = NULL;
+    if (m) CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    if (s) {
+        s->q[m->q_adr[0] + 2] = 0.06, s->q[m->q_adr[2] + 2] = 0.17;
+        s->q[m->q_adr[2]] = 0.02; /* off centre: it rests on part of the lower cube's top face */
+        for (int n = 0; n < 1500; ++n)
+            if (loam_mb_step(m, s, &err) != LOAM_OK) {
+                CHECK(0, "%s", err.message);
+                break;
+            }
+        double z0 = s->xpose[0].p.z, z1 = s->xpose[2].p.z, v = 0;
+        for (int k = 0; k < m->nv; ++k) v = fmax(v, fabs(s->qd[k]));
+        CHECK(fabs(z0 - 0.05) < 2e-3 && fabs(z1 - 0.15) < 3e-3 && v < 1e-2, "mesh cubes rest at z = %.4f and %.4f m (0.05, 0.15), speed %.2e",
+              z0, z1, v);
+        fprintf(stderr, "mesh cubes: z = %.5f, %.5f m after 1.5 s, %d contacts\n", z0, z1, s->ncontact);
+    }
+    loam_mb_state_destroy(s);
+    loam_mb_model_destroy(m);
+    loam_mb_model_destroy(cube);
+}
+
 int main(void) {
     panda();
     mobile_base();
     malformed();
+    wild();
+    self_collision();
+    mesh_contacts();
     TEST_MAIN_END();
 }

@@ -81,8 +81,13 @@ typedef struct loam_mb_geom_def {
     loam_vec3d mesh_scale;  /* MESH: (1, 1, 1) */
     const struct loam_sdf_grid* sdf; /* MESH: its signed distance grid (loam/sdf_grid.h) in the geom's
                                         frame, built from the scaled mesh; not owned, it must outlive
-                                        the model. Spheres and capsules collide with it; NULL: the
-                                        mesh collides with nothing. NULL */
+                                        the model. Spheres, capsules and other meshes' points collide
+                                        with it; with neither grid nor points the mesh collides with
+                                        nothing. NULL */
+    const float* points;    /* MESH: surface points in the geom frame (3 floats each; the scaled mesh's
+                               vertices, thinned), tested against planes, boxes and other meshes'
+                               grids; not owned, like sdf. NULL */
+    int npoints;            /* MESH: 0 to 1024, 0 */
     double friction;        /* Coulomb coefficient, >= 0, 0.5; a pair uses sqrt(mu_a mu_b) */
     uint32_t contype, conaffinity; /* two geoms collide if (contype_a & conaffinity_b) or
                                       (contype_b & conaffinity_a) is nonzero (as MuJoCo); 1, 1 */
@@ -300,6 +305,18 @@ typedef struct loam_mb_options {
                                (loam_mb_state.threads); the bits never depend on it. 0 */
 } loam_mb_options;
 
+/* Which pairs of one robot's (one tree's) own bodies collide. A joint's parent and child never do
+ * (they overlap by design at the joint). */
+typedef enum loam_mb_self_collision {
+    LOAM_SELF_COLLISION_ALL = 0,      /* every other pair (what a model built by hand gets) */
+    LOAM_SELF_COLLISION_ADJACENT = 1, /* adjacent links excluded: bodies welded together by fixed joints
+                                         count as one link, and two links joined by one moving joint do
+                                         not collide (what MoveIt's setup assistant calls "adjacent";
+                                         the URDF loader's default) */
+    LOAM_SELF_COLLISION_OFF = 2       /* none: the tree's bodies only meet other trees and the world */
+} loam_mb_self_collision;
+LOAM_API const char* loam_mb_self_collision_name(loam_mb_self_collision mode);
+
 typedef struct loam_mb_model {
     char name[LOAM_NAME_MAX];
     int nbody, nq, nv, ngeom;
@@ -322,6 +339,13 @@ typedef struct loam_mb_model {
     int nfem, nfem_node;    /* FEM pieces (loam_mb_model_add_fem) and their nodes in all */
     loam_mb_fem* fem;       /* nfem */
     loam_mb_options opt;
+    loam_mb_self_collision* tree_self; /* ntree: each tree's self-collision, ALL
+                                          (loam_mb_model_set_self_collision) */
+    int nexclude;           /* body pairs that never collide (an SRDF's <disable_collisions>) */
+    long long* exclude;     /* nexclude keys lo * nbody + hi (lo < hi), ascending
+                               (loam_mb_model_exclude_pairs) */
+    int nowned_sdf;         /* grids the model owns (the URDF loader's mesh grids), freed with it */
+    struct loam_sdf_grid** owned_sdf;
 } loam_mb_model;
 
 typedef struct loam_mb_state {
@@ -376,6 +400,17 @@ LOAM_API loam_status loam_mb_model_set_constraints(loam_mb_model* model, const l
 /* Add a deformable FEM piece (checked and copied; errors name the piece, the field and the element or
  * node). Call before creating states. The piece is model->fem[model->nfem - 1]. */
 LOAM_API loam_status loam_mb_model_add_fem(loam_mb_model* model, const loam_mb_fem_def* def, loam_error* err);
+/* Set the self-collision of the tree that holds `body` (any of its bodies). Errors name the body
+ * and the value. */
+LOAM_API loam_status loam_mb_model_set_self_collision(loam_mb_model* model, int body, loam_mb_self_collision mode, loam_error* err);
+/* Add `count` body pairs (2 ints each: two distinct bodies) that never collide, whatever the trees
+ * and masks (an SRDF's <disable_collisions>); repeated pairs are kept once. Call before creating
+ * states. */
+LOAM_API loam_status loam_mb_model_exclude_pairs(loam_mb_model* model, const int* pairs, int count, loam_error* err);
+/* Whether contacts between bodies a and b (-1: the world) are skipped by the body rules: the same
+ * body, a joint's parent and child, the trees' self-collision, excluded pairs. (Masks and model
+ * constraints are checked by loam_mb_collide on top of this.) */
+LOAM_API int loam_mb_bodies_skip(const loam_mb_model* model, int a, int b);
 /* Index of the body with this name, -1 if none. */
 LOAM_API int loam_mb_body_index(const loam_mb_model* model, const char* name);
 
@@ -410,8 +445,9 @@ LOAM_API loam_status loam_mb_step(const loam_mb_model* model, loam_mb_state* sta
 LOAM_API loam_status loam_mb_jacobian(const loam_mb_model* model, const loam_mb_state* state, int body, loam_vec3d point, double* jac,
                              loam_error* err);
 
-/* Contacts between the geoms at the current poses (state->contact, state->ncontact): planes
- * against spheres, boxes and capsules; spheres against spheres and boxes. More than max_contacts is
+/* Contacts between the geoms at the current poses (state->contact, state->ncontact), the pairs of
+ * docs/multibody.md's table (primitives, and meshes through their grids and surface points), less
+ * the pairs loam_mb_bodies_skip, masks and model constraints leave out. More than max_contacts is
  * an error naming the count. */
 LOAM_API loam_status loam_mb_collide(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
 /* The contact's 3 x nv Jacobian (rows: normal, tangent 1, tangent 2): the relative velocity of body 0's

@@ -114,9 +114,9 @@ void mb_sphere_box(sink* k, int gs, int gb, loam_vec3d c, double r, loam_posed B
     mb_emit(k, gs, gb, d3_add(surface, d3_scale(n, 0.5 * gap)), n, -gap);
 }
 
-static int adjacent(const loam_mb_model* m, int a, int b) {
-    return a >= 0 && b >= 0 && (a == b || m->body[a].parent == b || m->body[b].parent == a);
-}
+/* The same body, a joint's two links, the tree's self-collision setting, excluded pairs
+ * (collide_filter.c). */
+static int adjacent(const loam_mb_model* m, int a, int b) { return loam_mb_bodies_skip(m, a, b); }
 
 static int by_key(const void* a, const void* b) { return (*(const long long*)a > *(const long long*)b) - (*(const long long*)a < *(const long long*)b); }
 
@@ -153,6 +153,17 @@ static double bound_radius(const loam_mb_geom_def* g) {
     case LOAM_SHAPE_BOX: return d3_norm(g->size);
     case LOAM_SHAPE_CAPSULE: return g->size.x + g->size.z;
     case LOAM_SHAPE_CYLINDER: return sqrt(g->size.x * g->size.x + g->size.z * g->size.z);
+    case LOAM_SHAPE_MESH:
+        if (g->sdf) { /* the farthest corner of the grid's box less its margin: the mesh's bounds */
+            const loam_sdf_grid* s = g->sdf;
+            double lo[3] = {s->origin.x + s->margin, s->origin.y + s->margin, s->origin.z + s->margin};
+            double hi[3] = {s->origin.x + (s->nx - 1) * (double)s->cell - s->margin, s->origin.y + (s->ny - 1) * (double)s->cell - s->margin,
+                            s->origin.z + (s->nz - 1) * (double)s->cell - s->margin};
+            double r2 = 0.0;
+            for (int a = 0; a < 3; ++a) r2 += fmax(lo[a] * lo[a], hi[a] * hi[a]);
+            return sqrt(r2);
+        }
+        return -1.0;
     default: return -1.0;
     }
 }
@@ -179,7 +190,12 @@ static void pair(sink* k, int ga, int gb) {
             plane_sphere(k, gb, ga, PA, d3_add(PB.p, axis), B->size.x);
             plane_sphere(k, gb, ga, PA, d3_sub(PB.p, axis), B->size.x);
         } else if (tb == LOAM_SHAPE_CYLINDER) mb_plane_cylinder(k, gb, ga, PA, PB, B->size.x, B->size.z);
+        else if (tb == LOAM_SHAPE_MESH) mb_points_shape(k, gb, PB, B->points, B->npoints, ga, PA, A);
+    } else if (ta == LOAM_SHAPE_MESH) { /* both meshes: each one's points against the other's grid */
+        mb_points_shape(k, ga, PA, A->points, A->npoints, gb, PB, B);
+        mb_points_shape(k, gb, PB, B->points, B->npoints, ga, PA, A);
     } else if (ta == LOAM_SHAPE_BOX) {
+        if (tb == LOAM_SHAPE_MESH) mb_points_shape(k, gb, PB, B->points, B->npoints, ga, PA, A);
         if (tb == LOAM_SHAPE_BOX) mb_box_box(k, ga, PA, A->size, gb, PB, B->size);
         else if (tb == LOAM_SHAPE_SPHERE) mb_sphere_box(k, gb, ga, PB.p, B->size.x, PA, A->size);
         else if (tb == LOAM_SHAPE_CAPSULE) mb_box_capsule(k, ga, PA, A->size, gb, PB, B->size.x, B->size.z);

@@ -30,6 +30,12 @@ void mb_box_box(mb_sink* k, int ga, loam_posed A, loam_vec3d ha, int gb, loam_po
 void mb_sphere_sdf(mb_sink* k, int gs, loam_vec3d c, double r, int gm, loam_posed G, const loam_sdf_grid* grid);
 void mb_capsule_sdf(mb_sink* k, int gc, loam_posed C, double r, double hc, int gm, loam_posed G, const loam_sdf_grid* grid);
 
+/* A mesh geom gm (frame G) by its surface points (npts, geom frame) against geom go (frame O): a
+ * plane, a box (also the box's corners against gm's grid) or another mesh's grid; at most four
+ * contacts per direction, the deepest and then the most spread. */
+enum { MB_MAX_MESH_POINTS = 1024 };
+void mb_points_shape(mb_sink* k, int gm, loam_posed G, const float* pts, int npts, int go, loam_posed O, const loam_mb_geom_def* other);
+
 /* Closest points of segments p1 + s d1 (|s| <= e1) and p2 + t d2 (|t| <= e2), unit d1, d2. */
 void mb_segment_closest(loam_vec3d p1, loam_vec3d d1, double e1, loam_vec3d p2, loam_vec3d d2, double e2, double* s, double* t);
 

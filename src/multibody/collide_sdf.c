@@ -61,3 +61,93 @@ void mb_capsule_sdf(mb_sink* k, int gc, loam_posed C, double r, double hc, int g
         mb_emit(k, gc, gm, d3_sub(p[i], d3_scale(n[i], r + 0.5 * gap)), n[i], -gap);
     }
 }
+
+/* A mesh's surface points against another shape: each point's gap and outward normal from the
+ * other shape; the points within the contact margin are kept, then at most four of them reported:
+ * the deepest, then each time the one farthest from those already chosen (a mesh lying on a floor
+ * rests on a spread support polygon, like a box's four corners, instead of hundreds of vertices). */
+typedef struct probe_hit {
+    loam_vec3d p, n;
+    double gap;
+} probe_hit;
+
+enum { MAX_POINT_CONTACTS = 4 };
+
+static void reduce_emit(mb_sink* k, int ga, int gb, probe_hit* h, int nh) {
+    if (nh == 0) return;
+    int chosen[MAX_POINT_CONTACTS], nc = 0, best = 0;
+    for (int i = 1; i < nh; ++i)
+        if (h[i].gap < h[best].gap) best = i;
+    chosen[nc++] = best;
+    while (nc < MAX_POINT_CONTACTS && nc < nh) {
+        int far = -1;
+        double far_d = 1e-12; /* points that coincide with a chosen one add nothing */
+        for (int i = 0; i < nh; ++i) {
+            double dmin = INFINITY;
+            for (int c = 0; c < nc; ++c) dmin = fmin(dmin, d3_norm(d3_sub(h[i].p, h[chosen[c]].p)));
+            if (dmin > far_d) far_d = dmin, far = i;
+        }
+        if (far < 0) break;
+        chosen[nc++] = far;
+    }
+    for (int c = 0; c < nc; ++c) {
+        const probe_hit* x = &h[chosen[c]];
+        mb_emit(k, ga, gb, d3_sub(x->p, d3_scale(x->n, 0.5 * x->gap)), x->n, -x->gap);
+    }
+}
+
+/* Signed distance of world point p from box B (half extents e) and the outward normal there. */
+static double box_distance(loam_posed B, loam_vec3d e, loam_vec3d p, loam_vec3d* n) {
+    loam_vec3d l = qd_rotate(qd_conj(B.q), d3_sub(p, B.p));
+    loam_vec3d q = d3(fmax(-e.x, fmin(e.x, l.x)), fmax(-e.y, fmin(e.y, l.y)), fmax(-e.z, fmin(e.z, l.z)));
+    loam_vec3d d = d3_sub(l, q);
+    double dist = d3_norm(d);
+    if (dist > 1e-12) {
+        *n = qd_rotate(B.q, d3_scale(d, 1.0 / dist));
+        return dist;
+    }
+    int axis = 0; /* inside: out through the nearest face */
+    double room = INFINITY;
+    for (int a = 0; a < 3; ++a) {
+        double r = d3_get(e, a) - fabs(d3_get(l, a));
+        if (r < room) room = r, axis = a;
+    }
+    double sgn = d3_get(l, axis) >= 0 ? 1.0 : -1.0;
+    *n = qd_rotate(B.q, d3(axis == 0 ? sgn : 0, axis == 1 ? sgn : 0, axis == 2 ? sgn : 0));
+    return -room;
+}
+
+void mb_points_shape(mb_sink* k, int gm, loam_posed G, const float* pts, int npts, int go, loam_posed O, const loam_mb_geom_def* other) {
+    probe_hit h[MB_MAX_MESH_POINTS + 8];
+    int nh = 0;
+    double margin = k->m->opt.contact_margin;
+    for (int i = 0; i < npts && i < MB_MAX_MESH_POINTS; ++i) {
+        loam_vec3d p = pd_apply(G, d3(pts[3 * i], pts[3 * i + 1], pts[3 * i + 2])), n;
+        double gap;
+        if (other->type == LOAM_SHAPE_PLANE) {
+            n = qd_rotate(O.q, d3(0, 0, 1));
+            gap = d3_dot(n, d3_sub(p, O.p));
+        } else if (other->type == LOAM_SHAPE_BOX) {
+            gap = box_distance(O, other->size, p, &n);
+        } else if (other->type == LOAM_SHAPE_MESH && other->sdf) {
+            gap = sdf_at(O, other->sdf, p, &n);
+        } else {
+            return;
+        }
+        if (gap <= margin) h[nh++] = (probe_hit){p, n, gap};
+    }
+    /* A box's corners against the mesh's grid too: a box edge can dig into a mesh face between the
+     * mesh's vertices. (n: from the mesh towards the box, as the mesh's points' normals are reversed.) */
+    if (other->type == LOAM_SHAPE_BOX && k->m->geom[gm].sdf) {
+        probe_hit hb[8];
+        int nb = 0;
+        loam_vec3d e = other->size;
+        for (int i = 0; i < 8; ++i) {
+            loam_vec3d c = pd_apply(O, d3(i & 1 ? e.x : -e.x, i & 2 ? e.y : -e.y, i & 4 ? e.z : -e.z)), n;
+            double gap = sdf_at(G, k->m->geom[gm].sdf, c, &n);
+            if (gap <= margin) hb[nb++] = (probe_hit){c, n, gap};
+        }
+        reduce_emit(k, go, gm, hb, nb);
+    }
+    reduce_emit(k, gm, go, h, nh);
+}

@@ -142,6 +142,9 @@ static loam_status check_geom(const loam_mb_geom_def* g, int i, int nbody, loam_
                               g->size.y, g->size.z);
     if (memchr(g->mesh, 0, sizeof g->mesh) == NULL)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: mesh name is not NUL-terminated", i);
+    if (g->npoints < 0 || g->npoints > 1024 || (g->npoints > 0 && (!g->points || g->type != LOAM_SHAPE_MESH)))
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: %d surface points, expected 0 to 1024 points given for a mesh geom", i,
+                              g->npoints);
     if (g->sdf && g->type != LOAM_SHAPE_MESH)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: an sdf grid is only for mesh geoms (type %d)", i, (int)g->type);
     if (g->sdf && (g->sdf->nx < 2 || g->sdf->ny < 2 || g->sdf->nz < 2 || !(g->sdf->cell > 0.0f) || !g->sdf->values))
@@ -247,7 +250,8 @@ loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, cons
     m->tree_nv = loam_calloc((size_t)m->ntree, sizeof(int));
     m->tree_dof_adr = loam_calloc((size_t)m->ntree, sizeof(int));
     m->tree_madr = loam_calloc((size_t)m->ntree, sizeof(int));
-    if (!m->tree_nv || !m->tree_dof_adr || !m->tree_madr) {
+    m->tree_self = loam_calloc((size_t)m->ntree, sizeof *m->tree_self); /* zero: LOAM_SELF_COLLISION_ALL */
+    if (!m->tree_nv || !m->tree_dof_adr || !m->tree_madr || !m->tree_self) {
         loam_mb_model_destroy(m);
         return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory");
     }
@@ -288,6 +292,13 @@ void loam_mb_model_destroy(loam_mb_model* m) {
     loam_free(m->tree_madr);
     loam_free(m->geom);
     loam_free(m->constraint);
+    loam_free(m->tree_self);
+    loam_free(m->exclude);
+    for (int g = 0; g < m->nowned_sdf; ++g) {
+        loam_sdf_grid_free(m->owned_sdf[g]);
+        loam_free(m->owned_sdf[g]);
+    }
+    loam_free(m->owned_sdf);
     for (int f = 0; f < m->nfem; ++f) mb_fem_free(&m->fem[f]);
     loam_free(m->fem);
     loam_free(m);

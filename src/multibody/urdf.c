@@ -12,6 +12,7 @@
 #include "core/vecd.h"
 #include "loam/io.h"
 #include "loam/urdf.h"
+#include "multibody/urdf_internal.h"
 
 typedef struct link_rec {
     xmlNode* node;
@@ -29,6 +30,8 @@ typedef struct joint_rec {
 typedef struct ctx {
     const char* file;
     loam_error* err;
+    const loam_urdf_options* opt;
+    urdf_meshes meshes; /* the grids of this load's collision meshes */
 } ctx;
 
 static const char* attr(xmlNode* n, const char* name) {
@@ -45,7 +48,7 @@ static const char* label(xmlNode* n) {
 }
 
 /* "file:line: <joint name="j2">: <limit>: message": the element, under its nearest named ancestor. */
-static loam_status fail(ctx* c, xmlNode* n, const char* fmt, const char* a, const char* b) {
+static void describe(ctx* c, xmlNode* n, const char* fmt, const char* a, const char* b, char* out, size_t cap) {
     char what[200];
     xmlNode* named = n;
     while (named && named->type == XML_ELEMENT_NODE && !attr(named, "name")) named = named->parent;
@@ -57,7 +60,35 @@ static loam_status fail(ctx* c, xmlNode* n, const char* fmt, const char* a, cons
         snprintf(what, sizeof what, "<%s>", (const char*)n->name);
     char msg[600];
     snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
-    return loam_error_set(c->err, LOAM_ERR_INPUT, "%s:%ld: %s: %s", c->file, xmlGetLineNo(n), what, msg);
+    snprintf(out, cap, "%s:%ld: %s: %s", c->file, xmlGetLineNo(n), what, msg);
+}
+
+static loam_status fail(ctx* c, xmlNode* n, const char* fmt, const char* a, const char* b) {
+    char msg[1000];
+    describe(c, n, fmt, a, b, msg, sizeof msg);
+    return loam_error_set(c->err, LOAM_ERR_INPUT, "%s", msg);
+}
+
+void loam_urdf_warn_stderr(void* user, const char* message) {
+    (void)user;
+    fprintf(stderr, "loam: warning: %s\n", message);
+}
+
+static void warn(ctx* c, xmlNode* n, const char* fmt, const char* a, const char* b) {
+    if (!c->opt->warn) return;
+    char msg[1100];
+    describe(c, n, fmt, a, b, msg, sizeof msg);
+    c->opt->warn(c->opt->warn_user, msg);
+}
+
+/* Collision geometry loam cannot use (a mesh not found, not OBJ or STL, unreadable; a shape it does
+ * not know): an error under `strict`, otherwise a warning, as urdfdom logs the element and drops
+ * it. A mesh stays in the model without a grid (written back by loam_urdf_write); *skip drops the
+ * rest. */
+static loam_status unusable(ctx* c, xmlNode* n, const char* why, const char* what) {
+    if (c->opt->strict) return fail(c, n, "%s%s", why, NULL);
+    warn(c, n, "%s; %s (strict = 1 makes this an error)", why, what);
+    return LOAM_OK;
 }
 
 static xmlNode* child(xmlNode* n, const char* name) {
@@ -81,6 +112,9 @@ static loam_status numbers(ctx* c, xmlNode* n, const char* key, int required, in
         char* end;
         errno = 0;
         double v = strtod(p, &end);
+        if ((end == p || errno == ERANGE || !isfinite(v)) && (strstr(s, "$(") || strstr(s, "${")))
+            return fail(c, n, "attribute '%s' = '%.80s' is a xacro expression: expand the file first with `xacro FILE > robot.urdf` "
+                        "(ROS's xacro package, or `pip install xacro`)", key, s);
         if (end == p || errno == ERANGE || !isfinite(v))
             return fail(c, n, count == 1 ? "attribute '%s' = '%.80s' is not a finite number" : "attribute '%s' = '%.80s' is not a list of "
                         "finite numbers of the expected length", key, s);
@@ -130,7 +164,8 @@ static loam_status inertial(ctx* c, xmlNode* link, loam_mb_body_def* b) {
     return LOAM_OK;
 }
 
-static loam_status geometry(ctx* c, xmlNode* col, int body, loam_mb_geom_def* g) {
+static loam_status geometry(ctx* c, xmlNode* col, int body, loam_mb_geom_def* g, int* skip) {
+    *skip = 0;
     *g = loam_mb_default_geom_def();
     g->body = body;
     loam_status st = origin(c, col, &g->pose);
@@ -168,10 +203,32 @@ static loam_status geometry(ctx* c, xmlNode* col, int body, loam_mb_geom_def* g)
         g->type = LOAM_SHAPE_MESH;
         strcpy(g->mesh, f);
         double sc[3] = {1, 1, 1};
-        if ((st = numbers(c, s, "scale", 0, 3, sc)) != LOAM_OK) return st;
+        char path[1024], tried[600], why[900];
+        if ((st = numbers(c, s, "scale", 0, 3, sc)) != LOAM_OK) {
+            if (c->opt->strict) return st;
+            *skip = 1; /* urdfdom drops a collision whose mesh scale it cannot parse */
+            snprintf(why, sizeof why, "%.800s", c->err ? c->err->message : "bad scale");
+            const char* tail = strstr(why, ">: attribute");
+            return unusable(c, s, tail ? tail + 3 : "attribute 'scale' is not 3 numbers", "this collision element is skipped");
+        }
         g->mesh_scale = d3(sc[0], sc[1], sc[2]);
+        if (!urdf_mesh_resolve(c->file, f, c->opt->package_path, path, sizeof path, tried, sizeof tried)) {
+            snprintf(why, sizeof why, "filename '%.200s' not found (looked for %.500s%s)", f, tried,
+                     strncmp(f, "package://", 10) == 0 ? "; add the package's parent folder to ROS_PACKAGE_PATH or to package_path" : "");
+            return unusable(c, s, why, "it collides with nothing");
+        }
+        loam_error inner;
+        st = urdf_mesh_build(&c->meshes, path, g->mesh_scale, c->opt->mesh_cell, c->opt->mesh_grids, g, &inner);
+        if (st == LOAM_ERR_NOMEM) return loam_error_set(c->err, st, "%s: %s", c->file, inner.message);
+        if (st != LOAM_OK) {
+            snprintf(why, sizeof why, "filename '%.200s': %.600s", f, inner.message);
+            return unusable(c, s, why, "it collides with nothing");
+        }
     } else {
-        return fail(c, s, "unknown shape '%s' (box, sphere, cylinder, capsule or mesh)", kind, NULL);
+        char why[200];
+        snprintf(why, sizeof why, "unknown shape '%.60s' (loam reads box, sphere, cylinder, capsule and mesh)", kind);
+        *skip = 1;
+        return unusable(c, s, why, "this collision element is skipped");
     }
     if (g->size.x < 0 || g->size.y < 0 || g->size.z < 0) return fail(c, s, "negative size%s%s", NULL, NULL);
     return LOAM_OK;
@@ -191,7 +248,9 @@ static loam_status joint_def(ctx* c, xmlNode* j, loam_mb_body_def* b) {
     loam_status st = origin(c, j, &b->placement);
     if (st != LOAM_OK) return st;
     b->axis = d3(1, 0, 0); /* the URDF default */
-    xmlNode* ax = child(j, "axis");
+    /* urdfdom reads an axis only for joints that move along one: on a fixed or floating joint it is
+     * ignored (franka_ros's panda_joint8 is fixed with axis "0 0 0"). */
+    xmlNode* ax = loam_joint_nv(b->joint) == 1 ? child(j, "axis") : NULL;
     if (ax) {
         double v[3];
         if ((st = numbers(c, ax, "xyz", 1, 3, v)) != LOAM_OK) return st;
@@ -214,7 +273,13 @@ static loam_status joint_def(ctx* c, xmlNode* j, loam_mb_body_def* b) {
             b->limited = 1;
             if ((st = numbers(c, lim, "lower", 0, 1, &b->lower)) != LOAM_OK) return st;
             if ((st = numbers(c, lim, "upper", 0, 1, &b->upper)) != LOAM_OK) return st;
-            if (b->lower > b->upper) return fail(c, lim, "lower = %s is above upper = %s", attr(lim, "lower"), attr(lim, "upper"));
+            if (b->lower > b->upper) {
+                /* urdfdom takes it; Bullet (and so pybullet_data's cube_no_rotation.urdf) reads
+                 * lower > upper as "no limit". Under strict it stays an error. */
+                if (c->opt->strict) return fail(c, lim, "lower = %s is above upper = %s", attr(lim, "lower"), attr(lim, "upper"));
+                warn(c, lim, "lower = %s is above upper = %s: read as no position limit, as Bullet does", attr(lim, "lower"), attr(lim, "upper"));
+                b->limited = 0;
+            }
         }
     }
     xmlNode* dyn = child(j, "dynamics");
@@ -260,6 +325,36 @@ static loam_status build_tree(ctx* c, xmlNode* robot, link_rec* links, int nl, j
             *root = i;
         }
     if (*root < 0) return fail(c, robot, "no root link: the joints form a cycle%s%s", NULL, NULL);
+    return LOAM_OK;
+}
+
+/* MoveIt's setup assistant disables, besides adjacent links, the pairs that are in collision in the
+ * robot's default pose (reason "Default"): a description whose links overlap at rest was drawn that
+ * way (pybullet_data's vision60 has its toes inside its hips at q = 0; spirit40 and minitaur
+ * rainbow_dash similar), and pushing them apart fights the joints until the step diverges. So the
+ * ADJACENT mode also excludes the pairs of the robot's own bodies that overlap in the state
+ * loam_mb_state_create gives (q = 0 clamped into the limits). */
+static loam_status exclude_default_overlaps(ctx* c, loam_mb_model* m) {
+    loam_mb_state* s = NULL;
+    loam_error inner;
+    /* room for the overlaps whatever the model's own cap (even 0); more than that are left as they
+     * are (collide reports the overflow, the contacts it kept are still overlaps) */
+    int cap = m->opt.max_contacts;
+    m->opt.max_contacts = cap > 4096 ? cap : 4096;
+    loam_status st = loam_mb_state_create(m, &s, &inner);
+    if (st == LOAM_OK) (void)loam_mb_collide(m, s, &inner);
+    m->opt.max_contacts = cap;
+    int n = 0;
+    int* pairs = st == LOAM_OK ? loam_malloc(sizeof(int) * 2 * (size_t)(s->ncontact > 0 ? s->ncontact : 1)) : NULL;
+    if (st == LOAM_OK && !pairs) st = loam_error_set(&inner, LOAM_ERR_NOMEM, "out of memory");
+    for (int k = 0; st == LOAM_OK && k < s->ncontact; ++k) {
+        const loam_mb_contact* ct = &s->contact[k];
+        if (ct->body[0] >= 0 && ct->body[1] >= 0 && ct->depth > 0.0) pairs[2 * n] = ct->body[0], pairs[2 * n + 1] = ct->body[1], ++n;
+    }
+    if (st == LOAM_OK) st = loam_mb_model_exclude_pairs(m, pairs, n, &inner);
+    loam_free(pairs);
+    loam_mb_state_destroy(s);
+    if (st != LOAM_OK) return loam_error_set(c->err, st, "%s: self-collision at the starting pose: %s", c->file, inner.message);
     return LOAM_OK;
 }
 
@@ -350,7 +445,11 @@ static loam_status convert(ctx* c, xmlNode* robot, const loam_urdf_options* opt,
         }
         for (xmlNode* k = l->node->children; k; k = k->next)
             if (k->type == XML_ELEMENT_NODE && strcmp((const char*)k->name, "collision") == 0)
-                if ((st = geometry(c, k, bi, &geoms[ig++])) != LOAM_OK) goto done;
+            {
+                int skip = 0;
+                if ((st = geometry(c, k, bi, &geoms[ig], &skip)) != LOAM_OK) goto done;
+                ig += !skip;
+            }
     }
     {
         loam_error inner;
@@ -361,6 +460,15 @@ static loam_status convert(ctx* c, xmlNode* robot, const loam_urdf_options* opt,
         }
         const char* rn = attr(robot, "name");
         snprintf((*out)->name, sizeof (*out)->name, "%s", rn ? rn : "");
+        st = urdf_meshes_give(&c->meshes, *out, c->err);
+        if (st == LOAM_OK && (st = loam_mb_model_set_self_collision(*out, 0, opt->self_collision, &inner)) != LOAM_OK)
+            loam_error_set(c->err, st, "%s: options: self_collision: %s", c->file, inner.message);
+        if (st == LOAM_OK && opt->srdf) st = urdf_srdf_apply(opt->srdf, *out, c->err);
+        if (st == LOAM_OK && opt->self_collision == LOAM_SELF_COLLISION_ADJACENT) st = exclude_default_overlaps(c, *out);
+        if (st != LOAM_OK) {
+            loam_mb_model_destroy(*out);
+            *out = NULL;
+        }
     }
 done:
     loam_free(links);
@@ -368,6 +476,7 @@ done:
     loam_free(bodies);
     loam_free(order);
     loam_free(geoms);
+    urdf_meshes_free(&c->meshes);
     return st;
 }
 
@@ -376,6 +485,14 @@ loam_urdf_options loam_urdf_default_options(void) {
     o.floating_base = 0;
     o.base_pose = pd_identity();
     o.mb = loam_mb_default_options();
+    o.self_collision = LOAM_SELF_COLLISION_ADJACENT;
+    o.srdf = NULL;
+    o.package_path = NULL;
+    o.mesh_cell = 0.0;
+    o.mesh_grids = 1;
+    o.strict = 0;
+    o.warn = loam_urdf_warn_stderr;
+    o.warn_user = NULL;
     return o;
 }
 
@@ -410,21 +527,43 @@ loam_status loam_urdf_parse(const char* text, size_t length, const char* name, c
     xmlStructuredErrorFunc saved = xmlStructuredError;
     void* saved_ctx = xmlStructuredErrorContext;
     xmlSetStructuredErrorFunc(&fe, keep_first);
-    xmlDocPtr doc = xmlCtxtReadMemory(pc, text, (int)length, name, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    size_t plen = length;
+    char* patched = urdf_declaration_patched(text, length, &plen);
+    xmlDocPtr doc = xmlCtxtReadMemory(pc, patched ? patched : text, (int)plen, name, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    loam_free(patched);
     xmlSetStructuredErrorFunc(saved_ctx, saved);
     loam_status st = LOAM_OK;
-    if (!doc) {
+    xmlNode* xacro = doc ? urdf_xacro_element(xmlDocGetRootElement(doc)) : NULL;
+    if (!doc && urdf_xacro_text(text, length)) {
+        st = loam_error_set(err, LOAM_ERR_INPUT, "%s:%d: XML: %s; this is a xacro file (it has <xacro:...> elements), not URDF: expand it first "
+                            "with `xacro %s > robot.urdf` (ROS's xacro package, or `pip install xacro`)",
+                            name, fe.line > 0 ? fe.line : 0, fe.line >= 0 ? fe.message : "not well-formed", name);
+    } else if (!doc) {
         st = loam_error_set(err, LOAM_ERR_INPUT, "%s:%d: XML: %s", name, fe.line > 0 ? fe.line : 0, fe.line >= 0 ? fe.message : "not well-formed");
+    } else if (xacro) {
+        st = loam_error_set(err, LOAM_ERR_INPUT, "%s:%ld: <%s%s>: this is a xacro file, not URDF: expand it first with `xacro %s > robot.urdf` "
+                            "(ROS's xacro package, or `pip install xacro`)", name, xmlGetLineNo(xacro),
+                            xacro->ns && xacro->ns->prefix ? "xacro:" : "", (const char*)xacro->name, name);
     } else {
         xmlNode* robot = xmlDocGetRootElement(doc);
-        ctx c = {name, err};
+        ctx c = {name, err, &o, {0}};
         if (!robot || strcmp((const char*)robot->name, "robot") != 0)
             st = loam_error_set(err, LOAM_ERR_INPUT, "%s:%ld: the top element is <%s>, expected <robot>", name, robot ? xmlGetLineNo(robot) : 0L,
                                 robot ? (const char*)robot->name : "");
+        else if (!(o.mesh_cell >= 0.0 && o.mesh_cell < 1e3))
+            st = loam_error_set(err, LOAM_ERR_INPUT, "%s: options: mesh_cell = %g m, expected 0 (automatic) or a size in (0, 1000)", name,
+                                o.mesh_cell);
         else
             st = convert(&c, robot, &o, out);
-        xmlFreeDoc(doc);
+        /* A file named *.xacro that fails for another reason still gets the hint. */
+        size_t nl = strlen(name);
+        if (st == LOAM_ERR_INPUT && nl > 6 && strcmp(name + nl - 6, ".xacro") == 0 && err) {
+            size_t ml = strlen(err->message);
+            snprintf(err->message + ml, sizeof err->message - ml, " (a .xacro file: if it uses xacro, expand it first with `xacro %s > robot.urdf`)",
+                     name);
+        }
     }
+    if (doc) xmlFreeDoc(doc);
     xmlFreeParserCtxt(pc);
     return st;
 }
