@@ -9,6 +9,7 @@
 
 #include "collide/color.h"
 #include "collide/spatial_hash.h"
+#include "contact/endpoint.h"
 #include "core/threads.h"
 #include "core/vec.h"
 #include "loam/granular.h"
@@ -243,6 +244,9 @@ typedef struct loam_shape_ref {
     int body;
     loam_shape shape;
 } loam_shape_ref;
+
+/* Particles as contact endpoints (endpoint.c; contact/endpoint.h): owner = the world. */
+extern const loam_endpoint_ops loam_particle_endpoint_ops;
 
 struct loam_world {
     /* model */

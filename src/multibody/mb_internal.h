@@ -4,8 +4,17 @@
 #define LOAM_MB_INTERNAL_H
 
 #include "collide/spatial_hash.h"
+#include "contact/endpoint.h"
 #include "core/spatial.h"
 #include "loam/multibody.h"
+
+/* A model and one of its states: the owner of multibody endpoints (endpoint.c). */
+typedef struct mb_system {
+    const loam_mb_model* model;
+    loam_mb_state* state;
+} mb_system;
+/* Bodies (free or links) as contact endpoints: contact/endpoint.h. */
+extern const loam_endpoint_ops loam_body_endpoint_ops;
 
 /* Where a constraint row came from: a joint limit's dof (lower or upper), a model constraint's row
  * (3 ci + q), or a contact (its three rows). Warm starts read and results go back through it. */

@@ -4,6 +4,7 @@
 #define LOAM_SOFTBODY_INTERNAL_H
 
 #include "collide/spatial_hash.h"
+#include "contact/endpoint.h"
 #include "loam/softbody.h"
 
 enum { SB_MAX_COLORS = 256, SB_MAX_CONTACTS = 64, SB_MAX_OFFSET_ROWS = 32 };
@@ -61,6 +62,9 @@ struct loam_softbody_pop {
     int64_t steps_done;
     int64_t springs;
 };
+
+/* Soft-body masses as contact endpoints (endpoint.c; contact/endpoint.h): owner = the population. */
+extern const loam_endpoint_ops loam_soft_mass_endpoint_ops;
 
 /* slot.c: copy robot b into slot s (errors name the robot); free a slot (safe on a zeroed one). */
 loam_status sb_build_slot(const loam_softbody_pop* p, const loam_softbody_robot* r, int b, sb_slot* s, loam_error* err);
