@@ -18,6 +18,7 @@
 
 #include "core/block_bytes.h"
 #include "granular/world_internal.h"
+#include "granular/state_io.h"
 #include "io/state_file.h"
 
 /* A pointer field of the world: OWN, a block the world owns (copied); IN, a pointer into some owned
@@ -196,8 +197,7 @@ static uint32_t layout_fingerprint(void) {
     return loam_crc32(parts, sizeof parts);
 }
 
-loam_status loam_world_save(const loam_world* w, const char* path, loam_error* err) {
-    if (!w) return loam_error_set(err, LOAM_ERR_INPUT, "world save: null world");
+void loam_world_write_image(const loam_world* w, loam_state_writer* o) {
     field fs[MAX_FIELDS], fz[MAX_FIELDS];
     loam_world image;
     memcpy(&image, w, sizeof image);
@@ -205,23 +205,28 @@ loam_status loam_world_save(const loam_world* w, const char* path, loam_error* e
     world_fields(&image, fz);
     for (int f = 0; f < n; ++f) *fz[f].at = NULL; /* pointers are process addresses: written below as references */
     drop_thread_scratch(&image);
-    loam_state_writer o = {0};
-    loam_state_put_u32(&o, layout_fingerprint());
-    loam_state_put_u32(&o, (uint32_t)w->count);
-    loam_state_put_u32(&o, (uint32_t)w->body_count);
-    loam_state_put_u32(&o, (uint32_t)n);
-    loam_state_put(&o, &image, sizeof image);
+    loam_state_put_u32(o, layout_fingerprint());
+    loam_state_put_u32(o, (uint32_t)w->count);
+    loam_state_put_u32(o, (uint32_t)w->body_count);
+    loam_state_put_u32(o, (uint32_t)n);
+    loam_state_put(o, &image, sizeof image);
     for (int f = 0; f < n; ++f) {
         const void* p = *fs[f].at;
         if (fs[f].kind == FIELD_OWN) {
-            loam_state_put_array(&o, p, loam_block_bytes(p), 1);
+            loam_state_put_array(o, p, loam_block_bytes(p), 1);
         } else {
             size_t off = 0;
             int b = find_block(fs, n, p, &off);
-            loam_state_put_u32(&o, (uint32_t)b); /* -1: none */
-            loam_state_put_i64(&o, (int64_t)off);
+            loam_state_put_u32(o, (uint32_t)b); /* -1: none */
+            loam_state_put_i64(o, (int64_t)off);
         }
     }
+}
+
+loam_status loam_world_save(const loam_world* w, const char* path, loam_error* err) {
+    if (!w) return loam_error_set(err, LOAM_ERR_INPUT, "world save: null world");
+    loam_state_writer o = {0};
+    loam_world_write_image(w, &o);
     loam_status st = loam_state_file_write(path, LOAM_STATE_GRANULAR, &o, err);
     loam_state_writer_free(&o);
     return st;
@@ -259,11 +264,8 @@ static int check_image(loam_state_reader* r, const loam_world* c) {
     return 1;
 }
 
-loam_status loam_world_load(loam_world* dst, const char* path, loam_error* err) {
-    if (!dst) return loam_error_set(err, LOAM_ERR_INPUT, "world load: null world");
-    loam_state_reader r;
-    loam_status st = loam_state_file_open(&r, path, LOAM_STATE_GRANULAR, err);
-    if (st != LOAM_OK) return st;
+loam_world* loam_world_read_image(loam_state_reader* rd, const loam_world* dst) {
+#define r (*rd)
     loam_world* c = loam_calloc(1, sizeof *c);
     field fc[MAX_FIELDS];
     int n = c ? world_fields(c, fc) : 0;
@@ -305,24 +307,49 @@ loam_status loam_world_load(loam_world* dst, const char* path, loam_error* err) 
             ok = loam_state_fail(&r, "field reference %d = (%u, %lld) names no place in the blocks", f, b, (long long)in_offset[f]);
         else *fc[f].at = (unsigned char*)*fc[b].at + in_offset[f];
     }
-    ok = ok && loam_state_finish(&r) && check_image(&r, c);
+    ok = ok && check_image(&r, c);
     loam_error why;
     if (ok && loam_granular_params_validate(&c->params, &why) != LOAM_OK) ok = loam_state_fail(&r, "field params: %s", why.message);
     if (ok && same_model(dst, c, "load", &why) != LOAM_OK) ok = loam_state_fail(&r, "%s (saved from another world)", why.message);
-    loam_state_reader_close(&r);
     if (!ok) {
         if (c) {
             for (int k = 0; k < n; ++k)
                 if (fc[k].kind == FIELD_OWN) loam_free(*fc[k].at), *fc[k].at = NULL;
             loam_free(c);
         }
-        return err ? err->status : LOAM_ERR_INPUT;
+        return NULL;
     }
     /* Host-owned grids and the body definitions' shapes: dst's (a process address in a file means
      * nothing; the model check above made sure the bodies are the same). */
     for (int b = 0; b < c->body_count; ++b)
         for (int s = 0; s < c->body_defs[b].shape_count; ++s) c->body_defs[b].shapes[s].grid = dst->body_defs[b].shapes[s].grid;
     for (int s = 0; s < c->shape_count; ++s) c->shapes[s].shape.grid = dst->shapes[s].shape.grid;
+    return c;
+#undef r
+}
+
+loam_status loam_world_load(loam_world* dst, const char* path, loam_error* err) {
+    if (!dst) return loam_error_set(err, LOAM_ERR_INPUT, "world load: null world");
+    loam_state_reader r;
+    loam_status st = loam_state_file_open(&r, path, LOAM_STATE_GRANULAR, err);
+    if (st != LOAM_OK) return st;
+    loam_world* c = loam_world_read_image(&r, dst);
+    if (c && !loam_state_finish(&r)) {
+        loam_world_destroy(c);
+        c = NULL;
+    }
+    loam_state_reader_close(&r);
+    if (!c) return err && err->status != LOAM_OK ? err->status : LOAM_ERR_INPUT;
     take(dst, c);
     return LOAM_OK;
+}
+
+void loam_world_remap_grids(loam_world* w, const loam_sdf_grid* from, const loam_sdf_grid* to, int count) {
+    for (int b = 0; b < w->body_count; ++b)
+        for (int s = 0; s < w->body_defs[b].shape_count; ++s)
+            for (int g = 0; g < count; ++g)
+                if (w->body_defs[b].shapes[s].grid == &from[g]) w->body_defs[b].shapes[s].grid = &to[g];
+    for (int s = 0; s < w->shape_count; ++s)
+        for (int g = 0; g < count; ++g)
+            if (w->shapes[s].shape.grid == &from[g]) w->shapes[s].shape.grid = &to[g];
 }
