@@ -22,8 +22,10 @@
 #include "io/state_file.h"
 
 /* A pointer field of the world: OWN, a block the world owns (copied); IN, a pointer into some owned
- * block (or stale: nothing uses it before it is set again). */
-enum { FIELD_OWN = 1, FIELD_IN = 2, MAX_FIELDS = 96 };
+ * block (or stale: nothing uses it before it is set again); SCRATCH, a block the world owns whose
+ * contents every use writes first (the radix sort's counts, 256 kB): the copy gets one as large,
+ * zeroed, and a file holds only its size. */
+enum { FIELD_OWN = 1, FIELD_IN = 2, FIELD_SCRATCH = 3, MAX_FIELDS = 96 };
 typedef struct field {
     void** at;
     int kind;
@@ -58,7 +60,7 @@ static int world_fields(loam_world* w, field* out) {
     /* solver and step scratch that lives across steps */
     F(w->sv, FIELD_OWN), F(w->sv_prev, FIELD_OWN), F(w->spare, FIELD_OWN), F(w->vel_pack, FIELD_IN);
     F(w->contact_total, FIELD_OWN), F(w->calm, FIELD_OWN), F(w->wake, FIELD_OWN), F(w->asleep, FIELD_OWN);
-    F(w->radix_counts, FIELD_OWN), F(w->block_scratch, FIELD_OWN), F(w->shape_pose, FIELD_OWN), F(w->shape_lo, FIELD_OWN);
+    F(w->radix_counts, FIELD_SCRATCH), F(w->block_scratch, FIELD_OWN), F(w->shape_pose, FIELD_OWN), F(w->shape_lo, FIELD_OWN);
     F(w->shape_hi, FIELD_OWN), F(w->block_info, FIELD_OWN), F(w->block_need, FIELD_OWN);
     return n;
 }
@@ -95,17 +97,17 @@ static int own_blocks(loam_world* c, const loam_world* src) {
     world_fields(c, fc);
     int ok = 1;
     for (int f = 0; f < n; ++f) {
-        if (fc[f].kind != FIELD_OWN) continue;
+        if (fc[f].kind == FIELD_IN) continue;
         const void* from = *fs[f].at;
         *fc[f].at = NULL;
         if (!from || !ok) continue;
         size_t bytes = loam_block_bytes(from);
-        void* to = loam_malloc(bytes);
+        void* to = fc[f].kind == FIELD_OWN ? loam_malloc(bytes) : loam_calloc(1, bytes);
         if (!to) {
             ok = 0;
             continue;
         }
-        memcpy(to, from, bytes);
+        if (fc[f].kind == FIELD_OWN) memcpy(to, from, bytes);
         *fc[f].at = to;
     }
     for (int f = 0; f < n; ++f) {
@@ -117,7 +119,7 @@ static int own_blocks(loam_world* c, const loam_world* src) {
     drop_thread_scratch(c);
     if (!ok) {
         for (int f = 0; f < n; ++f)
-            if (fc[f].kind == FIELD_OWN) loam_free(*fc[f].at), *fc[f].at = NULL;
+            if (fc[f].kind != FIELD_IN) loam_free(*fc[f].at), *fc[f].at = NULL;
         if (c->hash.owned) memset(&c->hash, 0, sizeof c->hash);
     }
     return ok;
@@ -214,6 +216,9 @@ void loam_world_write_image(const loam_world* w, loam_state_writer* o) {
         const void* p = *fs[f].at;
         if (fs[f].kind == FIELD_OWN) {
             loam_state_put_array(o, p, loam_block_bytes(p), 1);
+        } else if (fs[f].kind == FIELD_SCRATCH) {
+            uint64_t bytes = loam_block_bytes(p);
+            loam_state_put(o, &bytes, sizeof bytes);
         } else {
             size_t off = 0;
             int b = find_block(fs, n, p, &off);
@@ -294,6 +299,11 @@ loam_world* loam_world_read_image(loam_state_reader* rd, const loam_world* dst) 
                 if (!p) ok = loam_state_fail(&r, "out of memory for block %d (%llu bytes)", f, (unsigned long long)bytes);
                 else *fc[f].at = p, ok = loam_state_get(&r, "block", p, (size_t)bytes);
             }
+        } else if (fc[f].kind == FIELD_SCRATCH) {
+            uint64_t bytes = 0;
+            ok = loam_state_get(&r, "scratch", &bytes, sizeof bytes);
+            if (ok && bytes > ((uint64_t)1 << 30)) ok = loam_state_fail(&r, "field scratch %d: %llu bytes", f, (unsigned long long)bytes);
+            if (ok && bytes && !(*fc[f].at = loam_calloc(1, (size_t)bytes))) ok = loam_state_fail(&r, "out of memory for scratch %d", f);
         } else {
             ok = loam_state_get_u32(&r, "reference", &in_block[f]) && loam_state_get_i64(&r, "reference", &in_offset[f]);
         }
@@ -314,7 +324,7 @@ loam_world* loam_world_read_image(loam_state_reader* rd, const loam_world* dst) 
     if (!ok) {
         if (c) {
             for (int k = 0; k < n; ++k)
-                if (fc[k].kind == FIELD_OWN) loam_free(*fc[k].at), *fc[k].at = NULL;
+                if (fc[k].kind != FIELD_IN) loam_free(*fc[k].at), *fc[k].at = NULL;
             loam_free(c);
         }
         return NULL;
