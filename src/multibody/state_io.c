@@ -92,6 +92,9 @@ static int read_state(loam_state_reader* r, const loam_mb_model* m, loam_mb_stat
              loam_state_check_finite_d(r, "prev", v, 6);
         if (ok && (key < 0 || order > (uint32_t)m->opt.max_contacts))
             return loam_state_fail(r, "field prev[%u]: key %lld or order %u out of range", k, (long long)key, order);
+        /* sorted by (key, order), as the step leaves them: the warm start finds contacts by bisection */
+        if (ok && k > 0 && (key < w->prev[k - 1].key || (key == w->prev[k - 1].key && (int)order <= w->prev[k - 1].order)))
+            return loam_state_fail(r, "field prev[%u]: key %lld, order %u is out of sort order", k, (long long)key, order);
         if (!ok) break;
         mb_prev* p = &w->prev[k];
         p->key = key;
