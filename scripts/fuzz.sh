@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzz the scene reader (fuzz/fuzz_scene.c), the mesh readers (fuzz/fuzz_mesh.c), the soft-robot
-# reader (fuzz/fuzz_robot.c) or the URDF reader (fuzz/fuzz_urdf.c) with libFuzzer + ASan + UBSan.
-#   [TARGET=scene|mesh|robot|urdf] scripts/fuzz.sh [seconds] [extra libFuzzer options...]     (default scene, 60 s)
+# reader (fuzz/fuzz_robot.c), the URDF reader (fuzz/fuzz_urdf.c) or the state-file loaders
+# (fuzz/fuzz_state.c) with libFuzzer + ASan + UBSan.
+#   [TARGET=scene|mesh|robot|urdf|state] scripts/fuzz.sh [seconds] [extra libFuzzer options...]     (default scene, 60 s)
 # Builds build-fuzz/ with clang, starts from the seed corpus (fuzz/corpus/ for scenes,
 # fuzz/corpus-mesh/ for meshes, fuzz/corpus-urdf/ for URDF) and keeps what it learns in
 # fuzz/corpus-run[-mesh|-urdf]/ (git-ignored). A
@@ -23,7 +24,8 @@ case "$target" in
   mesh) seeds=fuzz/corpus-mesh; learned=fuzz/corpus-run-mesh; dict=fuzz/mesh.dict ;;
   robot) seeds=fuzz/corpus-robot; learned=fuzz/corpus-run-robot; dict=fuzz/robot.dict ;;
   urdf) seeds=fuzz/corpus-urdf; learned=fuzz/corpus-run-urdf; dict=fuzz/urdf.dict ;;
-  *) echo "fuzz.sh: TARGET must be scene, mesh, robot or urdf, got '$target'" >&2; exit 2 ;;
+  state) seeds=fuzz/corpus-state; learned=fuzz/corpus-run-state; dict=fuzz/state.dict ;;
+  *) echo "fuzz.sh: TARGET must be scene, mesh, robot, urdf or state, got '$target'" >&2; exit 2 ;;
 esac
 CC="${CC:-clang}" cmake -S . -B build-fuzz -DLOAM_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz --target "fuzz_$target" -j"$(nproc)"

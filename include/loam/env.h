@@ -80,6 +80,19 @@ LOAM_API loam_env* loam_env_create(const loam_env_config* config, loam_error* er
  * anything: how a vector environment makes its B copies. It starts without a world (reset it). */
 LOAM_API loam_env* loam_env_clone(const loam_env* env, loam_error* err);
 LOAM_API void loam_env_destroy(loam_env* env);
+/* The episode's state (the world with its caches, the task's episode data, clock, action, tool
+ * force and observations) from src into dst, an environment of the same kind and configuration
+ * (loam_env_clone makes one): both then step to the same bits. Planning by rollouts: copy, try,
+ * copy back. src must have been reset. */
+LOAM_API loam_status loam_env_copy_state(loam_env* dst, const loam_env* src, loam_error* err);
+/* The same state to a file (docs/state-files.md: versioned, checksummed, written to a temporary name
+ * and renamed into place), and back into an environment of the same kind and configuration, made
+ * by the same build of loam (one never reset is reset first). Loading validates magic, version,
+ * checksum, the environment's sizes, the world's particles and finite values; on any error
+ * (LOAM_ERR_INPUT naming the file and field, LOAM_ERR_IO) the episode is untouched. */
+LOAM_API loam_status loam_env_save_state(const loam_env* env, const char* path, loam_error* err);
+LOAM_API loam_status loam_env_load_state(loam_env* env, const char* path, loam_error* err);
+
 LOAM_API const loam_env_config* loam_env_get_config(const loam_env* env);
 
 /* Actions: action_dim floats, each in [-1, 1]; values outside are clipped (Gymnasium's convention for

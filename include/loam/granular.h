@@ -160,6 +160,20 @@ LOAM_API int loam_world_find_body(const loam_world* world, const char* name);
 LOAM_API loam_step_stats loam_world_last_stats(const loam_world* world);
 /* Bytes held by the world (model, state and scratch). */
 LOAM_API size_t loam_world_memory(const loam_world* world);
+/* A new world that is a copy of `world`, model and state, down to its caches (warm-start impulses,
+ * contact colours and row order, neighbour list, sleep counters, particle numbering): stepping the
+ * copy gives the bits stepping the original gives. Mesh shapes share the original's grids. */
+LOAM_API loam_world* loam_world_clone(const loam_world* world, loam_error* err);
+/* The whole state of src into dst, a world of the same particles (same radii and masses by id) and
+ * bodies: dst then steps exactly as src would. dst keeps its own mesh grids. */
+LOAM_API loam_status loam_world_copy_state(loam_world* dst, const loam_world* src, loam_error* err);
+/* The same to a file (docs/state-files.md: versioned, checksummed, written to a temporary name and
+ * renamed into place), and back into a world of the same particles and bodies, made by the same
+ * build of loam (the file holds the world's caches in their in-memory layout, which it checks).
+ * Loading validates magic, version, checksum, layout, particles, sizes and finite values; on any
+ * error (LOAM_ERR_INPUT naming the file and field, LOAM_ERR_IO) dst is untouched. */
+LOAM_API loam_status loam_world_save(const loam_world* world, const char* path, loam_error* err);
+LOAM_API loam_status loam_world_load(loam_world* dst, const char* path, loam_error* err);
 /* Kinetic energy sum 1/2 m v^2, J; and potential m g.x relative to the origin, J. */
 LOAM_API double loam_world_kinetic_energy(const loam_world* world);
 

@@ -420,6 +420,13 @@ LOAM_API void loam_mb_state_destroy(loam_mb_state* state);
 /* Copy everything a step reads (q, qd, tau, targets, applied wrenches, time, step count) from src
  * into dst, two states of the same model, and recompute dst's poses. */
 LOAM_API loam_status loam_mb_state_copy(const loam_mb_model* model, loam_mb_state* dst, const loam_mb_state* src, loam_error* err);
+/* Save a state to a file (docs/state-files.md: versioned, checksummed, written to a temporary name
+ * and renamed into place), and load one into a state of the same model: everything
+ * loam_mb_state_copy copies, so stepping on from the loaded state gives the bits stepping on from the
+ * saved one gives. Loading checks magic, version, checksum, the model's sizes and that values are
+ * finite; on any error (LOAM_ERR_INPUT naming the file and field, LOAM_ERR_IO) the state is untouched. */
+LOAM_API loam_status loam_mb_state_save(const loam_mb_model* model, const loam_mb_state* state, const char* path, loam_error* err);
+LOAM_API loam_status loam_mb_state_load(const loam_mb_model* model, loam_mb_state* state, const char* path, loam_error* err);
 LOAM_API loam_status loam_mb_state_reset(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
 
 /* Body poses and twists from q and qd (normalizes floating quaternions in q). */

@@ -226,6 +226,17 @@ LOAM_API size_t loam_softbody_pop_robot_bytes(const loam_softbody_pop* p, int b)
 /* Centre of mass of robot b, m (fixed masses excluded). */
 LOAM_API loam_vec3 loam_softbody_pop_com(const loam_softbody_pop* p, int b);
 
+/* The dynamic state of every robot (positions, velocities, the land pair lists) and the time, from
+ * src into dst, a population of the same robots (created from the same robots, definition and
+ * materials): stepping on from either gives the same bits. */
+LOAM_API loam_status loam_softbody_pop_copy_state(loam_softbody_pop* dst, const loam_softbody_pop* src, loam_error* err);
+/* The same state to a file (docs/state-files.md), written to a temporary name and renamed into
+ * place; and back into a population of the same robots. Loading checks magic, version, checksum,
+ * the robots (a fingerprint of masses, rest lengths and materials) and finite values; on any error
+ * (LOAM_ERR_INPUT naming the file and field, LOAM_ERR_IO) the population is untouched. */
+LOAM_API loam_status loam_softbody_pop_save(const loam_softbody_pop* p, const char* path, loam_error* err);
+LOAM_API loam_status loam_softbody_pop_load(loam_softbody_pop* p, const char* path, loam_error* err);
+
 #ifdef __cplusplus
 }
 #endif

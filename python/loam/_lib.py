@@ -140,6 +140,14 @@ _PROTOTYPES = {
     "loam_env_world": (WORLD, [ENV]),
     "loam_env_render": (c_int, [ENV, P(T.Image), ERR]),
     "loam_env_scripted_action": (None, [ENV, P(c_float)]),
+    # state copy and state files (docs/state-files.md)
+    "loam_world_clone": (WORLD, [WORLD, ERR]),
+    "loam_world_copy_state": (c_int, [WORLD, WORLD, ERR]),
+    "loam_world_save": (c_int, [WORLD, c_char_p, ERR]),
+    "loam_world_load": (c_int, [WORLD, c_char_p, ERR]),
+    "loam_env_copy_state": (c_int, [ENV, ENV, ERR]),
+    "loam_env_save_state": (c_int, [ENV, c_char_p, ERR]),
+    "loam_env_load_state": (c_int, [ENV, c_char_p, ERR]),
 }
 
 missing = []

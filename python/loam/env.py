@@ -276,6 +276,44 @@ class Env(Owned):
     def __repr__(self):
         return f"<loam.Env {self.kind_name}{' closed' if self.closed else ''}>"
 
+    # ---- state copies and state files (docs/state-files.md) --------------------------------------
+
+    def _replacing_world(self, what):
+        n = live_views(self._world_views)
+        if n:
+            raise InputError(
+                f"{what}: {n} numpy view(s) of the episode's world are alive, and {what} replaces that world; "
+                "delete them (or keep copies) first"
+            )
+
+    def save_state(self, path=None):
+        """The episode's state: to `path` (a state file, written atomically; returns the path), or with
+        path=None in memory (returns a snapshot: an Env holding a copy). restore_state takes either."""
+        ptr = self.ptr
+        err = T.new(T.Error, "loam_error")
+        if path is None:
+            snap = self.clone()
+            check(lib.loam_env_copy_state(snap.ptr, ptr, C.byref(err)), err)
+            snap._needs_reset = False
+            return snap
+        check(lib.loam_env_save_state(ptr, cv.path(path, "path"), C.byref(err)), err)
+        return path
+
+    def restore_state(self, state):
+        """Go back to a saved state (a path from save_state, or a snapshot Env of the same kind and
+        config): stepping on gives the bits stepping on from the saved state gave. Views of the old
+        episode's world must be gone (the world is replaced); the observations are refreshed."""
+        ptr = self.ptr
+        self._replacing_world("restore_state")
+        err = T.new(T.Error, "loam_error")
+        if isinstance(state, Env):
+            st = lib.loam_env_copy_state(ptr, state.ptr, C.byref(err))
+        else:
+            st = lib.loam_env_load_state(ptr, cv.path(state, "state"), C.byref(err))
+        self._episode += 1  # the world wrappers of before point at a world that is gone
+        check(st, err)
+        self._needs_reset = False
+
 
 def _refuse_duplicates(envs):
     first = {}

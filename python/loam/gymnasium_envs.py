@@ -155,6 +155,15 @@ class LoamEnv(gym.Env):
         self.core.close()
         super().close()
 
+    def save_state(self, path=None):
+        """The episode's state, to a file (returns path) or in memory (path None: returns a snapshot)."""
+        return self.core.save_state(path)
+
+    def restore_state(self, state):
+        """Back to a state from save_state (a reset to a saved state); returns the observation."""
+        self.core.restore_state(state)
+        return self.core.observation()
+
 
 class LoamVectorEnv(VectorEnv):
     """num_envs independent loam environments of one kind, stepped by one C call

@@ -377,3 +377,41 @@ class World(Owned):
             return f"<loam.World particles={self.particle_count} bodies={self.body_count} t={self.time:.4g} s>"
         except ClosedError:
             return "<loam.World gone>"
+
+    # ---- state copies and state files (docs/state-files.md) --------------------------------------
+
+    def clone(self):
+        """A new World that is a copy of this one, model and state down to its caches (warm start,
+        contact colours, neighbour list, numbering): stepping either gives the same bits."""
+        err = T.new(T.Error, "loam_error")
+        ptr = lib.loam_world_clone(self._ptr(), C.byref(err))
+        if not ptr:
+            check(err.status or T.ERR_NOMEM, err)
+        c = World.__new__(World)
+        c._h = Handle(ptr, lib.loam_world_destroy, keep=list(self._h.keep))  # mesh grids it points into
+        c._views = new_registry()
+        c._valid = None
+        return c
+
+    def copy_state_from(self, other):
+        """Make this world's whole state `other`'s (a World of the same particles and bodies)."""
+        if not isinstance(other, World):
+            raise InputError(f"copy_state_from: expected a loam.World, not {type(other).__name__}")
+        ptr, src = self._ptr(), other._ptr()
+        self._refuse_if_views("copy_state_from")
+        err = T.new(T.Error, "loam_error")
+        check(lib.loam_world_copy_state(ptr, src, C.byref(err)), err)
+
+    def save_state(self, path):
+        """Write the whole state to `path` (atomically: a temporary name renamed into place)."""
+        err = T.new(T.Error, "loam_error")
+        check(lib.loam_world_save(self._ptr(), cv.path(path, "path"), C.byref(err)), err)
+
+    def load_state(self, path):
+        """Replace the state with the one saved in `path` (a world of the same particles and bodies, saved
+        by the same build of loam); on error (loam.InputError names the file and field) nothing changes."""
+        ptr = self._ptr()
+        p = cv.path(path, "path")
+        self._refuse_if_views("load_state")
+        err = T.new(T.Error, "loam_error")
+        check(lib.loam_world_load(ptr, p, C.byref(err)), err)

@@ -113,3 +113,10 @@ void loam_release(void* ptr, size_t from, size_t to) {
 
 uint64_t loam_alloc_count(void) { return __atomic_load_n(&g_alloc_count, __ATOMIC_RELAXED); }
 size_t loam_bytes_in_use(void) { return __atomic_load_n(&g_bytes_in_use, __ATOMIC_RELAXED); }
+
+size_t loam_block_bytes(const void* ptr) {
+    if (!ptr) return 0;
+    size_t bytes;
+    memcpy(&bytes, (const unsigned char*)ptr - LOAM_ALIGN, sizeof bytes);
+    return bytes;
+}

@@ -191,4 +191,4 @@ static loam_camera camera(const loam_env* env) {
 }
 
 const env_task env_bulldozing_task = {build,  populate, drive,  after_step,        observe, score,
-                                       scripted, camera, NULL, sizeof(bulldozing), NULL};
+                                       scripted, camera, NULL, sizeof(bulldozing), NULL, NULL};

@@ -34,6 +34,9 @@ typedef struct env_task {
     size_t data_size;               /* bytes of env->task_data */
     /* After env->task_data was copied from src's: give the copy its own buffers (may be NULL). */
     loam_status (*clone)(loam_env* env, const loam_env* src, loam_error* err);
+    /* The floats of the task's own buffers that are episode state (may be NULL: none), so a state
+     * copy or file carries them (state_io.c); *count of them. */
+    float* (*state_floats)(loam_env* env, size_t* count);
 } env_task;
 
 struct loam_env {

@@ -242,4 +242,4 @@ static loam_camera camera(const loam_env* env) {
 }
 
 const env_task env_excavation_task = {build,  populate, drive,  after_step,        observe, score,
-                                       scripted, camera, NULL, sizeof(excavation), NULL};
+                                       scripted, camera, NULL, sizeof(excavation), NULL, NULL};

@@ -218,5 +218,11 @@ static loam_status clone(loam_env* env, const loam_env* src, loam_error* err) {
     return g->prev_z ? LOAM_OK : loam_error_set(err, LOAM_ERR_NOMEM, "gear tower: out of memory");
 }
 
+/* prev_z: the crossings of the next step are counted against it. */
+static float* state_floats(loam_env* env, size_t* count) {
+    *count = (size_t)env->bed_count;
+    return ((gear_tower*)env->task_data)->prev_z;
+}
+
 const env_task env_gear_tower_task = {build,    populate, drive,   after_step,         observe, score,
-                                      scripted, camera,   destroy, sizeof(gear_tower), clone};
+                                      scripted, camera,   destroy, sizeof(gear_tower), clone, state_floats};
