@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
             printf("%10d %10.3f %12.2f %12zu %14.1f %16.1f\n", m.triangle_count, build, loam_sdf_grid_memory(&g) / 1e6,
                    samples, grid_ns, exact_ns);
         loam_bvh_free(&bvh);
-        loam_sdf_grid_free(&g);
-        loam_mesh_free(&m);
+        loam_sdf_grid_destroy(&g);
+        loam_mesh_destroy(&m);
     }
     return 0;
 }

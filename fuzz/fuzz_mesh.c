@@ -28,7 +28,7 @@ static void check(const loam_mesh* m) {
             if (isnan(g.values[k])) abort();
         loam_vec3 grad;
         if (isnan(loam_sdf_grid_query(&g, lo, &grad))) abort();
-        loam_sdf_grid_free(&g);
+        loam_sdf_grid_destroy(&g);
     }
 }
 
@@ -36,8 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     loam_mesh m;
     loam_error err;
     if (loam_mesh_read_obj((const char*)data, size, "fuzz.obj", &m, &err) == LOAM_OK) check(&m);
-    loam_mesh_free(&m);
+    loam_mesh_destroy(&m);
     if (loam_mesh_read_stl(data, size, "fuzz.stl", &m, &err) == LOAM_OK) check(&m);
-    loam_mesh_free(&m);
+    loam_mesh_destroy(&m);
     return 0;
 }

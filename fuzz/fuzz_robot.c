@@ -30,8 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const loam_softbody_robot* rs[1] = {r};
         loam_softbody_pop* p = loam_softbody_pop_create(&d, &m, rs, 1, &err);
         if (p) loam_softbody_pop_step(p, 5, &err);
-        loam_softbody_pop_free(p);
+        loam_softbody_pop_destroy(p);
     }
-    loam_softbody_robot_free(r);
+    loam_softbody_robot_destroy(r);
     return 0;
 }

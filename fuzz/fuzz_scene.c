@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         for (int b = 0; b < scene.body_count; ++b)
             sink += (float)scene.bodies[b].shape_count + (float)scene.bodies[b].waypoint_count;
         (void)sink;
-        loam_scene_free(&scene);
+        loam_scene_destroy(&scene);
     } else {
         /* A failed load must leave nothing behind and a message that is a terminated string. */
         if (scene.xyz || scene.vel || scene.radius || scene.bodies) __builtin_trap();

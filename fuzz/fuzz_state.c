@@ -37,11 +37,11 @@ static void setup(void) {
     loam_softbody_materials mats = loam_softbody_default_materials(10.0f);
     const loam_softbody_robot* rs[1] = {r};
     g_pop = r ? loam_softbody_pop_create(&d, &mats, rs, 1, &err) : NULL;
-    loam_softbody_robot_free(r);
-    loam_mb_body_def b[2] = {loam_mb_default_body_def(), loam_mb_default_body_def()};
+    loam_softbody_robot_destroy(r);
+    loam_mb_body_def b[2] = {loam_mb_body_default_def(), loam_mb_body_default_def()};
     b[0].joint = LOAM_JOINT_FLOATING, b[0].placement.p.z = 0.1;
     b[1].parent = 0, b[1].joint = LOAM_JOINT_REVOLUTE, b[1].placement.p.x = 0.1, b[1].limited = 1, b[1].lower = -1, b[1].upper = 1;
-    loam_mb_geom_def g[3] = {loam_mb_default_geom_def(), loam_mb_default_geom_def(), loam_mb_default_geom_def()};
+    loam_mb_geom_def g[3] = {loam_mb_geom_default_def(), loam_mb_geom_default_def(), loam_mb_geom_default_def()};
     g[0].body = -1, g[0].type = LOAM_SHAPE_PLANE;
     g[1].body = 0, g[1].type = LOAM_SHAPE_SPHERE, g[1].size.x = 0.05;
     g[2].body = 1, g[2].type = LOAM_SHAPE_BOX, g[2].size = (loam_vec3d){0.05, 0.02, 0.02};

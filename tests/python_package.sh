@@ -35,7 +35,9 @@ wheel="$(ls "$tmp"/wheels/loam_physics-*.whl 2>/dev/null | head -n 1)"
 [ -n "$wheel" ] || fail "pip wheel made no loam_physics-*.whl: $(ls "$tmp/wheels")"
 python3 -m zipfile -l "$wheel" | grep -q 'loam/libloam.so' || fail "the wheel does not hold loam/libloam.so"
 run venv python3 -m venv --system-site-packages "$tmp/venv"
-run wheel-install "$tmp/venv/bin/python" -m pip install --no-deps --no-index "$wheel"
+# --ignore-installed: a loam-physics in the system site-packages (pip install ./python) must not
+# count as already installed in this venv
+run wheel-install "$tmp/venv/bin/python" -m pip install --no-deps --no-index --ignore-installed "$wheel"
 cat >"$tmp/check.py" <<'PY'
 import os, sys
 import numpy as np
@@ -63,7 +65,9 @@ run wheel-import "$tmp/venv/bin/python" "$tmp/check.py" "$tmp/venv" "$tmp/venv"
 
 # The editable install: built once into LOAM_BUILD_DIR, then imported in new processes.
 run venv-editable python3 -m venv --system-site-packages "$tmp/venv-e"
-run editable-install "$tmp/venv-e/bin/python" -m pip install --no-deps --no-build-isolation -e "$tmp/pkg"
+# compat mode: a path entry in the venv's site-packages, which comes before the system's (the
+# default finder hook would let a loam installed there win)
+run editable-install "$tmp/venv-e/bin/python" -m pip install --no-deps --no-build-isolation --ignore-installed --config-settings editable_mode=compat -e "$tmp/pkg"
 [ -f "$tmp/pkg/loam/_libloam_path" ] || fail "the editable install wrote no loam/_libloam_path"
 run editable-import "$tmp/venv-e/bin/python" "$tmp/check.py" "$tmp/pkg" "$build"
 run editable-import-again "$tmp/venv-e/bin/python" -c "import loam; assert loam.__file__.startswith('$tmp/pkg/')"

@@ -78,8 +78,8 @@ static void soft_masses(void) {
         double W = check_identity(&loam_soft_mass_endpoint_ops, p, (loam_endpoint){LOAM_ENDPOINT_SOFT_MASS, 0, i}, pos, &s, 1e-5, "soft mass");
         CHECK(fabs(W - r->inv_mass[i]) <= 1e-7 * r->inv_mass[i], "mass %d: W = %.9g, 1/m = %.9g", i, W, (double)r->inv_mass[i]);
     }
-    loam_softbody_pop_free(p);
-    loam_softbody_robot_free(r);
+    loam_softbody_pop_destroy(p);
+    loam_softbody_robot_destroy(r);
 }
 
 /* A state ready for the endpoint operations: poses and M current. */
@@ -91,7 +91,7 @@ static void refresh(mb_system* sys) {
 
 static void free_body(void) {
     const double mass = 3.0, I[3] = {0.2, 0.5, 0.7};
-    loam_mb_body_def b = loam_mb_default_body_def();
+    loam_mb_body_def b = loam_mb_body_default_def();
     strcpy(b.name, "brick");
     b.joint = LOAM_JOINT_FLOATING;
     b.mass = mass;
@@ -157,7 +157,7 @@ static void invert(double* a, int n, double* inv) {
 static void arm(int prescribe) {
     loam_mb_body_def b[3];
     for (int i = 0; i < 3; ++i) {
-        b[i] = loam_mb_default_body_def();
+        b[i] = loam_mb_body_default_def();
         snprintf(b[i].name, sizeof b[i].name, "link%d", i);
         b[i].parent = i - 1;
         b[i].joint = i == 2 ? LOAM_JOINT_PRISMATIC : LOAM_JOINT_REVOLUTE;

@@ -136,7 +136,7 @@ static void test_bulldozing(void) {
     int differ = 0;
     for (int k = 3; k < 3 * 64 * 48; ++k) differ += img.rgb[k] != img.rgb[k % 3];
     CHECK(differ > 100, "the picture is not blank (%d)", differ);
-    loam_image_free(&img);
+    loam_image_destroy(&img);
     loam_env_destroy(a);
     loam_env_destroy(b);
     loam_env_destroy(c);

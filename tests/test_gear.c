@@ -55,8 +55,8 @@ int main(void) {
     float tooth = loam_sdf_grid_query(&g, (loam_vec3){(float)r, 0, 0}, NULL);
     float gap = loam_sdf_grid_query(&g, (loam_vec3){(float)(r * cos(M_PI / d.teeth)), (float)(r * sin(M_PI / d.teeth)), 0}, NULL);
     CHECK(tooth < 0.0f && gap > 0.0f, "tooth middle %g m, gap middle %g m", tooth, gap);
-    loam_sdf_grid_free(&g);
-    loam_mesh_free(&m);
+    loam_sdf_grid_destroy(&g);
+    loam_mesh_destroy(&m);
 
     /* A helical gear: the top face turned by b tan(beta) / r. */
     d.helix_angle_deg = 25.0f;
@@ -71,7 +71,7 @@ int main(void) {
     double want = d.face_width * tan(25.0 * M_PI / 180.0) / r;
     CHECK(fabs(turn - want) < 1e-5, "helix turn %g rad, want %g rad", turn, want);
     CHECK(volume(&m) > 0.0, "helical gear volume %g", volume(&m));
-    loam_mesh_free(&m);
+    loam_mesh_destroy(&m);
 
     loam_gear_def bad = loam_gear_default_def();
     bad.teeth = 3;

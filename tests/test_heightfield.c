@@ -60,7 +60,7 @@ static void plane_sdf_matches(void) {
     loam_vec3 lo, hi;
     loam_shape_local_bounds(&s, &lo, &hi);
     CHECK(hi.z == hf.max_height && lo.z < -1e29f, "bounds z %g..%g, max height %g", lo.z, hi.z, hf.max_height);
-    loam_heightfield_free(&hf);
+    loam_heightfield_destroy(&hf);
 }
 
 /* Spacings that are powers of two make every sample's coordinate exact, so the surface must give
@@ -92,7 +92,7 @@ static void samples_exact(void) {
     float g[2];
     float out = loam_heightfield_height(&hf, 10.0f, 0.0f, g);
     CHECK(out == h[2 * nx + nx - 1] && g[0] == 0.0f, "outside: height %g (border %g), slope %g", out, h[2 * nx + nx - 1], g[0]);
-    loam_heightfield_free(&hf);
+    loam_heightfield_destroy(&hf);
 }
 
 static void bad_inputs(void) {
@@ -167,7 +167,7 @@ static void particles_rest_on_slope(void) {
     CHECK(worst < 0.01 * r, "rest distance along the normal off the radius %g m by %g m", (double)r, worst);
     CHECK(fastest < 1e-3, "not at rest: %g m/s", fastest);
     loam_world_destroy(w);
-    loam_heightfield_free(&hf);
+    loam_heightfield_destroy(&hf);
 }
 
 int main(void) {

@@ -23,7 +23,7 @@ enum { N = 20 };
 /* The cantilever's tip sag (gravity) or, with `torque`, the last segment's twist about the cable under
  * that torque at the tip (no gravity). */
 static double run(loam_mb_solver solver, int iterations, int cosserat, double torque, double* expect) {
-    loam_mb_cable_def cd = loam_mb_default_cable_def();
+    loam_mb_cable_def cd = loam_mb_cable_default_def();
     cd.cosserat = cosserat;
     cd.segments = N, cd.length = 1.0, cd.radius = 0.01, cd.density = 1000.0;
     double I = M_PI * pow(cd.radius, 4) / 4.0, w = cd.density * M_PI * cd.radius * cd.radius * 9.81;
@@ -38,7 +38,7 @@ static double run(loam_mb_solver solver, int iterations, int cosserat, double to
     CHECK(loam_mb_cable_build(&cd, 0, b, g, c, &err) == LOAM_OK, "%s", err.message);
     /* the clamp: the first segment's start held to the world, its bending spring a half segment's */
     int nc = 2 * (N - 1);
-    c[nc] = loam_mb_default_constraint_def();
+    c[nc] = loam_mb_constraint_default_def();
     strcpy(c[nc].name, "clamp");
     c[nc].body[0] = 0, c[nc].body[1] = -1;
     c[nc].anchor[0] = (loam_vec3d){-0.5 * cd.length / N, 0, 0}, c[nc].anchor[1] = cd.start.p;

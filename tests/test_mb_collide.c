@@ -31,7 +31,7 @@ static setup make(const loam_mb_geom_def* geoms, int ng, const loam_posed* pose,
             g[i].pose = pose[i];
             continue;
         }
-        b[nb] = loam_mb_default_body_def();
+        b[nb] = loam_mb_body_default_def();
         snprintf(b[nb].name, sizeof b[nb].name, "body%d", nb);
         b[nb].joint = LOAM_JOINT_FLOATING;
         b[nb].mass = 1.0;
@@ -62,7 +62,7 @@ static void release(setup* st) {
 }
 
 static loam_mb_geom_def geom(int body, loam_shape_type type, double x, double y, double z) {
-    loam_mb_geom_def g = loam_mb_default_geom_def();
+    loam_mb_geom_def g = loam_mb_geom_default_def();
     g.body = body, g.type = type, g.size = (loam_vec3d){x, y, z};
     return g;
 }
@@ -310,7 +310,7 @@ static void sdf(void) {
     if (st.s->ncontact == 1) CHECK(fabs(st.s->contact[0].depth - 0.01) < 0.01, "edge depth %g, expected about 0.01", st.s->contact[0].depth);
     release(&st);
     /* input checks: a grid on a non-mesh geom, and an empty grid */
-    loam_mb_body_def body = loam_mb_default_body_def();
+    loam_mb_body_def body = loam_mb_body_default_def();
     body.joint = LOAM_JOINT_FLOATING, body.mass = 1, body.inertia[0] = body.inertia[1] = body.inertia[2] = 0.01;
     loam_mb_geom_def bad = geom(0, LOAM_SHAPE_SPHERE, 0.05, 0, 0);
     bad.sdf = &grid;
@@ -328,7 +328,7 @@ static void sdf(void) {
     fprintf(stderr, "empty sdf grid: %s\n", status == LOAM_OK ? "accepted" : err.message);
     CHECK(status != LOAM_OK && strstr(err.message, "sdf grid"), "an empty sdf grid was accepted");
     loam_mb_model_destroy(m);
-    loam_sdf_grid_free(&grid);
+    loam_sdf_grid_destroy(&grid);
 }
 
 /* Drop body 0 from 2 mm above its resting pose and step 1 s: it must land and stay (no drift,
@@ -391,7 +391,7 @@ static void resting(void) {
         loam_posed po[2] = {rotated(0.1, 0.02, 0.08, 1, 0, 0, M_PI / 2 + 0.004), at(0, 0, 0)};
         rest("capsule across a mesh floor, ends out", co, 2, po, solvers[k], 1e-3);
     }
-    loam_sdf_grid_free(&grid);
+    loam_sdf_grid_destroy(&grid);
 }
 
 /* Ball-ball contacts of a random cloud of n floating spheres against brute force over all pairs:
@@ -413,7 +413,7 @@ static void ball_cloud(int n) {
         double side = 0.02 * cbrt((double)n); /* a dense cloud: a few neighbours each */
         c[i] = (loam_vec3d){side * u[0], side * u[1], side * u[2]};
         r[i] = 0.004 + 0.004 * u[3];
-        b[i] = loam_mb_default_body_def();
+        b[i] = loam_mb_body_default_def();
         snprintf(b[i].name, sizeof b[i].name, "ball%d", i);
         b[i].joint = LOAM_JOINT_FLOATING;
         b[i].mass = 1.0;

@@ -22,7 +22,7 @@ static const double G = 9.81, M = 1.3, A = 0.35, J = 0.02, PIVOT_Z = 1.0;
 static double accel(double th) { return -M * A * G * sin(th) / (J + M * A * A); }
 
 static void pendulum(loam_mb_solver solver, int iterations, double tol) {
-    loam_mb_body_def b = loam_mb_default_body_def();
+    loam_mb_body_def b = loam_mb_body_default_def();
     strcpy(b.name, "bob");
     b.joint = LOAM_JOINT_FLOATING;
     b.mass = M, b.inertia[0] = J, b.inertia[1] = J, b.inertia[2] = 1e-4;
@@ -35,7 +35,7 @@ static void pendulum(loam_mb_solver solver, int iterations, double tol) {
     loam_mb_state* s = NULL;
     loam_error err;
     CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) == LOAM_OK, "%s", err.message);
-    loam_mb_constraint_def c = loam_mb_default_constraint_def();
+    loam_mb_constraint_def c = loam_mb_constraint_default_def();
     strcpy(c.name, "pivot");
     c.body[0] = 0, c.body[1] = -1;
     c.anchor[0] = (loam_vec3d){0, 0, A}, c.anchor[1] = (loam_vec3d){0, 0, PIVOT_Z};
@@ -71,7 +71,7 @@ static void pendulum(loam_mb_solver solver, int iterations, double tol) {
 
 static void spring(void) {
     const double mass = 2.0, k = 200.0, L0 = 1.0;
-    loam_mb_body_def b = loam_mb_default_body_def();
+    loam_mb_body_def b = loam_mb_body_default_def();
     strcpy(b.name, "mass");
     b.joint = LOAM_JOINT_FLOATING;
     b.mass = mass, b.inertia[0] = b.inertia[1] = b.inertia[2] = 0.01;
@@ -81,7 +81,7 @@ static void spring(void) {
     loam_mb_state* s = NULL;
     loam_error err;
     CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) == LOAM_OK, "%s", err.message);
-    loam_mb_constraint_def c = loam_mb_default_constraint_def();
+    loam_mb_constraint_def c = loam_mb_constraint_default_def();
     strcpy(c.name, "spring");
     c.type = LOAM_CONSTRAINT_DISTANCE, c.body[0] = 0, c.body[1] = -1, c.length = L0, c.stiffness = k;
     CHECK(m && loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_OK, "%s", err.message);
@@ -110,7 +110,7 @@ static void spring(void) {
 }
 
 static void weld_and_torsion(void) {
-    loam_mb_body_def b = loam_mb_default_body_def();
+    loam_mb_body_def b = loam_mb_body_default_def();
     strcpy(b.name, "block");
     b.joint = LOAM_JOINT_FLOATING;
     b.mass = 1.0, b.com = (loam_vec3d){0.2, 0, 0}, b.inertia[0] = 0.01, b.inertia[1] = 0.01, b.inertia[2] = 0.02;
@@ -118,7 +118,7 @@ static void weld_and_torsion(void) {
     loam_mb_state* s = NULL;
     loam_error err;
     CHECK(loam_mb_model_create(&b, 1, NULL, 0, NULL, &m, &err) == LOAM_OK, "%s", err.message);
-    loam_mb_constraint_def c[2] = {loam_mb_default_constraint_def(), loam_mb_default_constraint_def()};
+    loam_mb_constraint_def c[2] = {loam_mb_constraint_default_def(), loam_mb_constraint_default_def()};
     strcpy(c[0].name, "hold"), strcpy(c[1].name, "lock");
     c[0].body[0] = c[1].body[0] = 0;
     c[1].type = LOAM_CONSTRAINT_ANGULAR;
@@ -160,7 +160,7 @@ static void weld_and_torsion(void) {
 }
 
 static void no_slip(void) {
-    loam_mb_body_def b = loam_mb_default_body_def();
+    loam_mb_body_def b = loam_mb_body_default_def();
     strcpy(b.name, "cart");
     b.joint = LOAM_JOINT_FLOATING;
     b.mass = 2.0, b.inertia[0] = 0.05, b.inertia[1] = 0.08, b.inertia[2] = 0.1;
@@ -170,7 +170,7 @@ static void no_slip(void) {
     loam_mb_state* s = NULL;
     loam_error err;
     CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) == LOAM_OK, "%s", err.message);
-    loam_mb_constraint_def c = loam_mb_default_constraint_def();
+    loam_mb_constraint_def c = loam_mb_constraint_default_def();
     strcpy(c.name, "wheels");
     c.type = LOAM_CONSTRAINT_NO_SLIP, c.body[0] = 0, c.body[1] = -1; /* rolls along its x, not along its y */
     CHECK(m && loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_OK, "%s", err.message);

@@ -33,7 +33,7 @@ static loam_mb_model* make_tree(void) {
     const loam_joint_type type[NB] = {LOAM_JOINT_FLOATING, LOAM_JOINT_REVOLUTE, LOAM_JOINT_PRISMATIC, LOAM_JOINT_REVOLUTE,
                                       LOAM_JOINT_REVOLUTE, LOAM_JOINT_FIXED, LOAM_JOINT_REVOLUTE};
     for (int i = 0; i < NB; ++i) {
-        b[i] = loam_mb_default_body_def();
+        b[i] = loam_mb_body_default_def();
         snprintf(b[i].name, sizeof b[i].name, "body%d", i);
         b[i].parent = parent[i];
         b[i].joint = type[i];
@@ -172,7 +172,7 @@ int main(void) {
     CHECK(loam_mb_step(m, s, &err) == LOAM_ERR_INPUT && strstr(err.message, "body1") && strstr(err.message, "q[7]"), "%s", err.message);
     CHECK(loam_mb_jacobian(m, s, 99, (loam_vec3d){0, 0, 0}, jac, &err) == LOAM_ERR_INPUT && strstr(err.message, "body 99"), "%s",
           err.message);
-    loam_mb_body_def bad = loam_mb_default_body_def();
+    loam_mb_body_def bad = loam_mb_body_default_def();
     strcpy(bad.name, "lump");
     bad.joint = LOAM_JOINT_FLOATING;
     bad.mass = 1.0, bad.inertia[0] = 1.0, bad.inertia[1] = 0.1, bad.inertia[2] = 0.1;

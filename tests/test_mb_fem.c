@@ -18,9 +18,9 @@
 #include "test_util.h"
 
 static loam_mb_model* ground_model(loam_mb_options* o, int plane) {
-    loam_mb_body_def b = loam_mb_default_body_def(); /* a model needs a body: a massless welded one */
+    loam_mb_body_def b = loam_mb_body_default_def(); /* a model needs a body: a massless welded one */
     strcpy(b.name, "ground");
-    loam_mb_geom_def g = loam_mb_default_geom_def();
+    loam_mb_geom_def g = loam_mb_geom_default_def();
     g.body = -1, g.type = LOAM_SHAPE_PLANE;
     loam_mb_model* m = NULL;
     loam_error err;
@@ -66,11 +66,11 @@ static double cantilever(int nx, int ny, int nz, int tets, int pieces, loam_mb_s
     int ncon = 0;
     loam_error err;
     for (int pc = 0; pc < pieces; ++pc) {
-        loam_mb_fem_beam_def bd = loam_mb_default_fem_beam_def();
+        loam_mb_fem_beam_def bd = loam_mb_fem_beam_default_def();
         bd.nx = per, bd.ny = ny, bd.nz = nz, bd.tets_per_cell = tets, bd.size = (loam_vec3d){L / pieces, H, H};
         bd.pose.p = (loam_vec3d){pc * L / pieces, 0, 1};
         mesh s = beam_mesh(&bd);
-        loam_mb_fem_def fd = loam_mb_default_fem_def();
+        loam_mb_fem_def fd = loam_mb_fem_default_def();
         snprintf(fd.name, sizeof fd.name, "beam%d", pc);
         fd.nnode = s.nnode, fd.ntet = s.ntet, fd.node = s.node, fd.tet = s.tet;
         fd.young = E, fd.poisson = NU, fd.density = RHO, fd.mass_damping = 20.0;
@@ -80,7 +80,7 @@ static double cantilever(int nx, int ny, int nz, int tets, int pieces, loam_mb_s
             int a[64], b[64], n = end_nodes(&bd, per, a);
             end_nodes(&bd, 0, b);
             for (int k = 0; k < n; ++k) {
-                con[ncon] = loam_mb_default_constraint_def();
+                con[ncon] = loam_mb_constraint_default_def();
                 con[ncon].body[0] = LOAM_MB_FEM_BODY(pc - 1), con[ncon].node[0] = a[k];
                 con[ncon].body[1] = LOAM_MB_FEM_BODY(pc), con[ncon].node[1] = b[k];
                 ++ncon;
@@ -94,7 +94,7 @@ static double cantilever(int nx, int ny, int nz, int tets, int pieces, loam_mb_s
     const loam_mb_fem* last = &m->fem[m->nfem - 1];
     int tip[64], ntip = 0;
     {
-        loam_mb_fem_beam_def bd = loam_mb_default_fem_beam_def();
+        loam_mb_fem_beam_def bd = loam_mb_fem_beam_default_def();
         bd.nx = per, bd.ny = ny, bd.nz = nz;
         ntip = end_nodes(&bd, per, tip);
     }
@@ -124,7 +124,7 @@ static double cantilever(int nx, int ny, int nz, int tets, int pieces, loam_mb_s
 /* A piece from a beam definition into model m; returns its index. */
 static int add_block(loam_mb_model* m, const loam_mb_fem_beam_def* bd, double young, double damping, int lumped) {
     mesh s = beam_mesh(bd);
-    loam_mb_fem_def fd = loam_mb_default_fem_def();
+    loam_mb_fem_def fd = loam_mb_fem_default_def();
     strcpy(fd.name, "block");
     fd.nnode = s.nnode, fd.ntet = s.ntet, fd.node = s.node, fd.tet = s.tet;
     fd.young = young, fd.poisson = 0.3, fd.density = RHO, fd.stiffness_damping = damping, fd.lumped = lumped;
@@ -150,7 +150,7 @@ static void free_block(int lumped) {
     loam_mb_options o = loam_mb_default_options();
     o.gravity = (loam_vec3d){0, 0, 0};
     loam_mb_model* m = ground_model(&o, 0);
-    loam_mb_fem_beam_def bd = loam_mb_default_fem_beam_def();
+    loam_mb_fem_beam_def bd = loam_mb_fem_beam_default_def();
     bd.nx = 4, bd.ny = 2, bd.nz = 2, bd.size = (loam_vec3d){0.2, 0.1, 0.1}, bd.tets_per_cell = 5;
     add_block(m, &bd, 1e5, 0.0, lumped);
     loam_mb_state* s = NULL;
@@ -188,7 +188,7 @@ static void resting_block(loam_mb_solver solver) {
     loam_mb_options o = loam_mb_default_options();
     o.solver = solver, o.iterations = 100;
     loam_mb_model* m = ground_model(&o, 1);
-    loam_mb_fem_beam_def bd = loam_mb_default_fem_beam_def();
+    loam_mb_fem_beam_def bd = loam_mb_fem_beam_default_def();
     bd.nx = 4, bd.ny = 4, bd.nz = 2, bd.size = (loam_vec3d){0.2, 0.2, 0.1}, bd.tets_per_cell = 5;
     bd.pose.p = (loam_vec3d){-0.1, 0, 0.05};
     add_block(m, &bd, 1e6, 1e-3, 1);
@@ -228,18 +228,18 @@ static void resting_block(loam_mb_solver solver) {
 static void ball_on_block(loam_mb_solver solver) {
     loam_mb_options o = loam_mb_default_options();
     o.solver = solver, o.iterations = 100;
-    loam_mb_body_def b[2] = {loam_mb_default_body_def(), loam_mb_default_body_def()};
+    loam_mb_body_def b[2] = {loam_mb_body_default_def(), loam_mb_body_default_def()};
     strcpy(b[0].name, "ground"), strcpy(b[1].name, "ball");
     const double r = 0.05, mass = 1.0;
     b[1].joint = LOAM_JOINT_FLOATING, b[1].mass = mass;
     b[1].inertia[0] = b[1].inertia[1] = b[1].inertia[2] = 0.4 * mass * r * r;
-    loam_mb_geom_def g[2] = {loam_mb_default_geom_def(), loam_mb_default_geom_def()};
+    loam_mb_geom_def g[2] = {loam_mb_geom_default_def(), loam_mb_geom_default_def()};
     g[0].body = -1, g[0].type = LOAM_SHAPE_PLANE;
     g[1].body = 1, g[1].size.x = r;
     loam_mb_model* m = NULL;
     loam_error err;
     CHECK(loam_mb_model_create(b, 2, g, 2, &o, &m, &err) == LOAM_OK, "%s", err.message);
-    loam_mb_fem_beam_def bd = loam_mb_default_fem_beam_def();
+    loam_mb_fem_beam_def bd = loam_mb_fem_beam_default_def();
     bd.nx = 6, bd.ny = 6, bd.nz = 2, bd.size = (loam_vec3d){0.2, 0.2, 0.05}, bd.tets_per_cell = 5;
     bd.pose.p = (loam_vec3d){-0.1, 0, 0.025};
     add_block(m, &bd, 1e6, 1e-3, 1);
@@ -275,7 +275,7 @@ static void errors(void) {
     double node[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
     int tet[4] = {0, 1, 2, 4}, flat[4] = {0, 1, 2, 3};
     double flat_node[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
-    loam_mb_fem_def fd = loam_mb_default_fem_def();
+    loam_mb_fem_def fd = loam_mb_fem_default_def();
     strcpy(fd.name, "bad");
     fd.nnode = 4, fd.ntet = 1, fd.node = node, fd.tet = tet;
     loam_error err;
@@ -301,7 +301,7 @@ static void errors(void) {
     s->fem_v[5] = NAN;
     CHECK(loam_mb_step(m, s, &err) != LOAM_OK && strstr(err.message, "'bad': node 1: fem_v[2] is not finite"), "%s", err.message);
     loam_mb_state_destroy(s);
-    loam_mb_constraint_def c = loam_mb_default_constraint_def();
+    loam_mb_constraint_def c = loam_mb_constraint_default_def();
     c.body[0] = LOAM_MB_FEM_BODY(0), c.node[0] = 9;
     CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) != LOAM_OK && strstr(err.message, "node[0] = 9"), "%s", err.message);
     c.node[0] = 1, c.body[1] = LOAM_MB_FEM_BODY(3);
@@ -310,7 +310,7 @@ static void errors(void) {
     CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) != LOAM_OK && strstr(err.message, "POINT or DISTANCE"), "%s", err.message);
     c.type = LOAM_CONSTRAINT_POINT;
     CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_OK, "%s", err.message);
-    loam_mb_fem_beam_def bd = loam_mb_default_fem_beam_def();
+    loam_mb_fem_beam_def bd = loam_mb_fem_beam_default_def();
     bd.tets_per_cell = 4;
     double xs[3];
     int ts[4];

@@ -21,11 +21,11 @@ static void one_step(int nnode, int ntet, const double* node, const int* tet, in
     o.dt = 0.01;
     loam_mb_model* m = NULL;
     loam_mb_state* s = NULL;
-    loam_mb_body_def b = loam_mb_default_body_def();
+    loam_mb_body_def b = loam_mb_body_default_def();
     snprintf(b.name, sizeof b.name, "anchor");
     b.joint = LOAM_JOINT_FIXED;
     CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) == LOAM_OK, "%s", err.message);
-    loam_mb_fem_def fd = loam_mb_default_fem_def();
+    loam_mb_fem_def fd = loam_mb_fem_default_def();
     snprintf(fd.name, sizeof fd.name, "beam");
     fd.nnode = nnode, fd.ntet = ntet, fd.node = node, fd.tet = tet, fd.nfixed = nfixed, fd.fixed = fixed, fd.young = 1e6;
     CHECK(m && loam_mb_model_add_fem(m, &fd, &err) == LOAM_OK, "%s", err.message);
@@ -38,7 +38,7 @@ static void one_step(int nnode, int ntet, const double* node, const int* tet, in
 
 int main(void) {
     loam_error err;
-    loam_mb_fem_beam_def bd = loam_mb_default_fem_beam_def();
+    loam_mb_fem_beam_def bd = loam_mb_fem_beam_default_def();
     bd.nx = NX, bd.ny = NY, bd.nz = NZ, bd.tets_per_cell = 5;
     int nnode, ntet;
     loam_mb_fem_beam_counts(&bd, &nnode, &ntet);

@@ -13,7 +13,7 @@
 static const double I1 = 0.1, I2 = 0.2, I3 = 0.25, MASS = 2.0;
 
 static loam_mb_model* make(loam_vec3d com, loam_vec3d gravity, double dt) {
-    loam_mb_body_def b = loam_mb_default_body_def();
+    loam_mb_body_def b = loam_mb_body_default_def();
     strcpy(b.name, "brick");
     b.joint = LOAM_JOINT_FLOATING;
     b.mass = MASS;

@@ -16,12 +16,12 @@ typedef struct scene { loam_mb_model* m; loam_mb_state* s; } scene;
 
 static scene make(double theta) {
     scene sc = {NULL, NULL};
-    loam_mb_body_def b = loam_mb_default_body_def();
+    loam_mb_body_def b = loam_mb_body_default_def();
     strcpy(b.name, "box");
     b.joint = LOAM_JOINT_FLOATING;
     b.mass = MASS;
     b.inertia[0] = MASS / 3.0 * (HY * HY + HZ * HZ), b.inertia[1] = MASS / 3.0 * (HX * HX + HZ * HZ), b.inertia[2] = MASS / 3.0 * (HX * HX + HY * HY);
-    loam_mb_geom_def g[2] = {loam_mb_default_geom_def(), loam_mb_default_geom_def()};
+    loam_mb_geom_def g[2] = {loam_mb_geom_default_def(), loam_mb_geom_default_def()};
     loam_quatd tilt = {cos(0.5 * theta), 0, sin(0.5 * theta), 0}; /* about y */
     g[0].body = -1, g[0].type = LOAM_SHAPE_PLANE, g[0].pose.q = tilt, g[0].friction = MU;
     g[1].body = 0, g[1].type = LOAM_SHAPE_BOX, g[1].size = (loam_vec3d){HX, HY, HZ}, g[1].friction = MU;

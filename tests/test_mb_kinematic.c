@@ -12,7 +12,7 @@
 #include "test_util.h"
 
 static loam_mb_body_def free_body(const char* name, double mass, double I) {
-    loam_mb_body_def b = loam_mb_default_body_def();
+    loam_mb_body_def b = loam_mb_body_default_def();
     strcpy(b.name, name);
     b.joint = LOAM_JOINT_FLOATING;
     b.mass = mass;
@@ -21,7 +21,7 @@ static loam_mb_body_def free_body(const char* name, double mass, double I) {
 }
 
 static void kinematic_and_fixed(void) {
-    loam_mb_body_def b[2] = {free_body("paddle", 3.0, 0.1), loam_mb_default_body_def()};
+    loam_mb_body_def b[2] = {free_body("paddle", 3.0, 0.1), loam_mb_body_default_def()};
     b[0].motion = LOAM_MB_KINEMATIC;
     strcpy(b[1].name, "locked");
     b[1].joint = LOAM_JOINT_REVOLUTE, b[1].axis = (loam_vec3d){0, 1, 0}, b[1].motion = LOAM_MB_FIXED;
@@ -52,7 +52,7 @@ static void pusher(void) {
     const double R = 0.05, speed = 0.4;
     loam_mb_body_def b[2] = {free_body("pusher", 5.0, 0.1), free_body("ball", 0.2, 0.4 * 0.2 * R * R)};
     b[0].motion = LOAM_MB_KINEMATIC;
-    loam_mb_geom_def g[3] = {loam_mb_default_geom_def(), loam_mb_default_geom_def(), loam_mb_default_geom_def()};
+    loam_mb_geom_def g[3] = {loam_mb_geom_default_def(), loam_mb_geom_default_def(), loam_mb_geom_default_def()};
     g[0].body = -1, g[0].type = LOAM_SHAPE_PLANE, g[0].friction = 0.0;
     g[1].body = 0, g[1].type = LOAM_SHAPE_CAPSULE, g[1].size = (loam_vec3d){0.03, 0, 0.1}, g[1].friction = 0.0; /* upright */
     g[2].body = 1, g[2].size.x = R, g[2].friction = 0.0;
@@ -80,7 +80,7 @@ static void pusher(void) {
 }
 
 static void diverging(void) {
-    loam_mb_body_def b = loam_mb_default_body_def();
+    loam_mb_body_def b = loam_mb_body_default_def();
     strcpy(b.name, "flywheel");
     b.joint = LOAM_JOINT_REVOLUTE, b.mass = 1.0, b.inertia[0] = b.inertia[1] = b.inertia[2] = 1e-6;
     loam_mb_model* m = NULL;

@@ -16,7 +16,7 @@ static const double M1 = 1.3, A1 = 0.35, J1 = 0.02, L1 = 0.6;
 static const double M2 = 0.8, A2 = 0.25, J2 = 0.01;
 
 static loam_mb_body_def link(const char* name, int parent, double z, double m, double a, double J) {
-    loam_mb_body_def b = loam_mb_default_body_def();
+    loam_mb_body_def b = loam_mb_body_default_def();
     strcpy(b.name, name);
     b.parent = parent;
     b.joint = LOAM_JOINT_REVOLUTE;

@@ -14,7 +14,7 @@
 #include "test_util.h"
 
 static loam_mb_body_def free_body(const char* name, double mass, double ixx, double iyy, double izz) {
-    loam_mb_body_def b = loam_mb_default_body_def();
+    loam_mb_body_def b = loam_mb_body_default_def();
     strcpy(b.name, name);
     b.joint = LOAM_JOINT_FLOATING;
     b.mass = mass;
@@ -31,7 +31,7 @@ static loam_mb_model* scene(loam_mb_solver solver, int iterations, double tolera
                              free_body("ball2", 0.5, 0.002, 0.002, 0.002),
                              free_body("box", 2.0, 2.0 / 3 * (0.01 + 0.0025), 2.0 / 3 * (0.01 + 0.0025), 2.0 / 3 * 0.02)};
     loam_mb_geom_def g[5];
-    for (int i = 0; i < 5; ++i) g[i] = loam_mb_default_geom_def();
+    for (int i = 0; i < 5; ++i) g[i] = loam_mb_geom_default_def();
     g[0].body = -1, g[0].type = LOAM_SHAPE_PLANE;
     g[1].body = 0, g[1].size.x = 0.1;
     g[2].body = 1, g[2].size.x = 0.1;
@@ -53,11 +53,11 @@ static loam_mb_model* scene(loam_mb_solver solver, int iterations, double tolera
 static int stack_sweeps(loam_mb_solver solver, int n, double* error) {
     loam_mb_body_def b[16];
     loam_mb_geom_def g[17];
-    g[0] = loam_mb_default_geom_def(), g[0].body = -1, g[0].type = LOAM_SHAPE_PLANE;
+    g[0] = loam_mb_geom_default_def(), g[0].body = -1, g[0].type = LOAM_SHAPE_PLANE;
     for (int i = 0; i < n; ++i) {
         b[i] = free_body("ball", 1.0, 0.004, 0.004, 0.004);
         snprintf(b[i].name, sizeof b[i].name, "ball%d", i);
-        g[i + 1] = loam_mb_default_geom_def(), g[i + 1].body = i, g[i + 1].size.x = 0.1;
+        g[i + 1] = loam_mb_geom_default_def(), g[i + 1].body = i, g[i + 1].size.x = 0.1;
     }
     loam_mb_options o = loam_mb_default_options();
     o.solver = solver, o.iterations = 100000, o.tolerance = 1e-12, o.warm_start = 0;

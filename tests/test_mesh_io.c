@@ -89,7 +89,7 @@ int main(void) {
     CHECK(loam_mesh_read_obj(OBJ_CUBE, strlen(OBJ_CUBE), "cube.obj", &m, &err) == LOAM_OK, "%s", err.message);
     check_cube(&m, "OBJ");
     CHECK(m.vertex_count == 8, "OBJ keeps its own vertices");
-    loam_mesh_free(&m);
+    loam_mesh_destroy(&m);
 
     static char text[8192];
     size_t n = cube_ascii_stl(text, sizeof text);
@@ -104,8 +104,8 @@ int main(void) {
     CHECK(memcmp(m.vertices, ascii.vertices, sizeof(float) * 24) == 0 &&
               memcmp(m.triangles, ascii.triangles, sizeof(int32_t) * 36) == 0,
           "binary and ASCII STL of one cube differ");
-    loam_mesh_free(&m);
-    loam_mesh_free(&ascii);
+    loam_mesh_destroy(&m);
+    loam_mesh_destroy(&ascii);
 
     /* Files, by extension (any case). */
     char dir[] = "/tmp/loam_mesh_XXXXXX", path[256];
@@ -116,7 +116,7 @@ int main(void) {
     fclose(f);
     CHECK(loam_mesh_load(path, &m, &err) == LOAM_OK, "%s", err.message);
     check_cube(&m, "cube.STL file");
-    loam_mesh_free(&m);
+    loam_mesh_destroy(&m);
     unlink(path);
     snprintf(path, sizeof path, "%s/cube.obj", dir);
     f = fopen(path, "wb");
@@ -124,7 +124,7 @@ int main(void) {
     fclose(f);
     CHECK(loam_mesh_load(path, &m, &err) == LOAM_OK, "%s", err.message);
     check_cube(&m, "cube.obj file");
-    loam_mesh_free(&m);
+    loam_mesh_destroy(&m);
     unlink(path);
     snprintf(path, sizeof path, "%s/cube.ply", dir);
     CHECK(loam_mesh_load(path, &m, &err) == LOAM_ERR_INPUT && strstr(err.message, "cube.ply"), "ply: %s", err.message);

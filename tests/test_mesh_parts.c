@@ -14,7 +14,7 @@ static float sdf_at(const loam_mesh* m, float cell, loam_vec3 p) {
     loam_error err;
     if (loam_sdf_grid_build(m, cell, 2 * cell, &g, &err) != LOAM_OK) return NAN;
     float v = loam_sdf_grid_query(&g, p, NULL);
-    loam_sdf_grid_free(&g);
+    loam_sdf_grid_destroy(&g);
     return v;
 }
 
@@ -23,18 +23,18 @@ int main(void) {
     loam_mesh m;
     CHECK(loam_mesh_box((loam_vec3){1, 2, 3}, (loam_vec3){0.1f, 0.2f, 0.3f}, &m, &err) == LOAM_OK, "%s", err.message);
     CHECK(closed_and_oriented(&m) && fabs(volume(&m) - 8 * 0.1 * 0.2 * 0.3) < 1e-6, "box: volume %g", volume(&m));
-    loam_mesh_free(&m);
+    loam_mesh_destroy(&m);
 
     const float R = 0.2f, t = 0.02f, w = 0.3f, a0 = 0.3f, a1 = 2.5f;
     const int n = 20;
     CHECK(loam_mesh_curved_plate(R, t, w, a0, a1, n, &m, &err) == LOAM_OK, "%s", err.message);
     double ro = R + t / 2, ri = R - t / 2, want = w * 0.5 * (ro * ro - ri * ri) * n * sin((a1 - a0) / n);
     CHECK(closed_and_oriented(&m) && fabs(volume(&m) - want) < 1e-3 * want, "curved plate: volume %g, want %g", volume(&m), want);
-    loam_mesh_free(&m);
+    loam_mesh_destroy(&m);
     CHECK(loam_mesh_sector_plate(R, a0, a0 + 1.0f, t, 0.1f, n, &m, &err) == LOAM_OK, "%s", err.message);
     want = t * 0.5 * R * R * n * sin(1.0 / n);
     CHECK(closed_and_oriented(&m) && fabs(volume(&m) - want) < 1e-3 * want, "sector plate: volume %g, want %g", volume(&m), want);
-    loam_mesh_free(&m);
+    loam_mesh_destroy(&m);
 
     loam_bucket_def bd = loam_bucket_default_def();
     CHECK(loam_mesh_bucket(&bd, &m, &err) == LOAM_OK, "%s", err.message);
@@ -45,7 +45,7 @@ int main(void) {
     float cell = 0.004f;
     CHECK(sdf_at(&m, cell, wall) < 0 && sdf_at(&m, cell, cavity) > 0.05f && sdf_at(&m, cell, side) < 0,
           "bucket: wall %g, cavity %g, side plate %g", sdf_at(&m, cell, wall), sdf_at(&m, cell, cavity), sdf_at(&m, cell, side));
-    loam_mesh_free(&m);
+    loam_mesh_destroy(&m);
 
     loam_bulldozer_def dd = loam_bulldozer_default_def();
     CHECK(loam_mesh_bulldozer(&dd, &m, &err) == LOAM_OK, "%s", err.message);
@@ -57,7 +57,7 @@ int main(void) {
     CHECK(sdf_at(&m, 0.01f, (loam_vec3){0, 0, dd.track_height + 0.1f}) < 0 &&
               sdf_at(&m, 0.01f, (loam_vec3){0, 0, dd.track_height + dd.height + 0.1f}) > 0,
           "bulldozer: inside the body / above it");
-    loam_mesh_free(&m);
+    loam_mesh_destroy(&m);
 
     CHECK(loam_mesh_curved_plate(R, 3 * R, w, a0, a1, n, &m, &err) == LOAM_ERR_INPUT, "thick plate accepted");
     CHECK(loam_mesh_box((loam_vec3){0, 0, 0}, (loam_vec3){0, 1, 1}, &m, &err) == LOAM_ERR_INPUT, "flat box accepted");

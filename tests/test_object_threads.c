@@ -49,9 +49,9 @@ static void test_softbody(void) {
           "%s", err.message);
     d.threads = -1;
     CHECK(!loam_softbody_pop_create(&d, &m, rs, ROBOTS, &err) && strstr(err.message, "threads = -1"), "%s", err.message);
-    loam_softbody_pop_free(one);
-    loam_softbody_pop_free(three);
-    loam_softbody_robot_free(robot);
+    loam_softbody_pop_destroy(one);
+    loam_softbody_pop_destroy(three);
+    loam_softbody_robot_destroy(robot);
 }
 
 static loam_world* column(int threads) {
@@ -96,7 +96,7 @@ static void test_granular(void) {
 }
 
 static void test_multibody(void) {
-    loam_mb_body_def b = loam_mb_default_body_def();
+    loam_mb_body_def b = loam_mb_body_default_def();
     strcpy(b.name, "ball");
     b.joint = LOAM_JOINT_FLOATING;
     b.mass = 1.0;

@@ -76,7 +76,7 @@ static void test_particle_geometry(void) {
     p.x = bad_x, p.y = bad_y, p.z = bad_z, p.radius = bad_r;
     CHECK(loam_render(&cam, &p, NULL, &img, NULL) == LOAM_OK, "non-finite particles");
     CHECK(covered(&img) == 0, "skipped particles drew %d px", covered(&img));
-    loam_image_free(&img);
+    loam_image_destroy(&img);
 }
 
 static loam_shape make_shape(loam_shape_type type, loam_vec3 size) {
@@ -152,7 +152,7 @@ static void test_shapes(void) {
     cam.fov_deg = 50;
     loam_render(&cam, NULL, &s, &img, NULL);
     CHECK(isinf(depth_at(&img, 100, 60)) && isfinite(depth_at(&img, 100, 140)), "horizon");
-    loam_image_free(&img);
+    loam_image_destroy(&img);
 }
 
 /* One sphere drawn two ways, as a particle (camera-frame normals) and as a traced SPHERE shape
@@ -179,8 +179,8 @@ static void test_particle_matches_shape(void) {
     for (int i = 0; i < 160 * 120 * 3; ++i) differ += abs(a.rgb[i] - b.rgb[i]) > 3;
     CHECK(covered(&a) > 1000 && differ < covered(&a) / 20, "%d of %d channels differ", differ,
           3 * covered(&a));
-    loam_image_free(&a);
-    loam_image_free(&b);
+    loam_image_destroy(&a);
+    loam_image_destroy(&b);
 }
 
 typedef struct scene {
@@ -278,8 +278,8 @@ static void test_determinism_and_speed(const char* dir) {
     char path[512];
     snprintf(path, sizeof path, "%s/scene.png", dir);
     CHECK(loam_image_write_png(&a, path, NULL) == LOAM_OK, "scene png");
-    loam_image_free(&a);
-    loam_image_free(&b);
+    loam_image_destroy(&a);
+    loam_image_destroy(&b);
     free(s.x);
 }
 
@@ -305,7 +305,7 @@ static void test_png(const char* dir) {
     snprintf(path, sizeof path, "%s/no/such/dir/x.png", dir);
     CHECK(loam_image_write_png(&img, path, &err) == LOAM_ERR_IO, "write into a missing dir");
     CHECK(access(path, F_OK) != 0, "failed write left a file");
-    loam_image_free(&img);
+    loam_image_destroy(&img);
 }
 
 static void test_video(const char* dir) {
@@ -317,7 +317,7 @@ static void test_video(const char* dir) {
         snprintf(path, sizeof path, "%s/frame_%04d.png", dir, f + 3);
         loam_image_write_png(&img, path, NULL);
     }
-    loam_image_free(&img);
+    loam_image_destroy(&img);
     snprintf(pattern, sizeof pattern, "%s/frame_%%04d.png", dir);
     snprintf(out, sizeof out, "%s/movie.mp4", dir);
     loam_video_params vp = {pattern, 3, 10.0, out};
@@ -420,8 +420,8 @@ static void test_bad_input(void) {
     CHECK(loam_image_write_png(&img, NULL, &err) == LOAM_ERR_INPUT, "NULL path");
     CHECK(loam_image_write_png(NULL, "x.png", &err) == LOAM_ERR_INPUT, "NULL image to png");
     CHECK(loam_video_encode(NULL, NULL, &err) == LOAM_ERR_INPUT, "NULL video params");
-    loam_image_free(&img);
-    loam_image_free(&img); /* twice is harmless */
+    loam_image_destroy(&img);
+    loam_image_destroy(&img); /* twice is harmless */
 }
 
 static void test_colormap(void) {

@@ -42,6 +42,6 @@ int main(void) {
     CHECK(loam_render_triangles_draw(&cam, &t, &img, &err) == LOAM_ERR_INPUT && strstr(err.message, "vertex 9"), "%s",
           err.message);
     CHECK(loam_render_triangles_draw(&cam, NULL, &img, &err) == LOAM_ERR_INPUT, "NULL triangles");
-    loam_image_free(&img);
+    loam_image_destroy(&img);
     TEST_MAIN_END();
 }

@@ -18,7 +18,7 @@ static const loam_heightfield* load(const char* text, loam_scene* s, loam_error*
     snprintf(name, sizeof name, "%s/scene.yaml", g_dir);
     if (loam_scene_load_buffer(text, strlen(text), name, NULL, 0, s, err) != LOAM_OK) return NULL;
     if (s->body_count != 1 || s->bodies[0].shape_count != 1 || s->bodies[0].shapes[0].type != LOAM_SHAPE_HEIGHTFIELD) {
-        loam_scene_free(s);
+        loam_scene_destroy(s);
         return NULL;
     }
     return s->bodies[0].shapes[0].heightfield;
@@ -61,7 +61,7 @@ static void inline_rows(void) {
         }
         loam_world_destroy(w);
     }
-    loam_scene_free(&s);
+    loam_scene_destroy(&s);
 }
 
 static void csv_file(void) {
@@ -80,7 +80,7 @@ static void csv_file(void) {
     CHECK(hf->nx == 3 && hf->ny == 2 && hf->dy == 0.1f, "csv: %d x %d, dy %g (defaults to dx)", hf->nx, hf->ny, hf->dy);
     for (int k = 0; k < 6; ++k)
         CHECK(hf->heights[k] == -1.0f + 0.5f * (float)(k + 1), "csv height %d = %g", k, hf->heights[k]);
-    loam_scene_free(&s);
+    loam_scene_destroy(&s);
 }
 
 /* A 3 x 2 PNG, top row first in the file. */
@@ -115,7 +115,7 @@ static void png_file(int bits) {
             CHECK(fabs(hf->heights[j * 3 + i] - want) < 1e-6, "png %d: height (%d, %d) = %g, want %g", bits, i, j,
                   hf->heights[j * 3 + i], want);
         }
-    loam_scene_free(&s);
+    loam_scene_destroy(&s);
 }
 
 static void bad(const char* shape, const char* want, int line) {
@@ -129,7 +129,7 @@ static void bad(const char* shape, const char* want, int line) {
     snprintf(where, sizeof where, "bad.yaml:%d:", line);
     CHECK(st == LOAM_ERR_INPUT && strstr(err.message, want) && strstr(err.message, where), "%s: status %d, message '%s'",
           want, (int)st, err.message);
-    if (st == LOAM_OK) loam_scene_free(&s);
+    if (st == LOAM_OK) loam_scene_destroy(&s);
 }
 
 int main(void) {

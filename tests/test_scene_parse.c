@@ -46,7 +46,7 @@ static void check_good_scenes(void) {
             /* Environment scenes run in cli_env_scenes.sh; here they must load and refuse a world. */
             CHECK(loam_scene_create_world(&s, &err) == NULL && err.status == LOAM_ERR_INPUT, "%s: world", names[k]);
             fprintf(stderr, "%-28s environment %s: ok\n", names[k], loam_env_kind_name(s.environment.kind));
-            loam_scene_free(&s);
+            loam_scene_destroy(&s);
             continue;
         }
         CHECK(s.particle_count > 0, "%s has no particles", names[k]);
@@ -71,8 +71,8 @@ static void check_good_scenes(void) {
                 CHECK(s.bodies[1].motion == LOAM_MOTION_PATH && s.bodies[1].waypoint_count == 5, "plough blade path");
             }
         }
-        loam_scene_free(&s);
-        loam_scene_free(&s); /* freeing twice is harmless */
+        loam_scene_destroy(&s);
+        loam_scene_destroy(&s); /* freeing twice is harmless */
     }
     for (int k = 0; k < n; ++k) free(names[k]);
 }
@@ -102,7 +102,7 @@ static void check_bad_scenes(void) {
         CHECK(strstr(err.message, want) != NULL, "%s: message lacks '%s': %s", names[k], want, err.message);
         /* a failed load leaves nothing to free */
         CHECK(s.xyz == NULL && s.bodies == NULL && s.particle_count == 0, "%s: a failed load kept data", names[k]);
-        loam_scene_free(&s);
+        loam_scene_destroy(&s);
     }
     for (int k = 0; k < n; ++k) free(names[k]);
 }
@@ -129,7 +129,7 @@ static void check_defaults(void) {
     CHECK(s.particle_count == 0 && s.body_count == 0, "an empty scene has %d particles, %d bodies", s.particle_count,
           s.body_count);
     CHECK(strcmp(s.path, "mem.yaml") == 0, "path '%s'", s.path);
-    loam_scene_free(&s);
+    loam_scene_destroy(&s);
 }
 
 static const char* k_scene =
@@ -227,9 +227,9 @@ static void check_full_scene(void) {
                   memcmp(t.xyz, s.xyz, sizeof(float) * 3 * (size_t)s.particle_count) == 0 &&
                   memcmp(t.radius, s.radius, sizeof(float) * (size_t)s.particle_count) == 0,
               "loading twice gives different particles");
-        loam_scene_free(&t);
+        loam_scene_destroy(&t);
     }
-    loam_scene_free(&s);
+    loam_scene_destroy(&s);
 }
 
 static void check_overrides(void) {
@@ -257,7 +257,7 @@ static void check_overrides(void) {
         CHECK(s.camera.up.y == 1.0f && s.camera.up.z == 0.0f, "camera.up");
         CHECK(s.density == 1000.0f && s.output.color_by == LOAM_COLOR_HEIGHT, "density, color_by");
         CHECK(strcmp(s.name, "renamed") == 0, "name '%s'", s.name);
-        loam_scene_free(&s);
+        loam_scene_destroy(&s);
     }
     /* Keys and sections the file leaves out are created. */
     const char* create[] = {"solver.sweeps=9", "sim.duration=2.5", "periodic.axis=z", "periodic.lo=-1", "periodic.hi=1"};
@@ -266,7 +266,7 @@ static void check_overrides(void) {
     if (st == LOAM_OK) {
         CHECK(s.params.sweeps == 9 && s.duration == 2.5 && s.params.periodic_axis == 2 && s.params.periodic_hi == 1.0f,
               "created keys");
-        loam_scene_free(&s);
+        loam_scene_destroy(&s);
     }
     /* Bad overrides name the override in their message. */
     struct { const char* set; const char* want; } bad[] = {
@@ -291,17 +291,17 @@ static void check_overrides(void) {
         CHECK(st == LOAM_ERR_INPUT, "--set %s: status %d", bad[k].set, (int)st);
         CHECK(strstr(err.message, bad[k].want) != NULL, "--set %s: message lacks \"%s\": %s", bad[k].set, bad[k].want,
               err.message);
-        if (st == LOAM_OK) loam_scene_free(&s);
+        if (st == LOAM_OK) loam_scene_destroy(&s);
     }
     /* At most 64 overrides. */
     const char* many[65];
     for (int k = 0; k < 65; ++k) many[k] = "solver.sweeps=4";
     st = load_text(k_scene, many, 64, &s, &err);
     CHECK(st == LOAM_OK, "64 overrides: %s", err.message);
-    if (st == LOAM_OK) loam_scene_free(&s);
+    if (st == LOAM_OK) loam_scene_destroy(&s);
     st = load_text(k_scene, many, 65, &s, &err);
     CHECK(st == LOAM_ERR_INPUT, "65 overrides: status %d", (int)st);
-    if (st == LOAM_OK) loam_scene_free(&s);
+    if (st == LOAM_OK) loam_scene_destroy(&s);
 }
 
 static void check_edge_inputs(void) {
@@ -320,53 +320,53 @@ static void check_edge_inputs(void) {
     const char* text = "name: short\nsolver: {sweeps: oops}\n";
     loam_status st = loam_scene_load_buffer(text, 12, "cut.yaml", NULL, 0, &s, &err);
     CHECK(st == LOAM_OK && strcmp(s.name, "short") == 0, "length-limited buffer: %s", err.message);
-    if (st == LOAM_OK) loam_scene_free(&s);
+    if (st == LOAM_OK) loam_scene_destroy(&s);
     /* embedded NUL and invalid UTF-8 are errors, not crashes */
     static const char nul[] = "name: a\0b\nsim: {dt: 1}\n";
     st = loam_scene_load_buffer(nul, sizeof nul - 1, "nul.yaml", NULL, 0, &s, &err);
     CHECK(st == LOAM_ERR_INPUT, "embedded NUL: status %d", (int)st);
-    if (st == LOAM_OK) loam_scene_free(&s);
+    if (st == LOAM_OK) loam_scene_destroy(&s);
     static const char bad_utf8[] = "name: \xff\xfe\n";
     st = loam_scene_load_buffer(bad_utf8, sizeof bad_utf8 - 1, "utf.yaml", NULL, 0, &s, &err);
     CHECK(st == LOAM_ERR_INPUT && strstr(err.message, "utf.yaml:") != NULL, "invalid UTF-8: %d %s", (int)st, err.message);
-    if (st == LOAM_OK) loam_scene_free(&s);
+    if (st == LOAM_OK) loam_scene_destroy(&s);
     /* names: up to 63 characters */
     char buf[256];
     snprintf(buf, sizeof buf, "name: %s\n", "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijk"); /* 63 */
     st = load_text(buf, NULL, 0, &s, &err);
     CHECK(st == LOAM_OK && strlen(s.name) == 63, "63-character name: %s", err.message);
-    if (st == LOAM_OK) loam_scene_free(&s);
+    if (st == LOAM_OK) loam_scene_destroy(&s);
     snprintf(buf, sizeof buf, "name: %s\n", "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl"); /* 64 */
     st = load_text(buf, NULL, 0, &s, &err);
     CHECK(st == LOAM_ERR_INPUT && strstr(err.message, "mem.yaml:1:") != NULL, "64-character name: %s", err.message);
-    if (st == LOAM_OK) loam_scene_free(&s);
+    if (st == LOAM_OK) loam_scene_destroy(&s);
     /* the message names the dotted key and the value */
     st = load_text("solver:\n  sweeps: 3\n  margin: 2.5\n", NULL, 0, &s, &err);
     CHECK(st == LOAM_ERR_INPUT && strstr(err.message, "mem.yaml:3:") && strstr(err.message, "solver.margin") &&
               strstr(err.message, "2.5"),
           "message: %s", err.message);
-    if (st == LOAM_OK) loam_scene_free(&s);
+    if (st == LOAM_OK) loam_scene_destroy(&s);
     /* a lattice whose box holds no site is fine (zero particles), a huge one is refused before allocating */
     st = load_text("particles:\n  - lattice: {lo: [0, 0, 0], hi: [0.1, 0.1, 0.1], spacing: 1, radius: 0.01}\n", NULL, 0, &s,
                    &err);
     CHECK(st == LOAM_OK && s.particle_count == 0, "an empty lattice: %s", err.message);
-    if (st == LOAM_OK) loam_scene_free(&s);
+    if (st == LOAM_OK) loam_scene_destroy(&s);
     /* A box that is a whole number of spacings wide holds that many sites per axis, however the
      * decimal values round: 0.9 / 0.018 is 50, 0.396 / 0.018 is 22, 0.324 / 0.018 is 18 (plough.yaml). */
     st = load_text("particles:\n  - lattice: {lo: [-0.45, -0.2, 0.05], hi: [0.45, 0.196, 0.374], spacing: 0.018, radius: 0.008}\n",
                    NULL, 0, &s, &err);
     CHECK(st == LOAM_OK && s.particle_count == 50 * 22 * 18, "a 50 x 22 x 18 lattice made %d particles: %s",
           s.particle_count, err.message);
-    if (st == LOAM_OK) loam_scene_free(&s);
+    if (st == LOAM_OK) loam_scene_destroy(&s);
     st = load_text("particles:\n  - lattice: {lo: [0, 0, 0], hi: [0.3, 0.7, 0.1], spacing: 0.1, radius: 0.04}\n", NULL, 0,
                    &s, &err);
     CHECK(st == LOAM_OK && s.particle_count == 3 * 7 * 1, "a 3 x 7 x 1 lattice made %d particles: %s", s.particle_count,
           err.message);
-    if (st == LOAM_OK) loam_scene_free(&s);
+    if (st == LOAM_OK) loam_scene_destroy(&s);
     st = load_text("particles:\n  - lattice: {lo: [-1e7, -1e7, -1e7], hi: [1e7, 1e7, 1e7], spacing: 1e-7, radius: 1e-7}\n",
                    NULL, 0, &s, &err);
     CHECK(st == LOAM_ERR_INPUT && strstr(err.message, "mem.yaml:2:"), "a 1e42-site lattice: %s", err.message);
-    if (st == LOAM_OK) loam_scene_free(&s);
+    if (st == LOAM_OK) loam_scene_destroy(&s);
     /* One axis spanning 2 10^13 sites while another holds none: zero sites in all, and no int overflow
      * on the way (under UBSan a float-to-int conversion out of range aborts here). */
     st = load_text("particles:\n  - lattice: {lo: [0, 0, -1e6], hi: [5e-8, 1, 1e6], spacing: 1e-7, radius: 1e-7}\n", NULL, 0,
@@ -374,7 +374,7 @@ static void check_edge_inputs(void) {
     CHECK((st == LOAM_OK && s.particle_count == 0) || st == LOAM_ERR_INPUT,
           "a lattice with 2e13 sites on one axis and none on another: status %d, %d particles", (int)st,
           st == LOAM_OK ? s.particle_count : -1);
-    if (st == LOAM_OK) loam_scene_free(&s);
+    if (st == LOAM_OK) loam_scene_destroy(&s);
 }
 
 int main(void) {

@@ -88,8 +88,8 @@ int main(void) {
             loam_sdf_grid_memory(&g), 1e3 * e, 1e3 * cell);
     CHECK(e <= cell, "box: error %g m above the cell %g m", e, cell);
     CHECK(loam_sdf_grid_memory(&g) >= sizeof(float) * (size_t)g.nx * g.ny * g.nz, "memory report");
-    loam_sdf_grid_free(&g);
-    loam_mesh_free(&box);
+    loam_sdf_grid_destroy(&g);
+    loam_mesh_destroy(&box);
 
     loam_mesh sphere = sphere_mesh(0.05f, 3);
     CHECK(loam_sdf_grid_build(&sphere, cell, 0.02f, &g, &err) == LOAM_OK, "%s", err.message);
@@ -117,7 +117,7 @@ int main(void) {
         if (fabsf(p.x) > 0.075f || fabsf(p.y) > 0.075f || fabsf(p.z) > 0.075f)
             CHECK(v <= exact + 1e-4f, "outside the grid at (%g, %g, %g): %g m above the exact %g m", p.x, p.y, p.z, v, exact);
     }
-    loam_sdf_grid_free(&g);
+    loam_sdf_grid_destroy(&g);
 
     /* A hole: one triangle removed. The winding number still says inside away from the hole. */
     sphere.triangle_count -= 1;
@@ -126,23 +126,23 @@ int main(void) {
           loam_sdf_grid_query(&g, (loam_vec3){0, 0, 0}, NULL));
     e = worst_error(&g, sphere_exact, 20000);
     CHECK(e <= cell + 0.001f + 0.012f, "holed sphere: error %g m (the hole is about 1 cm across)", e);
-    loam_sdf_grid_free(&g);
-    loam_mesh_free(&sphere);
+    loam_sdf_grid_destroy(&g);
+    loam_mesh_destroy(&sphere);
 
     loam_mesh torus = torus_mesh(0.04f, 0.015f, 64, 32);
     CHECK(loam_sdf_grid_build(&torus, cell, 0.02f, &g, &err) == LOAM_OK, "%s", err.message);
     int checked, wrong = wrong_signs(&torus, &g, torus_inside, &checked);
     fprintf(stderr, "torus: %d of %d signs wrong\n", wrong, checked);
     CHECK(wrong == 0 && checked > 10000, "torus: %d of %d signs wrong", wrong, checked);
-    loam_sdf_grid_free(&g);
-    loam_mesh_free(&torus);
+    loam_sdf_grid_destroy(&g);
+    loam_mesh_destroy(&torus);
 
     loam_mesh gear = gear_mesh(12, 0.03f, 0.04f, 0.01f, 480);
     CHECK(loam_sdf_grid_build(&gear, 0.002f, 0.01f, &g, &err) == LOAM_OK, "%s", err.message);
     wrong = wrong_signs(&gear, &g, gear_inside, &checked);
     fprintf(stderr, "gear: %d of %d signs wrong\n", wrong, checked);
     CHECK(wrong == 0 && checked > 10000, "gear: %d of %d signs wrong", wrong, checked);
-    loam_sdf_grid_free(&g);
+    loam_sdf_grid_destroy(&g);
 
     /* The cache: built and written, then read back bit for bit; a truncated file is rebuilt. */
     char dir[] = "/tmp/loam_sdf_XXXXXX", cache[300];
@@ -158,18 +158,18 @@ int main(void) {
     CHECK(cached.nx == built.nx && cached.ny == built.ny && cached.nz == built.nz && cached.cell == built.cell &&
               memcmp(cached.values, built.values, sizeof(float) * total) == 0,
           "cached grid differs");
-    loam_sdf_grid_free(&cached);
+    loam_sdf_grid_destroy(&cached);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "for f in %s/*.sdf; do truncate -s 100 \"$f\"; done", cache);
     CHECK(system(cmd) == 0, "truncate");
     CHECK(loam_sdf_grid_build_cached(&gear, 0.004f, 0.01f, cache, &cached, &hit, &err) == LOAM_OK && hit == 0,
           "a damaged cache file was used (%d)", hit);
     CHECK(memcmp(cached.values, built.values, sizeof(float) * total) == 0, "rebuilt grid differs");
-    loam_sdf_grid_free(&cached);
+    loam_sdf_grid_destroy(&cached);
     CHECK(loam_sdf_grid_build_cached(&gear, 0.005f, 0.01f, cache, &cached, &hit, &err) == LOAM_OK && hit == 0,
           "another cell size came from the cache");
-    loam_sdf_grid_free(&cached);
-    loam_sdf_grid_free(&built);
+    loam_sdf_grid_destroy(&cached);
+    loam_sdf_grid_destroy(&built);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0, "cleanup");
 
@@ -178,6 +178,6 @@ int main(void) {
           "small margin");
     CHECK(loam_sdf_grid_build(&gear, 1e-6f, 1e-6f, &g, &err) == LOAM_ERR_INPUT && strstr(err.message, "2^28"),
           "huge grid: %s", err.message);
-    loam_mesh_free(&gear);
+    loam_mesh_destroy(&gear);
     TEST_MAIN_END();
 }

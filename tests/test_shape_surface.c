@@ -66,7 +66,7 @@ static void check_solid(const char* what, loam_shape s, double exact, double rel
     CHECK(v <= exact * (1.0 + 1e-5) && v >= exact * (1.0 - rel_below), "%s: volume %.9g, solid %.9g", what, v, exact);
     float d = max_distance(&s, &m);
     CHECK(d < 2e-6f, "%s: a corner is %g m off the surface", what, (double)d);
-    loam_mesh_free(&m);
+    loam_mesh_destroy(&m);
 }
 
 static void test_primitives(void) {
@@ -89,7 +89,7 @@ static void test_plane_and_bodies(void) {
     loam_error err;
     CHECK(loam_shapes_surface(pieces, n, (loam_vec3){0, 0, 0}, 1.0f, &m, &err) == LOAM_OK, "%s", err.message);
     CHECK(m.triangle_count == 12 * n, "open box: %d triangles from %d boxes", m.triangle_count, n);
-    loam_mesh_free(&m);
+    loam_mesh_destroy(&m);
     /* A floor is a square of half side plane_half centred below plane_centre, facing its open side (+z). */
     loam_shape floor = {.type = LOAM_SHAPE_PLANE, .local = loam_pose_identity()};
     floor.local.p.z = -0.1f;
@@ -106,7 +106,7 @@ static void test_plane_and_bodies(void) {
         float nz = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
         CHECK(nz > 0.0f, "plane triangle %d faces down", t);
     }
-    loam_mesh_free(&m);
+    loam_mesh_destroy(&m);
     CHECK(loam_shapes_surface(NULL, 0, (loam_vec3){0, 0, 0}, 1.0f, &m, &err) == LOAM_OK && m.triangle_count == 0,
           "no shapes should give an empty surface");
 }
@@ -129,12 +129,12 @@ static void test_mesh_shape(void) {
     CHECK(d < cell, "mesh shape: a corner is %g m from the box (cell %g)", (double)d, (double)cell);
     double v = volume(&m), exact_v = 8.0 * 0.1 * 0.06 * 0.04, area = 8.0 * (0.1 * 0.06 + 0.1 * 0.04 + 0.06 * 0.04);
     CHECK(fabs(v - exact_v) < 0.5 * area * cell, "mesh shape: volume %g, box %g", v, exact_v);
-    loam_mesh_free(&m);
+    loam_mesh_destroy(&m);
     s.grid = NULL;
     CHECK(loam_shapes_surface(&s, 1, (loam_vec3){0, 0, 0}, 1.0f, &m, &err) == LOAM_ERR_INPUT && strstr(err.message, "grid"),
           "a mesh shape without a grid should be refused: %s", err.message);
-    loam_sdf_grid_free(&grid);
-    loam_mesh_free(&box);
+    loam_sdf_grid_destroy(&grid);
+    loam_mesh_destroy(&box);
 }
 
 static void test_bad_input(void) {

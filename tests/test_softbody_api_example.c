@@ -35,8 +35,8 @@ int main(void) {
         printf("robot %d moved (%.9g, %.9g, %.9g) m in %g s\n", b, c.x - start.x, c.y - start.y, c.z - start.z,
                loam_softbody_pop_time(pop));
     }
-    loam_softbody_pop_free(pop);
-    loam_softbody_robot_free(robot);
+    loam_softbody_pop_destroy(pop);
+    loam_softbody_robot_destroy(robot);
     return 0;
 }
 /* DOC-END */

@@ -20,7 +20,7 @@ static void expect_bad(const char* text, const char* needle) {
     CHECK(!r, "accepted: %s", text);
     CHECK(err.status == LOAM_ERR_INPUT && strstr(err.message, needle) && strstr(err.message, "bad.json"),
           "message '%s' lacks '%s'", err.message, needle);
-    loam_softbody_robot_free(r);
+    loam_softbody_robot_destroy(r);
 }
 
 int main(void) {
@@ -45,7 +45,7 @@ int main(void) {
                       !memcmp(back->material, r->material, 4) && !memcmp(back->face, r->face, 12),
                   "round trip is bit-exact");
         }
-        loam_softbody_robot_free(back);
+        loam_softbody_robot_destroy(back);
         remove(path);
 
         /* A population slot of 3 masses cannot hold it: refused, naming the robot. */
@@ -55,9 +55,9 @@ int main(void) {
         const loam_softbody_robot* rs[1] = {r};
         loam_softbody_pop* p = loam_softbody_pop_create(&d, &m, rs, 1, &err);
         CHECK(!p && strstr(err.message, "robot 0") && strstr(err.message, "4 masses"), "slot limit: %s", err.message);
-        loam_softbody_pop_free(p);
+        loam_softbody_pop_destroy(p);
     }
-    loam_softbody_robot_free(r);
+    loam_softbody_robot_destroy(r);
 
     expect_bad("{\"masses\": [[0,0,0],[1,0,0]], \"springs\": [[0,2,22]]}", "springs[0]");
     expect_bad("{\"masses\": [[0,0,0],[1,0,0]], \"springs\": [[0,1,22],[1,5,22]]}", "springs[1]");
@@ -101,6 +101,6 @@ int main(void) {
     CHECK(!loam_softbody_robot_copy(NULL, &err), "copy NULL");
     loam_softbody_robot* ok = loam_softbody_robot_parse(k_good, "good.json", &err);
     CHECK(ok && loam_softbody_robot_save(ok, NULL, &err) != LOAM_OK, "save to a NULL path");
-    loam_softbody_robot_free(ok);
+    loam_softbody_robot_destroy(ok);
     TEST_MAIN_END();
 }

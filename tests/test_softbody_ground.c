@@ -36,8 +36,8 @@ static void trajectory(const loam_softbody_def* d, int steps, float* out) {
             o[0] = s.x[i], o[1] = s.y[i], o[2] = s.z[i];
         }
     }
-    loam_softbody_pop_free(p);
-    loam_softbody_robot_free(r);
+    loam_softbody_pop_destroy(p);
+    loam_softbody_robot_destroy(r);
 }
 
 static void default_floor_unchanged(loam_softbody_solver solver) {
@@ -124,8 +124,8 @@ static void default_floor_reference(loam_softbody_solver solver) {
     CHECK(touched > 100 && slid > 10, "solver %d: the reference run needs contacts (%d) and slides (%d)", (int)solver, touched,
           slid);
     CHECK(differ == 0, "solver %d: the default floor differs from the reference rule in %d mass-steps", (int)solver, differ);
-    loam_softbody_pop_free(p);
-    loam_softbody_robot_free(r);
+    loam_softbody_pop_destroy(p);
+    loam_softbody_robot_destroy(r);
 }
 
 /* Heights of the plane through the origin with normal (sin t, 0, cos t): z = -x tan t. */
@@ -197,9 +197,9 @@ static double on_slope(loam_softbody_solver solver, double theta, double mu_s, d
     /* sag of a 1e4 N/m cube under its own weight is under 1 mm (test_softbody_land.c's formula) */
     CHECK(fabs(height - 0.5 * h) < 0.01 * h, "solver %d, %s: centre %g m above the slope, half height %g m", (int)solver,
           field ? "height field" : "plane", height, 0.5 * h);
-    loam_softbody_pop_free(p);
-    loam_softbody_robot_free(r);
-    loam_heightfield_free(&hf);
+    loam_softbody_pop_destroy(p);
+    loam_softbody_robot_destroy(r);
+    loam_heightfield_destroy(&hf);
     return t[0] * (c1.x - c0.x) + t[2] * (c1.z - c0.z);
 }
 
@@ -244,9 +244,9 @@ static void drop_on_terrain(loam_softbody_solver solver) {
     CHECK(speed < 1e-2, "solver %d: the cube is still moving at %g m/s", (int)solver, speed);
     float cz = loam_softbody_pop_com(p, 0).z; /* landed: its centre within a cube's height of the terrain */
     CHECK(cz > 0.05f && cz < 0.05f + 0.01f + 0.05f, "solver %d: centre at z = %g m after the drop", (int)solver, (double)cz);
-    loam_softbody_pop_free(p);
-    loam_softbody_robot_free(r);
-    loam_heightfield_free(&hf);
+    loam_softbody_pop_destroy(p);
+    loam_softbody_robot_destroy(r);
+    loam_heightfield_destroy(&hf);
 }
 
 static void slopes(loam_softbody_solver solver) {

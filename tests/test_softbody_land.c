@@ -40,8 +40,8 @@ static void static_sag(loam_softbody_solver solver) {
     CHECK(fabs(sag - delta) < 0.1 * delta, "solver %d: sag %g m, linear elasticity %g m", (int)solver, sag, delta);
     CHECK(lowest >= d.floor_z, "solver %d: a mass sank to z = %g below the floor", (int)solver, (double)lowest);
     CHECK(speed < 1e-3, "solver %d: not at rest (speed %g m/s)", (int)solver, speed);
-    loam_softbody_pop_free(p);
-    loam_softbody_robot_free(r);
+    loam_softbody_pop_destroy(p);
+    loam_softbody_robot_destroy(r);
 }
 
 /* A cube dropped from 1 m lands at 4.4 m/s (4.4 mm per step) and must not pass
@@ -62,8 +62,8 @@ static void drop_does_not_tunnel(void) {
     }
     CHECK(lowest >= 0.0f, "dropped cube: a mass reached z = %g", (double)lowest);
     CHECK(loam_softbody_pop_com(p, 0).z < 0.06f, "dropped cube did not land (com z %g)", (double)loam_softbody_pop_com(p, 0).z);
-    loam_softbody_pop_free(p);
-    loam_softbody_robot_free(r);
+    loam_softbody_pop_destroy(p);
+    loam_softbody_robot_destroy(r);
 }
 
 /* Velocity along the incline from Coulomb's law on the same integrator: per step the move is
@@ -105,8 +105,8 @@ static void incline(loam_softbody_solver solver) {
             CHECK(fabs(moved - expect) < 0.1 * expect, "solver %d: above the friction angle the block slid %g m, Coulomb %g m",
                   (int)solver, moved, expect);
         }
-        loam_softbody_pop_free(p);
-        loam_softbody_robot_free(r);
+        loam_softbody_pop_destroy(p);
+        loam_softbody_robot_destroy(r);
     }
 }
 
@@ -153,9 +153,9 @@ static void colliding_cubes(loam_softbody_solver solver) {
     CHECK(va < -0.5 && vb > -0.5 && va < vb, "solver %d: after the collision the cubes move at %g and %g m/s", (int)solver, va, vb);
     CHECK(fabs(8.0 * (va + vb) - p0) < 1e-3 * fabs(p0), "solver %d: momentum %g kg m/s, was %g", (int)solver, 8.0 * (va + vb),
           p0);
-    loam_softbody_pop_free(p);
-    loam_softbody_robot_free(two);
-    loam_softbody_robot_free(one);
+    loam_softbody_pop_destroy(p);
+    loam_softbody_robot_destroy(two);
+    loam_softbody_robot_destroy(one);
 }
 
 int main(void) {

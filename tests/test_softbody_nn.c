@@ -40,7 +40,7 @@ int main(void) {
         fprintf(stderr, "skipped: %s\n", err.message);
         return 0;
     }
-    loam_softbody_robot_free(r);
+    loam_softbody_robot_destroy(r);
     for (uint64_t seed = 1; seed <= 8; ++seed) {
         r = loam_softbody_nn_robot(&d, seed, &info, &err);
         CHECK(r, "seed %llu: %s", (unsigned long long)seed, err.message);
@@ -66,7 +66,7 @@ int main(void) {
                   !memcmp(again->x, r->x, sizeof(float) * (size_t)r->mass_count) &&
                   !memcmp(again->s0, r->s0, sizeof(int32_t) * (size_t)r->spring_count),
               "seed %llu is not deterministic", (unsigned long long)seed);
-        loam_softbody_robot_free(again);
+        loam_softbody_robot_destroy(again);
         /* it swims without diverging */
         loam_softbody_materials m = loam_softbody_default_materials(100.0f);
         loam_softbody_def sd = loam_softbody_default_def();
@@ -74,15 +74,15 @@ int main(void) {
         const loam_softbody_robot* rs[1] = {r};
         loam_softbody_pop* p = loam_softbody_pop_create(&sd, &m, rs, 1, &err);
         CHECK(p && loam_softbody_pop_step(p, 2000, &err) == LOAM_OK, "seed %llu: %s", (unsigned long long)seed, err.message);
-        loam_softbody_pop_free(p);
-        loam_softbody_robot_free(r);
+        loam_softbody_pop_destroy(p);
+        loam_softbody_robot_destroy(r);
     }
     /* a long minimum spring rejects springs, counted, and none shorter survives */
     d.min_spring = 0.3f * d.radius;
     r = loam_softbody_nn_robot(&d, 3, &info, &err);
     CHECK(r && info.rejected_springs > 0, "min_spring: %s, rejected %d", r ? "robot" : err.message, info.rejected_springs);
     for (int s = 0; r && s < r->spring_count; ++s) CHECK(r->rest[s] >= d.min_spring, "spring %d shorter than the limit", s);
-    loam_softbody_robot_free(r);
+    loam_softbody_robot_destroy(r);
     d = loam_softbody_nn_default_def();
     d.alpha = 1e-4f;
     CHECK(!loam_softbody_nn_robot(&d, 1, &info, &err) && strstr(err.message, "alpha"), "tiny alpha: %s", err.message);

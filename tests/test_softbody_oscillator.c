@@ -40,8 +40,8 @@ static void trajectory(loam_softbody_solver solver, double dt, int steps, double
         step_or_die(p, 1);
         out[n] = s.x[1];
     }
-    loam_softbody_pop_free(p);
-    loam_softbody_robot_free(r);
+    loam_softbody_pop_destroy(p);
+    loam_softbody_robot_destroy(r);
 }
 
 static void period_and_energy(void) {
@@ -74,8 +74,8 @@ static void period_and_energy(void) {
             period, emax);
     CHECK(fabs(measured - period) / period < 1e-3, "period %g s, analytic %g s", measured, period);
     CHECK(emax < 0.01, "energy drifted by %g of E0 over 100 periods", emax);
-    loam_softbody_pop_free(p);
-    loam_softbody_robot_free(r);
+    loam_softbody_pop_destroy(p);
+    loam_softbody_robot_destroy(r);
 }
 
 /* XPBD against the force solver: XPBD is implicit Euler, first order, so the gap shrinks about
@@ -120,8 +120,8 @@ static void rigid_limit(loam_softbody_solver solver) {
               (int)solver, k, stretch, expect);
         CHECK(stretch < prev, "solver %d: stretch does not fall with compliance", (int)solver);
         prev = stretch;
-        loam_softbody_pop_free(p);
-        loam_softbody_robot_free(r);
+        loam_softbody_pop_destroy(p);
+        loam_softbody_robot_destroy(r);
     }
     /* Swinging from horizontal with k = 1e10 (compliance 1e-10 m/N): the length holds to 1e-5. */
     loam_softbody_def d = loam_softbody_default_def();
@@ -141,8 +141,8 @@ static void rigid_limit(loam_softbody_solver solver) {
     }
     CHECK(worst < 1e-5, "solver %d: stiff pendulum length error %g", (int)solver, worst);
     CHECK(lowest < -0.99 * k_len, "solver %d: the pendulum did not swing down (lowest z %g)", (int)solver, lowest);
-    loam_softbody_pop_free(p);
-    loam_softbody_robot_free(r);
+    loam_softbody_pop_destroy(p);
+    loam_softbody_robot_destroy(r);
 }
 
 int main(void) {

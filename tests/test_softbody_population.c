@@ -43,7 +43,7 @@ static void run(const loam_softbody_def* d, const loam_softbody_materials* m, co
     step_or_die(p, 37);
     step_or_die(p, STEPS - 37);
     for (int b = 0; b < count; ++b) take(p, b, &out[b]);
-    loam_softbody_pop_free(p);
+    loam_softbody_pop_destroy(p);
 }
 
 static void check_config(const char* name, const loam_softbody_def* d, const loam_softbody_materials* m,
@@ -93,10 +93,10 @@ static void two_paths_agree(void) {
     }
     CHECK(moved > 1e-5 && worst <= 1e-5 * moved, "offset rows vs gather table: %g m apart after moving %g m", worst,
           moved);
-    loam_softbody_pop_free(pa);
-    loam_softbody_pop_free(pb);
-    loam_softbody_robot_free(a);
-    loam_softbody_robot_free(b);
+    loam_softbody_pop_destroy(pa);
+    loam_softbody_pop_destroy(pb);
+    loam_softbody_robot_destroy(a);
+    loam_softbody_robot_destroy(b);
     free(perm);
 }
 
@@ -133,7 +133,7 @@ int main(void) {
     loam_status st = loam_softbody_pop_step(p, 1000, &err);
     CHECK(st == LOAM_ERR_DIVERGED && strstr(err.message, "robot 0") && strstr(err.message, "step") &&
               strstr(err.message, "mass"), "divergence report: %s", err.message);
-    loam_softbody_pop_free(p);
+    loam_softbody_pop_destroy(p);
 
     /* Bad arguments are refused, not crashed on. */
     CHECK(loam_softbody_pop_step(NULL, 1, &err) == LOAM_ERR_INPUT, "NULL population");
@@ -146,6 +146,6 @@ int main(void) {
     m.m[5].k = -1.0f;
     d = loam_softbody_default_def();
     CHECK(!loam_softbody_pop_create(&d, &m, rs, 2, &err) && strstr(err.message, "material 5"), "%s", err.message);
-    for (int b = 0; b < B; ++b) loam_softbody_robot_free(robots[b]);
+    for (int b = 0; b < B; ++b) loam_softbody_robot_destroy(robots[b]);
     TEST_MAIN_END();
 }

@@ -63,7 +63,7 @@ static void full_box(int n1, int n2, int n3) {
     CHECK(fabs(enclosed_volume(r) - vol) < 1e-6, "%dx%dx%d enclosed volume %g, expected %g", n1, n2, n3,
           enclosed_volume(r), vol);
     check_springs_sane(r, "full box");
-    loam_softbody_robot_free(r);
+    loam_softbody_robot_destroy(r);
 }
 
 /* Independent count: the union of the 28 corner pairs of every solid voxel, by brute force. */
@@ -96,13 +96,13 @@ int main(void) {
     /* The literal counts of the issue, besides the formula. */
     loam_softbody_robot* r = build_full(1, 1, 1);
     CHECK(r && r->spring_count == 28 && r->face_count == 12, "1x1x1: 28 springs, 12 faces");
-    loam_softbody_robot_free(r);
+    loam_softbody_robot_destroy(r);
     r = build_full(2, 1, 1);
     CHECK(r && r->spring_count == 50 && r->face_count == 20, "2x1x1: 50 springs, 20 faces");
-    loam_softbody_robot_free(r);
+    loam_softbody_robot_destroy(r);
     r = build_full(3, 3, 3);
     CHECK(r && r->spring_count == 468 && r->face_count == 108 && r->mass_count == 64, "3x3x3: 64, 468, 108");
-    loam_softbody_robot_free(r);
+    loam_softbody_robot_destroy(r);
 
     /* 3x3x3 with an air centre: only the centre's 4 body diagonals go (its edges and face diagonals
      * are held by solid neighbours); the cavity adds 6 inner faces pointing into it. */
@@ -124,14 +124,14 @@ int main(void) {
             CHECK(!(inside && r->rest[s] > 0.17f), "hollow 3x3x3: spring %d is a body diagonal of the air voxel", s);
         }
         check_springs_sane(r, "hollow 3x3x3");
-        loam_softbody_robot_free(r);
+        loam_softbody_robot_destroy(r);
     }
     /* 2x1x1 with one air voxel is the 1x1x1 robot. */
     uint8_t v2[2] = {LOAM_SB_BONE, LOAM_SB_AIR};
     r = build(2, 1, 1, v2);
     CHECK(r && r->mass_count == 8 && r->spring_count == 28 && r->face_count == 12, "bone+air: %d masses, %d springs",
           r ? r->mass_count : -1, r ? r->spring_count : -1);
-    loam_softbody_robot_free(r);
+    loam_softbody_robot_destroy(r);
 
     /* Materials: in bone + muscle, the 6 springs of the shared face get the composite. */
     uint8_t vm[2] = {LOAM_SB_BONE, LOAM_SB_MUSCLE_FIRST};
@@ -145,7 +145,7 @@ int main(void) {
         }
         CHECK(nc == 6 && nb == 22 && nm == 22, "bone+muscle: %d composite, %d bone, %d muscle (expected 6, 22, 22)", nc, nb,
               nm);
-        loam_softbody_robot_free(r);
+        loam_softbody_robot_destroy(r);
     }
 
     /* Random robots against the brute-force union of corner pairs. */
@@ -166,7 +166,7 @@ int main(void) {
         CHECK(fabs(enclosed_volume(r) - solid * 1e-6) < 1e-9, "random robot %llu: volume %g for %d voxels",
               (unsigned long long)seed, enclosed_volume(r), solid);
         check_springs_sane(r, "random robot");
-        loam_softbody_robot_free(r);
+        loam_softbody_robot_destroy(r);
     }
 
     /* Composite ids: all 231 pairs distinct in 23..253, values the means of their parts. */

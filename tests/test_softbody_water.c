@@ -26,8 +26,8 @@ static void measured_force(loam_softbody_env env, const double v[3], double f[3]
         f[1] += (s.vy[i] - v[1]) / d.dt;
         f[2] += (s.vz[i] - v[2]) / d.dt;
     }
-    loam_softbody_pop_free(p);
-    loam_softbody_robot_free(r);
+    loam_softbody_pop_destroy(p);
+    loam_softbody_robot_destroy(r);
 }
 
 /* Equation 1 summed over the six sides of a W x W x T plate (normal z), written out here from the

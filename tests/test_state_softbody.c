@@ -62,10 +62,10 @@ static void round_trip(const char* name, const loam_softbody_def* d, loam_softbo
         loam_status st = loam_softbody_pop_load(other, path, &err);
         CHECK(st == LOAM_ERR_INPUT && strstr(err.message, path) && strstr(err.message, "robots"), "another population: %s", err.message);
     }
-    loam_softbody_pop_free(other);
-    loam_softbody_pop_free(p);
-    loam_softbody_pop_free(copy);
-    loam_softbody_pop_free(loaded);
+    loam_softbody_pop_destroy(other);
+    loam_softbody_pop_destroy(p);
+    loam_softbody_pop_destroy(copy);
+    loam_softbody_pop_destroy(loaded);
     remove(path);
 }
 
@@ -84,7 +84,7 @@ int main(void) {
     d.env = LOAM_SB_LAND;
     d.floor_z = -0.02f;
     round_trip("land_jacobi", &d, robots, 2, 80, 80);
-    loam_softbody_robot_free(robots[0]);
-    loam_softbody_robot_free(robots[1]);
+    loam_softbody_robot_destroy(robots[0]);
+    loam_softbody_robot_destroy(robots[1]);
     TEST_MAIN_END();
 }

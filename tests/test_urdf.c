@@ -318,7 +318,7 @@ static void mesh_contacts(void) {
         geoms[k] = cube->geom[0];
         geoms[k].body = 2 * k;
     }
-    geoms[2] = loam_mb_default_geom_def();
+    geoms[2] = loam_mb_geom_default_def();
     geoms[2].type = LOAM_SHAPE_PLANE, geoms[2].body = -1;
     loam_mb_model* m = NULL;
     loam_error err;

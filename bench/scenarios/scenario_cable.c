@@ -9,7 +9,7 @@ loam_status mb_cable_scene_create(int n, const loam_mb_options* opt, loam_mb_mod
     *model = NULL;
     *state = NULL;
     if (n < 2 || n > 100000) return loam_error_set(err, LOAM_ERR_INPUT, "cable scene: %d segments, expected 2 to 100000", n);
-    loam_mb_cable_def cd = loam_mb_default_cable_def();
+    loam_mb_cable_def cd = loam_mb_cable_default_def();
     cd.segments = n, cd.length = 0.02 * n, cd.radius = 0.005, cd.density = 1200.0, cd.young = 1e8;
     double l = cd.length / n, EI = cd.young * M_PI * pow(cd.radius, 4) / 4.0;
     cd.damping = 0.01 * EI / l;
@@ -22,13 +22,13 @@ loam_status mb_cable_scene_create(int n, const loam_mb_options* opt, loam_mb_mod
     if (st == LOAM_OK) st = loam_mb_cable_build(&cd, 0, b, g, c, err);
     if (st == LOAM_OK) {
         int k = 2 * (n - 1);
-        c[k] = loam_mb_default_constraint_def();
+        c[k] = loam_mb_constraint_default_def();
         strcpy(c[k].name, "clamp");
         c[k].body[0] = 0, c[k].anchor[0] = (loam_vec3d){-0.5 * l, 0, 0}, c[k].anchor[1] = cd.start.p;
         c[k + 1] = c[k];
         strcpy(c[k + 1].name, "clamp_bend");
         c[k + 1].type = LOAM_CONSTRAINT_ANGULAR, c[k + 1].stiffness = 2.0 * EI / l, c[k + 1].damping = cd.damping;
-        g[n] = loam_mb_default_geom_def();
+        g[n] = loam_mb_geom_default_def();
         g[n].body = -1, g[n].type = LOAM_SHAPE_PLANE;
         loam_mb_options o = opt ? *opt : loam_mb_default_options();
         if (!opt) o.dt = 2e-3;

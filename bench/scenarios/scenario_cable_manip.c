@@ -162,14 +162,14 @@ loam_status mb_cable_manip_create(const char* base_urdf, const char* panda_urdf,
             g[k].contype = g[k].conaffinity = 0;
         }
         for (int w = 0; w < 2; ++w, ++k) { /* the driven wheels' rims */
-            g[k] = loam_mb_default_geom_def();
+            g[k] = loam_mb_geom_default_def();
             g[k].body = off + wheel[w], g[k].type = LOAM_SHAPE_SPHERE, g[k].size.x = 0.1, g[k].friction = 1.0;
             g[k].contype = MOVING, g[k].conaffinity = 0;
         }
     }
     sc->first_segment = 2 * per;
     sc->segments = n;
-    loam_mb_cable_def cd = loam_mb_default_cable_def();
+    loam_mb_cable_def cd = loam_mb_cable_default_def();
     cd.segments = n, cd.length = def->cable_length, cd.radius = def->cable_radius, cd.density = def->cable_density, cd.young = def->cable_young;
     cd.cosserat = 1, cd.poisson = 0.5;
     double l = cd.length / n, EI = cd.young * M_PI * pow(cd.radius, 4) / 4.0;
@@ -180,7 +180,7 @@ loam_status mb_cable_manip_create(const char* base_urdf, const char* panda_urdf,
         g[k].contype = MOVING, g[k].conaffinity = 0;
     }
     if (st == LOAM_OK) {
-        g[k] = loam_mb_default_geom_def();
+        g[k] = loam_mb_geom_default_def();
         g[k].body = -1, g[k].type = LOAM_SHAPE_PLANE, g[k].contype = FLOOR, g[k].conaffinity = MOVING;
         ++k;
         loam_mb_options o = opt ? *opt : loam_mb_default_options();
@@ -225,7 +225,7 @@ loam_status mb_cable_manip_create(const char* base_urdf, const char* panda_urdf,
     int nk = 2 * (n - 1);
     for (int r = 0; r < 2 && st == LOAM_OK; ++r) {
         loam_mb_constraint_def* p = &c[nk++];
-        *p = loam_mb_default_constraint_def();
+        *p = loam_mb_constraint_default_def();
         snprintf(p->name, sizeof p->name, "grip%d", r);
         p->body[0] = sc->first_segment + (r ? n - 1 : 0), p->body[1] = sc->flange[r];
         p->anchor[0] = d3(r ? 0.5 * l : -0.5 * l, 0, 0), p->anchor[1] = d3(0, 0, GRIP);
@@ -235,7 +235,7 @@ loam_status mb_cable_manip_create(const char* base_urdf, const char* panda_urdf,
         a->type = LOAM_CONSTRAINT_ANGULAR;
         a->frame[1] = qd_mul(qd_conj(grip[r].q), seg_q[r]); /* the segment's frame in the flange's: zero error now */
         loam_mb_constraint_def* w = &c[nk++];
-        *w = loam_mb_default_constraint_def();
+        *w = loam_mb_constraint_default_def();
         snprintf(w->name, sizeof w->name, "r%d_no_slip", r);
         w->type = LOAM_CONSTRAINT_NO_SLIP, w->body[0] = sc->base[r], w->body[1] = -1;
         w->anchor[0] = d3(0.1, 0, 0); /* the middle of the wheel axle, in the base frame */

@@ -51,7 +51,7 @@ static loam_status build(const loam_mb_model* arm, int pieces, const loam_mb_opt
     loam_mb_body_def* b = loam_calloc((size_t)nb, sizeof *b);
     loam_mb_geom_def* g = loam_calloc((size_t)ng, sizeof *g);
     loam_mb_constraint_def* con = loam_calloc((size_t)pieces * 9, sizeof *con);
-    loam_mb_fem_beam_def bd = loam_mb_default_fem_beam_def();
+    loam_mb_fem_beam_def bd = loam_mb_fem_beam_default_def();
     bd.nx = CELLS[0], bd.ny = CELLS[1], bd.nz = CELLS[2], bd.tets_per_cell = 5, bd.size = d3(PIECE_L, WIDTH, WIDTH);
     int nnode, ntet;
     loam_mb_fem_beam_counts(&bd, &nnode, &ntet);
@@ -71,7 +71,7 @@ static loam_status build(const loam_mb_model* arm, int pieces, const loam_mb_opt
     }
     for (int side = 0; side < 2; ++side) { /* the slot: two boxes, their inner faces WIDTH + CLEARANCE apart along world x */
         loam_mb_geom_def* w = &g[arm->ngeom + side];
-        *w = loam_mb_default_geom_def();
+        *w = loam_mb_geom_default_def();
         w->body = -1, w->type = LOAM_SHAPE_BOX, w->contype = WORLD, w->conaffinity = WORLD;
         w->size = d3(0.05, 0.06, PLATE);
         double inner = 0.5 * (WIDTH + CLEARANCE);
@@ -86,14 +86,14 @@ static loam_status build(const loam_mb_model* arm, int pieces, const loam_mb_opt
     for (int p = 0; p < pieces; ++p) {
         bd.pose = pd_mul(beam, (loam_posed){d3(p * PIECE_L, 0, 0), qd_identity()});
         if ((st = loam_mb_fem_beam_build(&bd, node, tet, err)) != LOAM_OK) goto done;
-        loam_mb_fem_def fd = loam_mb_default_fem_def();
+        loam_mb_fem_def fd = loam_mb_fem_default_def();
         snprintf(fd.name, sizeof fd.name, "beam%d", p);
         fd.nnode = nnode, fd.ntet = ntet, fd.node = node, fd.tet = tet;
         fd.young = 1e7, fd.poisson = 0.3, fd.density = 1000.0, fd.mass_damping = 1.0, fd.stiffness_damping = 2e-3;
         fd.contype = fd.conaffinity = WORLD;
         if ((st = loam_mb_model_add_fem(sc->model, &fd, err)) != LOAM_OK) goto done;
         for (int k = 0; k < nf; ++k, ++ncon) { /* top face to the flange, or to the piece above's bottom face */
-            con[ncon] = loam_mb_default_constraint_def();
+            con[ncon] = loam_mb_constraint_default_def();
             snprintf(con[ncon].name, sizeof con[ncon].name, "beam%d_top%d", p, k);
             con[ncon].body[0] = LOAM_MB_FEM_BODY(p), con[ncon].node[0] = top[k];
             if (p == 0) con[ncon].body[1] = flange, con[ncon].anchor[1] = pd_apply(Finv, d3_load(node + 3 * top[k]));

@@ -20,12 +20,12 @@ loam_status mb_spheres_create(int n, const loam_mb_options* opt, loam_mb_model**
     }
     double mass = 4.0 / 3.0 * M_PI * R * R * R * RHO, I = 0.4 * mass * R * R;
     for (int i = 0; i < n; ++i) {
-        b[i] = loam_mb_default_body_def();
+        b[i] = loam_mb_body_default_def();
         snprintf(b[i].name, sizeof b[i].name, "ball%d", i);
         b[i].joint = LOAM_JOINT_FLOATING;
         b[i].mass = mass;
         b[i].inertia[0] = b[i].inertia[1] = b[i].inertia[2] = I;
-        g[i] = loam_mb_default_geom_def();
+        g[i] = loam_mb_geom_default_def();
         g[i].body = i;
         g[i].size.x = R;
     }
@@ -34,7 +34,7 @@ loam_status mb_spheres_create(int n, const loam_mb_options* opt, loam_mb_model**
     const loam_quatd rot[5] = {{1, 0, 0, 0}, {s, 0, s, 0}, {s, 0, -s, 0}, {s, -s, 0, 0}, {s, s, 0, 0}};
     const loam_vec3d at[5] = {{0, 0, 0}, {-HALF, 0, 0}, {HALF, 0, 0}, {0, -HALF, 0}, {0, HALF, 0}};
     for (int k = 0; k < 5; ++k) {
-        g[n + k] = loam_mb_default_geom_def();
+        g[n + k] = loam_mb_geom_default_def();
         g[n + k].body = -1;
         g[n + k].type = LOAM_SHAPE_PLANE;
         g[n + k].pose.p = at[k];

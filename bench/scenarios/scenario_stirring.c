@@ -36,7 +36,7 @@ loam_status mb_stirring_create(const char* panda_urdf, int nballs, const loam_mb
         b[i].kd = i <= 4 ? 40.0 : 10.0;
     }
     int flange = loam_mb_body_index(arm, "panda_link8");
-    g[k] = loam_mb_default_geom_def();
+    g[k] = loam_mb_geom_default_def();
     g[k].body = flange, g[k].type = LOAM_SHAPE_CAPSULE, g[k].size = (loam_vec3d){STIR_R, 0, STIR_HALF};
     g[k].pose.p = (loam_vec3d){0, 0, STIR_HALF}, g[k].contype = ARM, g[k].conaffinity = 0;
     ++k;
@@ -44,20 +44,20 @@ loam_status mb_stirring_create(const char* panda_urdf, int nballs, const loam_mb
     sc->first_ball = arm->nbody;
     for (int i = 0; i < nballs; ++i) {
         loam_mb_body_def* d = &b[arm->nbody + i];
-        *d = loam_mb_default_body_def();
+        *d = loam_mb_body_default_def();
         snprintf(d->name, sizeof d->name, "ball%d", i);
         d->joint = LOAM_JOINT_FLOATING;
         d->mass = mass;
         d->inertia[0] = d->inertia[1] = d->inertia[2] = 0.4 * mass * BALL_R * BALL_R;
-        g[k] = loam_mb_default_geom_def();
+        g[k] = loam_mb_geom_default_def();
         g[k].body = arm->nbody + i, g[k].size.x = BALL_R, g[k].contype = BALL, g[k].conaffinity = BALL | ARM;
         ++k;
     }
-    g[k] = loam_mb_default_geom_def(); /* the floor */
+    g[k] = loam_mb_geom_default_def(); /* the floor */
     g[k].body = -1, g[k].type = LOAM_SHAPE_PLANE, g[k].contype = BALL, g[k].conaffinity = BALL;
     ++k;
     for (int w = 0; w < 4; ++w, ++k) { /* walls: static boxes, so they cannot reach the arm */
-        g[k] = loam_mb_default_geom_def();
+        g[k] = loam_mb_geom_default_def();
         g[k].body = -1, g[k].type = LOAM_SHAPE_BOX, g[k].contype = BALL, g[k].conaffinity = BALL;
         double off = BOX_HALF + WALL;
         g[k].pose.p = w < 2 ? (loam_vec3d){BOX_X + (w ? off : -off), 0, WALL_H} : (loam_vec3d){BOX_X, w == 3 ? off : -off, WALL_H};

@@ -60,7 +60,7 @@ typedef struct loam_shape {
 typedef struct loam_heightfield {
     int nx, ny;          /* samples along local x and y, each >= 2 */
     float dx, dy;        /* sample spacing, m, > 0 */
-    float* heights;      /* nx * ny heights, m (local z); x fastest; owned (loam_heightfield_free) */
+    float* heights;      /* nx * ny heights, m (local z); x fastest; owned (loam_heightfield_destroy) */
     float min_height, max_height; /* over the samples, m (set by loam_heightfield_create) */
 } loam_heightfield;
 
@@ -69,7 +69,7 @@ typedef struct loam_heightfield {
  * sample i, j). */
 LOAM_API loam_status loam_heightfield_create(int nx, int ny, float dx, float dy, const float* heights,
                                              loam_heightfield* out, loam_error* err);
-LOAM_API void loam_heightfield_free(loam_heightfield* hf);
+LOAM_API void loam_heightfield_destroy(loam_heightfield* hf);
 /* The checks loam_heightfield_create makes, on a field built some other way. */
 LOAM_API loam_status loam_heightfield_validate(const loam_heightfield* hf, loam_error* err);
 /* Bilinear height at local (x, y), border heights extended outside; its gradient (dh/dx, dh/dy)

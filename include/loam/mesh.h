@@ -33,7 +33,7 @@ LOAM_API loam_status loam_mesh_load(const char* path, loam_mesh* mesh, loam_erro
 LOAM_API loam_status loam_mesh_read_obj(const char* text, size_t length, const char* name, loam_mesh* mesh, loam_error* err);
 LOAM_API loam_status loam_mesh_read_stl(const unsigned char* data, size_t length, const char* name, loam_mesh* mesh,
                                loam_error* err);
-LOAM_API void loam_mesh_free(loam_mesh* mesh);
+LOAM_API void loam_mesh_destroy(loam_mesh* mesh);
 /* Axis-aligned bounds of the vertices. */
 LOAM_API void loam_mesh_bounds(const loam_mesh* mesh, loam_vec3* lo, loam_vec3* hi);
 

@@ -143,7 +143,7 @@ typedef struct loam_mb_constraint_def {
     loam_vec3d axis_damping;
 } loam_mb_constraint_def;
 
-LOAM_API loam_mb_constraint_def loam_mb_default_constraint_def(void);
+LOAM_API loam_mb_constraint_def loam_mb_constraint_default_def(void);
 
 /* A cable (paper 004's cable subsystem) as rigid segments: `segments` capsules laid along the x axis
  * of `start`, joined end to end by a POINT constraint and a soft ANGULAR constraint each (l the
@@ -168,7 +168,7 @@ typedef struct loam_mb_cable_def {
     loam_posed start;    /* the first segment's start; the cable runs along this frame's x; identity */
 } loam_mb_cable_def;
 
-LOAM_API loam_mb_cable_def loam_mb_default_cable_def(void);
+LOAM_API loam_mb_cable_def loam_mb_cable_default_def(void);
 /* first_body: the index the first segment will have in the model (constraints refer to it). */
 LOAM_API loam_status loam_mb_cable_build(const loam_mb_cable_def* def, int first_body, loam_mb_body_def* bodies, loam_mb_geom_def* geoms,
                                 loam_mb_constraint_def* constraints, loam_error* err);
@@ -203,7 +203,7 @@ typedef struct loam_mb_fem {
     void* priv;           /* private: element data */
 } loam_mb_fem;
 
-LOAM_API loam_mb_fem_def loam_mb_default_fem_def(void);
+LOAM_API loam_mb_fem_def loam_mb_fem_default_def(void);
 
 /* A box beam meshed into nx x ny x nz hexahedral cells of 5 or 6 tets each (6: every cell cut along
  * the same diagonal; 5: alternating cells mirrored so faces match). The beam spans [0, size.x] x
@@ -216,7 +216,7 @@ typedef struct loam_mb_fem_beam_def {
     loam_posed pose;      /* identity */
 } loam_mb_fem_beam_def;
 
-LOAM_API loam_mb_fem_beam_def loam_mb_default_fem_beam_def(void);
+LOAM_API loam_mb_fem_beam_def loam_mb_fem_beam_default_def(void);
 /* Node and tet counts of a beam (0, 0 for an invalid definition). */
 LOAM_API void loam_mb_fem_beam_counts(const loam_mb_fem_beam_def* def, int* nnode, int* ntet);
 /* Fill caller arrays: 3 per node, 4 per tet (sizes from loam_mb_fem_beam_counts). */
@@ -384,8 +384,8 @@ typedef struct loam_mb_state {
 } loam_mb_state;
 
 LOAM_API loam_mb_options loam_mb_default_options(void);
-LOAM_API loam_mb_body_def loam_mb_default_body_def(void);
-LOAM_API loam_mb_geom_def loam_mb_default_geom_def(void);
+LOAM_API loam_mb_body_def loam_mb_body_default_def(void);
+LOAM_API loam_mb_geom_def loam_mb_geom_default_def(void);
 
 /* Check one body definition as body number `index` of a model (parent, joint, inertia, limits,
  * gains); the message names the body and the field. */

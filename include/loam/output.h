@@ -53,7 +53,7 @@ LOAM_API loam_status loam_vtp_write(const char* path, const loam_vtp_particles* 
  * tessellated from their sizes (32 segments round); an infinite plane becomes a square of half side
  * plane_half centred below plane_centre (body frame); a mesh shape is the zero level set of its signed
  * distance grid (surface nets: within about a cell of the mesh it was sampled from, which is what the
- * solver sees). No shapes give an empty mesh. Free with loam_mesh_free. LOAM_ERR_INPUT names the shape
+ * solver sees). No shapes give an empty mesh. Free with loam_mesh_destroy. LOAM_ERR_INPUT names the shape
  * for a bad type, size or grid. */
 LOAM_API loam_status loam_shapes_surface(const loam_shape* shapes, int count, loam_vec3 plane_centre, float plane_half,
                                 loam_mesh* mesh, loam_error* err);

@@ -27,7 +27,7 @@ typedef struct loam_image {
 #define LOAM_IMAGE_MAX_SIDE 16384
 LOAM_API loam_status loam_image_alloc(loam_image* img, int width, int height, loam_error* err);
 /* Safe on an empty or already freed image. */
-LOAM_API void loam_image_free(loam_image* img);
+LOAM_API void loam_image_destroy(loam_image* img);
 
 /* Written atomically (io.h): a failed write never leaves a partial file under `path`. */
 LOAM_API loam_status loam_image_write_png(const loam_image* img, const char* path, loam_error* err);

@@ -59,7 +59,7 @@ LOAM_API loam_status loam_scene_load(const char* path, const char* const* overri
 /* The same from a buffer; `name` stands for the file in messages. */
 LOAM_API loam_status loam_scene_load_buffer(const char* text, size_t length, const char* name, const char* const* overrides,
                                    int override_count, loam_scene* scene, loam_error* err);
-LOAM_API void loam_scene_free(loam_scene* scene);
+LOAM_API void loam_scene_destroy(loam_scene* scene);
 
 /* How the scene made `grid`, one of scene->grids: the mesh file as the scene names it, whether the
  * grid was read from the disk cache (1) or sampled (0), and the seconds that took. Any of the outputs

@@ -40,7 +40,7 @@ LOAM_API void loam_sdf_cache_dir(char* out, size_t capacity);
 LOAM_API float loam_sdf_grid_query(const loam_sdf_grid* grid, loam_vec3 p, loam_vec3* gradient);
 /* Bytes the grid holds. */
 LOAM_API size_t loam_sdf_grid_memory(const loam_sdf_grid* grid);
-LOAM_API void loam_sdf_grid_free(loam_sdf_grid* grid);
+LOAM_API void loam_sdf_grid_destroy(loam_sdf_grid* grid);
 
 #ifdef __cplusplus
 }

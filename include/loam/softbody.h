@@ -69,7 +69,7 @@ typedef struct loam_softbody_robot {
 
 /* Unit masses, springs and faces zeroed; counts may be 0. NULL and err set on failure. */
 LOAM_API loam_softbody_robot* loam_softbody_robot_alloc(int masses, int springs, int faces, loam_error* err);
-LOAM_API void loam_softbody_robot_free(loam_softbody_robot* r);
+LOAM_API void loam_softbody_robot_destroy(loam_softbody_robot* r);
 LOAM_API loam_softbody_robot* loam_softbody_robot_copy(const loam_softbody_robot* r, loam_error* err);
 /* Names the first bad element: spring naming a missing mass, a spring joining a mass to itself,
  * zero, negative or non-finite rest length, air or unknown material, a duplicate spring,
@@ -197,7 +197,7 @@ typedef struct loam_softbody_pop loam_softbody_pop;
 /* Copies the robots (each validated; errors name the robot index) and the materials. */
 LOAM_API loam_softbody_pop* loam_softbody_pop_create(const loam_softbody_def* def, const loam_softbody_materials* mats,
                                             const loam_softbody_robot* const* robots, int count, loam_error* err);
-LOAM_API void loam_softbody_pop_free(loam_softbody_pop* p);
+LOAM_API void loam_softbody_pop_destroy(loam_softbody_pop* p);
 /* Advance every robot by `steps` steps. A non-finite or out-of-bounds position stops that robot
  * with LOAM_ERR_DIVERGED naming the robot, the step and the mass; the other robots finish their
  * steps and the population's time does not advance, so after that error the robots are at

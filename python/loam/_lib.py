@@ -106,20 +106,20 @@ _PROTOTYPES = {
     # meshes and signed distance grids
     "loam_mesh_load": (c_int, [c_char_p, P(T.Mesh), ERR]),
     "loam_mesh_read_obj": (c_int, [c_char_p, c_size_t, c_char_p, P(T.Mesh), ERR]),
-    "loam_mesh_free": (None, [P(T.Mesh)]),
+    "loam_mesh_destroy": (None, [P(T.Mesh)]),
     "loam_sdf_grid_build": (c_int, [P(T.Mesh), c_float, c_float, P(T.SdfGrid), ERR]),
     "loam_sdf_grid_build_cached": (c_int, [P(T.Mesh), c_float, c_float, c_char_p, P(T.SdfGrid), P(c_int), ERR]),
     "loam_sdf_grid_query": (c_float, [P(T.SdfGrid), T.Vec3, P(T.Vec3)]),
     "loam_sdf_grid_memory": (c_size_t, [P(T.SdfGrid)]),
-    "loam_sdf_grid_free": (None, [P(T.SdfGrid)]),
+    "loam_sdf_grid_destroy": (None, [P(T.SdfGrid)]),
     # scenes
     "loam_scene_load": (c_int, [c_char_p, P(c_char_p), c_int, P(T.Scene), ERR]),
     "loam_scene_load_buffer": (c_int, [c_char_p, c_size_t, c_char_p, P(c_char_p), c_int, P(T.Scene), ERR]),
-    "loam_scene_free": (None, [P(T.Scene)]),
+    "loam_scene_destroy": (None, [P(T.Scene)]),
     "loam_scene_create_world": (WORLD, [P(T.Scene), ERR]),
     # images
     "loam_image_alloc": (c_int, [P(T.Image), c_int, c_int, ERR]),
-    "loam_image_free": (None, [P(T.Image)]),
+    "loam_image_destroy": (None, [P(T.Image)]),
     # environments (include/loam/env.h)
     "loam_env_kind_name": (c_char_p, [c_int]),
     "loam_env_kind_parse": (c_int, [c_char_p, P(c_int)]),

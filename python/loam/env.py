@@ -237,7 +237,7 @@ class Env(Owned):
             check(lib.loam_env_render(ptr, C.byref(img), C.byref(err)), err)
             rgb = np.ctypeslib.as_array(img.rgb, shape=(h, w, 3)).copy()
         finally:
-            lib.loam_image_free(C.byref(img))
+            lib.loam_image_destroy(C.byref(img))
         return rgb
 
     @locked

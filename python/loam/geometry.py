@@ -189,7 +189,7 @@ class Body:
 
 
 def _free_mesh(m):
-    lib.loam_mesh_free(C.byref(m))
+    lib.loam_mesh_destroy(C.byref(m))
 
 
 class Mesh(Owned):
@@ -236,7 +236,7 @@ class Mesh(Owned):
 
 
 def _free_grid(g):
-    lib.loam_sdf_grid_free(C.byref(g))
+    lib.loam_sdf_grid_destroy(C.byref(g))
 
 
 class SdfGrid(Owned):

@@ -40,7 +40,7 @@ def _overrides(overrides):
 
 
 def _free_scene(s):
-    lib.loam_scene_free(C.byref(s))
+    lib.loam_scene_destroy(C.byref(s))
 
 
 class Scene(Owned):

@@ -134,17 +134,17 @@ int loam_bench_softbody(int argc, char** argv) {
         free(rs);
         if (!p) {
             fprintf(stderr, PREFIX ": %s\n", err.message);
-            loam_softbody_robot_free(robot);
+            loam_softbody_robot_destroy(robot);
             return err.status;
         }
         robot_bytes = loam_softbody_pop_robot_bytes(p, 0);
         double t0 = loam_clock_seconds(), c0 = cpu_seconds();
         loam_status st = loam_softbody_pop_step(p, steps, &err);
         double wall = loam_clock_seconds() - t0, cpu = cpu_seconds() - c0;
-        loam_softbody_pop_free(p);
+        loam_softbody_pop_destroy(p);
         if (st) {
             fprintf(stderr, PREFIX ": %s\n", err.message);
-            loam_softbody_robot_free(robot);
+            loam_softbody_robot_destroy(robot);
             return st;
         }
         spent += wall;
@@ -155,7 +155,7 @@ int loam_bench_softbody(int argc, char** argv) {
         if (per_robot * b >= o.target) break;
     }
     if (!npts) {
-        loam_softbody_robot_free(robot);
+        loam_softbody_robot_destroy(robot);
         return LOAM_ERR_NOMEM;
     }
     const point* last = &pts[npts - 1];
@@ -217,6 +217,6 @@ int loam_bench_softbody(int argc, char** argv) {
         cJSON_free(text);
     }
     fflush(stdout);
-    loam_softbody_robot_free(robot);
+    loam_softbody_robot_destroy(robot);
     return 0;
 }

@@ -87,7 +87,7 @@ static loam_status evaluate(const evo_options* o, const loam_softbody_materials*
     if (!p) return err->status;
     loam_vec3* start = malloc(sizeof *start * (size_t)count);
     if (!start) {
-        loam_softbody_pop_free(p);
+        loam_softbody_pop_destroy(p);
         return loam_error_set(err, LOAM_ERR_NOMEM, PREFIX ": out of memory");
     }
     for (int b = 0; b < count; ++b) start[b] = loam_softbody_pop_com(p, b);
@@ -99,7 +99,7 @@ static loam_status evaluate(const evo_options* o, const loam_softbody_materials*
         fitness[b] = sqrt(dx * dx + dy * dy) / loam_softbody_robot_length(rs[b]);
     }
     free(start);
-    loam_softbody_pop_free(p);
+    loam_softbody_pop_destroy(p);
     return st;
 }
 
@@ -157,7 +157,7 @@ int loam_cmd_evolve(int argc, char** argv) {
     int status = 0, best_index = 0;
     for (int g = 0; g < G && !status; ++g) {
         for (int b = 0; b < P; ++b) {
-            loam_softbody_robot_free(robots[b]);
+            loam_softbody_robot_destroy(robots[b]);
             robots[b] = loam_softbody_voxel_robot(&vd, genomes + (size_t)b * nv, &err);
             if (!robots[b]) break;
         }
@@ -219,7 +219,7 @@ int loam_cmd_evolve(int argc, char** argv) {
                    best[G - 1], best_index, path, png, top * 1.1, grid, csv, path,
                    o.def.env == LOAM_SB_LAND ? "land" : "water", o.sim_time, o.def.dt, (double)o.def.zeta);
     }
-    for (int b = 0; b < P; ++b) loam_softbody_robot_free(robots[b]);
+    for (int b = 0; b < P; ++b) loam_softbody_robot_destroy(robots[b]);
     free(genomes), free(robots), free(fit), free(best), free(mean), free(rank);
     return status;
 }
@@ -249,7 +249,7 @@ static int replay(const evo_options* o, const loam_softbody_materials* mats) {
         loam_status st = evaluate(o, mats, &r, 1, &fitness, &err);
         if (st) fprintf(stderr, PREFIX ": %s\n", err.message);
         else printf("%s: %.6f body lengths in %g s\n", o->replay, fitness, o->sim_time);
-        loam_softbody_robot_free(r);
+        loam_softbody_robot_destroy(r);
         return st;
     }
     /* Frames: the surface coloured by its muscles' activation, the camera following the robot. */
@@ -310,9 +310,9 @@ static int replay(const evo_options* o, const loam_softbody_materials* mats) {
         printf("%s: %d frames in %s (colour: muscle activation, -1 to 1)\n", o->replay, o->frames, o->out);
     }
     if (st) fprintf(stderr, PREFIX ": %s\n", err.message);
-    loam_image_free(&img);
+    loam_image_destroy(&img);
     free(act), free(rad), free(cnt);
-    loam_softbody_pop_free(p);
-    loam_softbody_robot_free(r);
+    loam_softbody_pop_destroy(p);
+    loam_softbody_robot_destroy(r);
     return st;
 }

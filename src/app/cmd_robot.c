@@ -69,7 +69,7 @@ int loam_cmd_robot(int argc, char** argv) {
     }
     if (!r || loam_softbody_robot_save(r, out, &err)) {
         fprintf(stderr, PREFIX ": %s\n", err.message);
-        loam_softbody_robot_free(r);
+        loam_softbody_robot_destroy(r);
         return err.status ? err.status : LOAM_ERR_INTERNAL;
     }
     printf("%s: %d masses, %d springs, %d faces", out, r->mass_count, r->spring_count, r->face_count);
@@ -77,6 +77,6 @@ int loam_cmd_robot(int argc, char** argv) {
         printf(" (%d tetrahedra; %d springs shorter than %g m rejected, %d points and %d faces left out)",
                info.tetrahedra, info.rejected_springs, (double)nd.min_spring, info.dropped_points, info.dropped_faces);
     printf("\n");
-    loam_softbody_robot_free(r);
+    loam_softbody_robot_destroy(r);
     return 0;
 }

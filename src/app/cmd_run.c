@@ -204,7 +204,7 @@ int loam_cmd_run(int argc, char** argv) {
     if (!w) {
         fprintf(stderr, "loam: %s: %s\n", o.scene, err.message);
         loam_env_destroy(env);
-        loam_scene_free(&scene);
+        loam_scene_destroy(&scene);
         return (int)err.status;
     }
     run_output out;
@@ -290,6 +290,6 @@ int loam_cmd_run(int argc, char** argv) {
     free(peaks);
     if (env) loam_env_destroy(env); /* it owns w */
     else loam_world_destroy(w);
-    loam_scene_free(&scene);
+    loam_scene_destroy(&scene);
     return code;
 }

@@ -263,7 +263,7 @@ int loam_cmd_view(int argc, char** argv) {
         return err.status == LOAM_ERR_IO ? 4 : (int)err.status;
     }
     int code = view(&o, &scene);
-    loam_scene_free(&scene);
+    loam_scene_destroy(&scene);
     return code;
 #endif
 }

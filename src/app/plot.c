@@ -59,7 +59,7 @@ loam_status plot_lines_png(const char* path, int width, int height, int n, const
             if (n == 1) break;
         }
     st = loam_image_write_png(&im, path, err);
-    loam_image_free(&im);
+    loam_image_destroy(&im);
     return st;
 }
 
@@ -186,7 +186,7 @@ loam_status plot_fits_png(const char* path, int panel_width, int height, const p
         }
     }
     st = loam_image_write_png(&im, path, err);
-    loam_image_free(&im);
+    loam_image_destroy(&im);
     return st;
 }
 
@@ -250,6 +250,6 @@ loam_status plot_loglog_png(const char* path, int panel_width, int height, const
         }
     }
     st = loam_image_write_png(&im, path, err);
-    loam_image_free(&im);
+    loam_image_destroy(&im);
     return st;
 }

@@ -200,7 +200,7 @@ loam_status run_output_close(run_output* o, int ok, int quiet, loam_error* err) 
     }
     loam_pvd_destroy(o->pvd);
     run_vtk_close(&o->vtk);
-    loam_image_free(&o->image);
+    loam_image_destroy(&o->image);
     free(o->shapes);
     free(o->shape_poses);
     free(o->shape_rgb);

@@ -99,7 +99,7 @@ loam_status run_vtk_frame(run_vtk* v, const loam_world* w, int index, const char
 }
 
 void run_vtk_close(run_vtk* v) {
-    for (int b = 0; b < v->body_count; ++b) loam_mesh_free(&v->bodies[b].surface);
+    for (int b = 0; b < v->body_count; ++b) loam_mesh_destroy(&v->bodies[b].surface);
     free(v->bodies);
     loam_pvd_destroy(v->pvd);
     memset(v, 0, sizeof *v);

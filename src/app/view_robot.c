@@ -54,7 +54,7 @@ int view_robot(const view_options* o) {
     if (!r) return fprintf(stderr, "loam view: %s\n", err.message), (int)err.status;
     if (r->face_count == 0) {
         fprintf(stderr, "loam view: %s: the robot has no surface faces to draw\n", o->robot);
-        loam_softbody_robot_free(r);
+        loam_softbody_robot_destroy(r);
         return 2;
     }
     if (o->threads >= 0) loam_set_threads(o->threads);
@@ -71,8 +71,8 @@ int view_robot(const view_options* o) {
         if (p && (!act || !cnt)) loam_error_set(&err, LOAM_ERR_NOMEM, "out of memory");
         fprintf(stderr, "loam view: %s: %s\n", o->robot, err.message);
         free(act), free(cnt);
-        loam_softbody_pop_free(p);
-        loam_softbody_robot_free(r);
+        loam_softbody_pop_destroy(p);
+        loam_softbody_robot_destroy(r);
         return (int)err.status;
     }
     float length = loam_softbody_robot_length(r);
@@ -118,8 +118,8 @@ int view_robot(const view_options* o) {
     else fprintf(stderr, "loam: %lld steps, t = %.3f s\n", done, loam_softbody_pop_time(p));
     loam_viewer_destroy(v);
     free(act), free(cnt);
-    loam_softbody_pop_free(p);
-    loam_softbody_robot_free(r);
+    loam_softbody_pop_destroy(p);
+    loam_softbody_robot_destroy(r);
     return (int)st;
 }
 #else

@@ -278,7 +278,7 @@ void loam_env_destroy(loam_env* env) {
     loam_free(env->task_data);
     loam_world_destroy(env->world);
     for (int i = 0; i < env->obs_count; ++i) loam_free(env->obs[i]);
-    for (int i = 0; i < env->grid_count; ++i) loam_sdf_grid_free(&env->grids[i]);
+    for (int i = 0; i < env->grid_count; ++i) loam_sdf_grid_destroy(&env->grids[i]);
     loam_free(env->bed_xyz);
     loam_free(env->bed_radius);
     loam_free(env);

@@ -95,7 +95,7 @@ static loam_status build(loam_env* env, loam_error* err) {
     if (st != LOAM_OK) return st;
     float r = env->cfg.radius;
     x->grid = env_add_grid(env, &mesh, 0.003f, fmaxf(0.01f, 2.5f * r), err);
-    loam_mesh_free(&mesh);
+    loam_mesh_destroy(&mesh);
     if (x->grid < 0) return err ? err->status : LOAM_ERR_INTERNAL;
 
     int n = env->cfg.particles;

@@ -75,7 +75,7 @@ static loam_status build(loam_env* env, loam_error* err) {
     loam_status st = loam_mesh_gear(&gd, &mesh, err);
     if (st != LOAM_OK) return st;
     g->grid = env_add_grid(env, &mesh, 0.002f, fmaxf(0.01f, 2.5f * r), err);
-    loam_mesh_free(&mesh);
+    loam_mesh_destroy(&mesh);
     if (g->grid < 0) return err ? err->status : LOAM_ERR_INTERNAL;
 
     /* Tall enough for the lattice (2.1 r spacing fills about 0.9 of the tower's cross-section) and

@@ -51,7 +51,7 @@ loam_status loam_heightfield_create(int nx, int ny, float dx, float dy, const fl
     return LOAM_OK;
 }
 
-void loam_heightfield_free(loam_heightfield* hf) {
+void loam_heightfield_destroy(loam_heightfield* hf) {
     if (!hf) return;
     loam_free(hf->heights);
     memset(hf, 0, sizeof *hf);

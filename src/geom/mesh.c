@@ -10,7 +10,7 @@
 void loam_mesh_builder_init(loam_mesh_builder* b) { memset(b, 0, sizeof *b); }
 
 void loam_mesh_builder_free(loam_mesh_builder* b) {
-    loam_mesh_free(&b->mesh);
+    loam_mesh_destroy(&b->mesh);
     loam_free(b->weld);
     memset(b, 0, sizeof *b);
 }
@@ -117,7 +117,7 @@ int loam_mesh_parse_float(const char* t, size_t n, float* out) {
     return 1;
 }
 
-void loam_mesh_free(loam_mesh* mesh) {
+void loam_mesh_destroy(loam_mesh* mesh) {
     if (!mesh) return;
     loam_free(mesh->vertices);
     loam_free(mesh->triangles);

@@ -132,8 +132,8 @@ loam_status loam_mesh_append(loam_mesh* to, const loam_mesh* part, loam_error* e
 /* Build `out` from parts made by the caller's steps; frees everything on failure. */
 static loam_status add_part(loam_mesh* out, loam_status made, loam_mesh* part, loam_error* err) {
     loam_status st = made == LOAM_OK ? loam_mesh_append(out, part, err) : made;
-    loam_mesh_free(part);
-    if (st != LOAM_OK) loam_mesh_free(out);
+    loam_mesh_destroy(part);
+    if (st != LOAM_OK) loam_mesh_destroy(out);
     return st;
 }
 

@@ -53,7 +53,7 @@ static int read_cached(const char* path, uint64_t key, float cell, float margin,
         g->cell = h.cell;
         g->margin = h.margin;
         g->origin = (loam_vec3){h.origin[0], h.origin[1], h.origin[2]};
-        if (!ok) loam_sdf_grid_free(g);
+        if (!ok) loam_sdf_grid_destroy(g);
     }
     fclose(f);
     return ok;

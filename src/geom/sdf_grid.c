@@ -44,7 +44,7 @@ loam_status loam_sdf_grid_build(const loam_mesh* mesh, float cell, float margin,
     loam_status st = g->values ? loam_bvh_build(mesh, &bvh, err)
                                : loam_error_set(err, LOAM_ERR_NOMEM, "sdf grid: out of memory for %zu samples", total);
     if (st != LOAM_OK) {
-        loam_sdf_grid_free(g);
+        loam_sdf_grid_destroy(g);
         return st;
     }
     /* the default team: the calling thread's scope (an environment at creation) or the process's */
@@ -113,7 +113,7 @@ size_t loam_sdf_grid_memory(const loam_sdf_grid* g) {
     return sizeof *g + sizeof(float) * (size_t)g->nx * (size_t)g->ny * (size_t)g->nz;
 }
 
-void loam_sdf_grid_free(loam_sdf_grid* g) {
+void loam_sdf_grid_destroy(loam_sdf_grid* g) {
     if (!g) return;
     loam_free(g->values);
     memset(g, 0, sizeof *g);

@@ -10,7 +10,7 @@
 #include "core/vecd.h"
 #include "loam/multibody.h"
 
-loam_mb_cable_def loam_mb_default_cable_def(void) {
+loam_mb_cable_def loam_mb_cable_default_def(void) {
     loam_mb_cable_def c;
     memset(&c, 0, sizeof c);
     snprintf(c.name, sizeof c.name, "cable");
@@ -49,7 +49,7 @@ loam_status loam_mb_cable_build(const loam_mb_cable_def* d, int first_body, loam
     loam_posed start = {d->start.p, qd_normalize(d->start.q)};
     for (int i = 0; i < s; ++i) {
         loam_mb_body_def* b = &bodies[i];
-        *b = loam_mb_default_body_def();
+        *b = loam_mb_body_default_def();
         snprintf(b->name, sizeof b->name, "%s_%d", n, i);
         b->joint = LOAM_JOINT_FLOATING;
         b->placement = pd_mul(start, (loam_posed){{(i + 0.5) * l, 0, 0}, {1, 0, 0, 0}});
@@ -58,7 +58,7 @@ loam_status loam_mb_cable_build(const loam_mb_cable_def* d, int first_body, loam
         b->inertia[0] = 0.5 * m * r * r;
         b->inertia[1] = b->inertia[2] = m * (3 * r * r + l * l) / 12.0;
         loam_mb_geom_def* g = &geoms[i];
-        *g = loam_mb_default_geom_def();
+        *g = loam_mb_geom_default_def();
         g->body = first_body + i;
         g->type = LOAM_SHAPE_CAPSULE;
         g->pose.q = qd_from_axis_angle(d3(0, 1, 0), 0.5 * M_PI); /* the capsule's axis (local z) onto x */
@@ -67,7 +67,7 @@ loam_status loam_mb_cable_build(const loam_mb_cable_def* d, int first_body, loam
     }
     for (int i = 1; i < s; ++i) {
         loam_mb_constraint_def* p = &cons[2 * (i - 1)];
-        *p = loam_mb_default_constraint_def();
+        *p = loam_mb_constraint_default_def();
         snprintf(p->name, sizeof p->name, "%s_joint%d", n, i);
         p->body[0] = first_body + i, p->body[1] = first_body + i - 1;
         p->anchor[0] = d3(-0.5 * l, 0, 0), p->anchor[1] = d3(0.5 * l, 0, 0);

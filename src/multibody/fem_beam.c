@@ -5,7 +5,7 @@
 #include "core/vecd.h"
 #include "multibody/mb_internal.h"
 
-loam_mb_fem_beam_def loam_mb_default_fem_beam_def(void) {
+loam_mb_fem_beam_def loam_mb_fem_beam_default_def(void) {
     loam_mb_fem_beam_def d;
     memset(&d, 0, sizeof d);
     d.nx = 10, d.ny = 2, d.nz = 2;

@@ -9,7 +9,7 @@
 #include "multibody/fem.h"
 #include "multibody/mb_internal.h"
 
-loam_mb_fem_def loam_mb_default_fem_def(void) {
+loam_mb_fem_def loam_mb_fem_default_def(void) {
     loam_mb_fem_def d;
     memset(&d, 0, sizeof d);
     d.young = 1e6;

@@ -56,7 +56,7 @@ loam_mb_options loam_mb_default_options(void) {
     return o;
 }
 
-loam_mb_body_def loam_mb_default_body_def(void) {
+loam_mb_body_def loam_mb_body_default_def(void) {
     loam_mb_body_def b;
     memset(&b, 0, sizeof b);
     b.parent = -1;
@@ -68,7 +68,7 @@ loam_mb_body_def loam_mb_default_body_def(void) {
     return b;
 }
 
-loam_mb_geom_def loam_mb_default_geom_def(void) {
+loam_mb_geom_def loam_mb_geom_default_def(void) {
     loam_mb_geom_def g;
     memset(&g, 0, sizeof g);
     g.type = LOAM_SHAPE_SPHERE;
@@ -295,7 +295,7 @@ void loam_mb_model_destroy(loam_mb_model* m) {
     loam_free(m->tree_self);
     loam_free(m->exclude);
     for (int g = 0; g < m->nowned_sdf; ++g) {
-        loam_sdf_grid_free(m->owned_sdf[g]);
+        loam_sdf_grid_destroy(m->owned_sdf[g]);
         loam_free(m->owned_sdf[g]);
     }
     loam_free(m->owned_sdf);
@@ -304,7 +304,7 @@ void loam_mb_model_destroy(loam_mb_model* m) {
     loam_free(m);
 }
 
-loam_mb_constraint_def loam_mb_default_constraint_def(void) {
+loam_mb_constraint_def loam_mb_constraint_default_def(void) {
     loam_mb_constraint_def c;
     memset(&c, 0, sizeof c);
     c.type = LOAM_CONSTRAINT_POINT;

@@ -166,7 +166,7 @@ static loam_status inertial(ctx* c, xmlNode* link, loam_mb_body_def* b) {
 
 static loam_status geometry(ctx* c, xmlNode* col, int body, loam_mb_geom_def* g, int* skip) {
     *skip = 0;
-    *g = loam_mb_default_geom_def();
+    *g = loam_mb_geom_default_def();
     g->body = body;
     loam_status st = origin(c, col, &g->pose);
     if (st != LOAM_OK) return st;
@@ -426,7 +426,7 @@ static loam_status convert(ctx* c, xmlNode* robot, const loam_urdf_options* opt,
     for (int bi = 0; bi < nl; ++bi) {
         link_rec* l = &links[order[bi]];
         loam_mb_body_def* b = &bodies[bi];
-        *b = loam_mb_default_body_def();
+        *b = loam_mb_body_default_def();
         snprintf(b->name, sizeof b->name, "%s", l->name);
         if (l->parent_joint < 0) {
             b->joint = opt->floating_base ? LOAM_JOINT_FLOATING : LOAM_JOINT_FIXED;

@@ -184,7 +184,7 @@ loam_status urdf_mesh_build(urdf_meshes* set, const char* path, loam_vec3d scale
     float side = fmaxf(hi.x - lo.x, fmaxf(hi.y - lo.y, hi.z - lo.z));
     float c = cell > 0.0 ? (float)cell : side / 24.0f;
     if (!(c > 0.0f) || !isfinite(c)) {
-        loam_mesh_free(&mesh);
+        loam_mesh_destroy(&mesh);
         return loam_error_set(err, LOAM_ERR_INPUT, "'%s': the mesh has no extent (all its vertices coincide)", path);
     }
     if (c < side / 256.0f) c = side / 256.0f; /* at most about 260^3 samples, whatever the option */
@@ -206,7 +206,7 @@ loam_status urdf_mesh_build(urdf_meshes* set, const char* path, loam_vec3d scale
     if (!block || set->n == set->cap || !pcopy) {
         loam_free(block);
         loam_free(pcopy);
-        loam_mesh_free(&mesh);
+        loam_mesh_destroy(&mesh);
         return loam_error_set(err, LOAM_ERR_NOMEM, "'%s': out of memory", path);
     }
     strcpy(pcopy, path);
@@ -215,7 +215,7 @@ loam_status urdf_mesh_build(urdf_meshes* set, const char* path, loam_vec3d scale
     int from_cache = 0;
     st = grids ? loam_sdf_grid_build_cached(&mesh, c, 3.0f * c, cache[0] ? cache : NULL, block, &from_cache, &inner) : LOAM_OK;
     int np = st == LOAM_OK ? thin_points(&mesh, (float*)(block + 1)) : 0;
-    loam_mesh_free(&mesh);
+    loam_mesh_destroy(&mesh);
     if (st != LOAM_OK) {
         loam_free(block);
         loam_free(pcopy);
@@ -255,7 +255,7 @@ loam_status urdf_meshes_give(urdf_meshes* set, loam_mb_model* m, loam_error* err
 
 void urdf_meshes_free(urdf_meshes* set) {
     for (int i = 0; i < set->n; ++i) {
-        loam_sdf_grid_free(set->block[i]);
+        loam_sdf_grid_destroy(set->block[i]);
         loam_free(set->block[i]);
     }
     free_names(set);

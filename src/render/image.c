@@ -18,7 +18,7 @@ loam_status loam_image_alloc(loam_image* img, int width, int height, loam_error*
     img->rgb = loam_calloc(pixels, 3);
     img->depth = loam_malloc(pixels * sizeof *img->depth);
     if (!img->rgb || !img->depth) {
-        loam_image_free(img);
+        loam_image_destroy(img);
         return loam_error_set(err, LOAM_ERR_NOMEM, "image: out of memory for %dx%d", width, height);
     }
     for (size_t i = 0; i < pixels; ++i) img->depth[i] = INFINITY;
@@ -27,7 +27,7 @@ loam_status loam_image_alloc(loam_image* img, int width, int height, loam_error*
     return LOAM_OK;
 }
 
-void loam_image_free(loam_image* img) {
+void loam_image_destroy(loam_image* img) {
     if (!img) return;
     loam_free(img->rgb);
     loam_free(img->depth);

@@ -37,7 +37,7 @@ loam_status loam_scene_load_buffer(const char* text, size_t length, const char* 
     if (st == LOAM_OK) st = scene_read(&d, s, err);
     if (st == LOAM_OK) st = loam_granular_params_validate(&s->params, err);
     doc_free(&d);
-    if (st != LOAM_OK) loam_scene_free(s);
+    if (st != LOAM_OK) loam_scene_destroy(s);
     return st;
 }
 
@@ -54,7 +54,7 @@ loam_status loam_scene_load(const char* path, const char* const* overrides, int 
     return st;
 }
 
-void loam_scene_free(loam_scene* s) {
+void loam_scene_destroy(loam_scene* s) {
     free(s->xyz);
     free(s->vel);
     free(s->radius);
@@ -62,7 +62,7 @@ void loam_scene_free(loam_scene* s) {
     s->xyz = s->vel = s->radius = NULL;
     s->bodies = NULL;
     for (int k = 0; k < s->grid_count; ++k) {
-        loam_sdf_grid_free(s->grids[k]);
+        loam_sdf_grid_destroy(s->grids[k]);
         free(s->grids[k]); /* the whole record scene_mesh.c allocated: the grid is its first member */
     }
     free(s->grids);

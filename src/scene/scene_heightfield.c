@@ -15,7 +15,7 @@
 enum { HF_MAX_SIDE = 16384 };
 
 /* The scene's struct, which bindings mirror, has one list of owned blocks (grids) and no room for
- * another, so a field is kept as a grid record whose `values` are the heights: loam_scene_free
+ * another, so a field is kept as a grid record whose `values` are the heights: loam_scene_destroy
  * frees values with loam_free (the heights came from loam_malloc) and then the record. Its nx, ny,
  * nz stay 0, so nothing mistakes it for a distance grid; shapes point at `hf`. */
 typedef struct scene_field {
@@ -212,11 +212,11 @@ loam_status scene_read_heightfield(const snode* m, loam_scene* s, const loam_hei
         else s->grids = more;
     }
     if (st != LOAM_OK) {
-        if (sf) loam_heightfield_free(&sf->hf);
+        if (sf) loam_heightfield_destroy(&sf->hf);
         free(sf);
         return st;
     }
-    sf->storage.values = sf->hf.heights; /* freed with the record by loam_scene_free */
+    sf->storage.values = sf->hf.heights; /* freed with the record by loam_scene_destroy */
     s->grids[s->grid_count++] = &sf->storage;
     *out = &sf->hf;
     return LOAM_OK;

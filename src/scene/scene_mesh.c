@@ -11,7 +11,7 @@
 #include "scene/scene_internal.h"
 
 /* A grid with how it was made, for `loam run` to report (loam_scene_grid_source). The grid comes
- * first, so scene->grids[k] points at the whole record and loam_scene_free frees it as one block
+ * first, so scene->grids[k] points at the whole record and loam_scene_destroy frees it as one block
  * without loam_scene's layout (which bindings mirror) growing a field. */
 typedef struct scene_grid {
     loam_sdf_grid grid;
@@ -61,14 +61,14 @@ loam_status scene_read_mesh(const snode* m, loam_scene* s, const struct loam_sdf
         sg->seconds = loam_clock_seconds() - t0;
         snprintf(sg->file, sizeof sg->file, "%s", snode_scalar(&n));
     }
-    loam_mesh_free(&mesh);
+    loam_mesh_destroy(&mesh);
     if (st != LOAM_OK) {
         free(sg);
         return snode_error(&n, err, "%s: %s", path, inner.message);
     }
     st = keep_grid(s, g, err);
     if (st != LOAM_OK) {
-        loam_sdf_grid_free(g);
+        loam_sdf_grid_destroy(g);
         free(sg);
         return st;
     }

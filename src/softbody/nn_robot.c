@@ -278,7 +278,7 @@ loam_softbody_robot* loam_softbody_nn_robot(const loam_softbody_nn_def* d, uint6
         }
         /* a rest length rounded to zero in float or a repeated pair would be caught here */
         if (loam_softbody_robot_validate(r, LOAM_SB_MAX_MASSES, err)) {
-            loam_softbody_robot_free(r);
+            loam_softbody_robot_destroy(r);
             r = NULL;
         }
     }

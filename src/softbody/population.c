@@ -102,7 +102,7 @@ loam_softbody_pop* loam_softbody_pop_create(const loam_softbody_def* def, const 
     for (int b = 0; b < count; ++b) {
         if (sb_build_slot(p, robots[b], b, &p->slots[b], err)) {
             p->count = b + 1;
-            loam_softbody_pop_free(p);
+            loam_softbody_pop_destroy(p);
             return NULL;
         }
         p->springs += robots[b]->spring_count;
@@ -111,7 +111,7 @@ loam_softbody_pop* loam_softbody_pop_create(const loam_softbody_def* def, const 
     return p;
 }
 
-void loam_softbody_pop_free(loam_softbody_pop* p) {
+void loam_softbody_pop_destroy(loam_softbody_pop* p) {
     if (!p) return;
     for (int b = 0; b < p->count; ++b) sb_free_slot(&p->slots[b]);
     loam_free(p->slots);

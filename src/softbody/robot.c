@@ -28,7 +28,7 @@ loam_softbody_robot* loam_softbody_robot_alloc(int masses, int springs, int face
     r->material = loam_calloc(s, 1);
     r->face = loam_calloc(3 * f, sizeof(int32_t));
     if (!r->x || !r->y || !r->z || !r->inv_mass || !r->s0 || !r->s1 || !r->rest || !r->material || !r->face) {
-        loam_softbody_robot_free(r);
+        loam_softbody_robot_destroy(r);
         goto nomem;
     }
     for (int i = 0; i < masses; ++i) r->inv_mass[i] = 1.0f;
@@ -38,7 +38,7 @@ nomem:
     return NULL;
 }
 
-void loam_softbody_robot_free(loam_softbody_robot* r) {
+void loam_softbody_robot_destroy(loam_softbody_robot* r) {
     if (!r) return;
     loam_free(r->x);
     loam_free(r->y);

@@ -135,7 +135,7 @@ loam_softbody_robot* loam_softbody_robot_parse(const char* text, const char* nam
     return r;
 fail:
     cJSON_Delete(root);
-    loam_softbody_robot_free(r);
+    loam_softbody_robot_destroy(r);
     return NULL;
 }
 

@@ -134,7 +134,7 @@ static loam_status screenshot(int width, int height, const char* path, loam_erro
     size_t row = 3 * (size_t)width;
     uint8_t* tmp = malloc(row);
     if (!tmp) {
-        loam_image_free(&img);
+        loam_image_destroy(&img);
         return loam_error_set(err, LOAM_ERR_NOMEM, "viewer: out of memory for the screenshot");
     }
     for (int y = 0; y < height / 2; ++y) {
@@ -145,7 +145,7 @@ static loam_status screenshot(int width, int height, const char* path, loam_erro
     }
     free(tmp);
     st = loam_image_write_png(&img, path, err);
-    loam_image_free(&img);
+    loam_image_destroy(&img);
     return st;
 }
 

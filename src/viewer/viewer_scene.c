@@ -22,7 +22,7 @@ int viewer_floats_push(viewer_floats* a, const float* values, size_t count) {
 }
 
 static void free_bodies(loam_viewer* v) {
-    for (int b = 0; b < v->body_count; ++b) loam_mesh_free(&v->bodies[b].surface);
+    for (int b = 0; b < v->body_count; ++b) loam_mesh_destroy(&v->bodies[b].surface);
     free(v->bodies);
     v->bodies = NULL;
     v->body_count = 0;
