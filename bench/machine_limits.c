@@ -1,4 +1,4 @@
-/* What one core of this machine can do, measured, for the soft-body roofline in BENCHMARKS.md:
+/* What one core of this machine can do, measured, for the soft-body roofline in docs/benchmarks-history.md:
  * float32 multiply+add throughput (AVX-512, no FMA: loam builds with -ffp-contract=off), sqrt+divide
  * throughput, gathered loads from L1, read bandwidth from L2 and from DRAM. One thread, CPU time
  * (on a shared machine wall time counts other people's work).

@@ -11,7 +11,7 @@ the issue's goals, each marked met or not met.
 Why the same run: the reference figures in /work/shared/research/dem-peers/README.md are one machine's
 numbers on one day; only a ratio measured side by side means anything.
 
-Example (what BENCHMARKS.md records):
+Example (what BENCHMARKS.md and docs/benchmarks-history.md record):
     python3 bench/peers/run_column_compare.py --loam build/loam --sizes 10000,50000 \
         --threads 1,2 --loam-only-sizes 100000 --json-out /tmp/column_compare.json
 """
@@ -453,7 +453,7 @@ def main():
     ap.add_argument("--settle", type=int, default=1500, help="loam settle steps (default 1500 = 1.5 s)")
     ap.add_argument("--settle-friction", type=float, default=0.1,
                     help="loam's particle friction while settling (default 0.1): its particles do not spin, so a "
-                         "pour at 0.5 locks into a bed ~35%% taller than LIGGGHTS' (BENCHMARKS.md, 'Like for like'); "
+                         "pour at 0.5 locks into a bed ~35%% taller than LIGGGHTS' (docs/benchmarks-history.md, 'Like for like'); "
                          "the timed phase runs at 0.5 either way")
     ap.add_argument("--lig-settle", type=int, default=10000, help="LIGGGHTS settle steps (README: 10000)")
     ap.add_argument("--lig-rest", type=int, default=2500, help="LIGGGHTS timed steps at rest (README: 2500)")

@@ -64,7 +64,7 @@ typedef struct loam_env_config {
     int settle_steps;       /* physics steps that settle the bed at creation; default kind-specific */
     float sleep_speed;      /* particles slower than this for 0.05 s sleep until something faster
                                touches them (loam_granular_params.sleep_speed), m/s; 0 = never;
-                               default 0.01 (BENCHMARKS.md: what it changes and saves) */
+                               default 0.01 (docs/benchmarks-history.md: what it changes and saves) */
     uint64_t seed;          /* seed of the bed built at creation (reset's seed moves things around);
                                default 1 */
 } loam_env_config;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/activation.h"
 #include "app/cli_args.h"
 #include "app/commands.h"
 #include "app/plot.h"
@@ -224,19 +225,6 @@ int loam_cmd_evolve(int argc, char** argv) {
     return status;
 }
 
-/* Mean activation sin(omega t + phi) of the muscles at each mass, in [-1, 1] (0 where none). */
-static void activation(const loam_softbody_robot* r, const loam_softbody_materials* m, double t, float* out, int* n) {
-    for (int i = 0; i < r->mass_count; ++i) out[i] = 0.0f, n[i] = 0;
-    for (int s = 0; s < r->spring_count; ++s) {
-        const loam_softbody_material* q = &m->m[r->material[s]];
-        if (q->dL0 == 0.0f) continue;
-        float a = (float)sin(q->omega * t + q->phi);
-        out[r->s0[s]] += a, ++n[r->s0[s]];
-        out[r->s1[s]] += a, ++n[r->s1[s]];
-    }
-    for (int i = 0; i < r->mass_count; ++i) out[i] = n[i] ? out[i] / (float)n[i] : 0.0f;
-}
-
 static int replay(const evo_options* o, const loam_softbody_materials* mats) {
     loam_error err;
     loam_softbody_robot* r = loam_softbody_robot_load(o->replay, &err);
@@ -276,7 +264,7 @@ static int replay(const evo_options* o, const loam_softbody_materials* mats) {
         loam_vec3 c = loam_softbody_pop_com(p, 0);
         cam.target = c;
         cam.eye = (loam_vec3){c.x + 1.5f * len, c.y - 2.5f * len, c.z + 1.2f * len};
-        activation(r, mats, loam_softbody_pop_time(p), act, cnt);
+        app_muscle_activation(r, mats, loam_softbody_pop_time(p), act, cnt);
         /* Surface faces shaded and coloured by activation; a robot without faces as spheres. */
         loam_render_particles rp = loam_render_particles_default();
         rp.count = r->face_count ? 0 : s.mass_count, rp.x = s.x, rp.y = s.y, rp.z = s.z, rp.radius = rad;

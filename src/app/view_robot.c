@@ -8,23 +8,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "app/activation.h"
 #include "app/progress.h"
 #include "app/view.h"
 #include "loam/softbody.h"
 #include "loam/viewer.h"
-
-/* Mean activation sin(omega t + phi) of the muscle springs at each mass (0 where none). */
-static void activation(const loam_softbody_robot* r, const loam_softbody_materials* m, double t, float* out, int* n) {
-    for (int i = 0; i < r->mass_count; ++i) out[i] = 0.0f, n[i] = 0;
-    for (int s = 0; s < r->spring_count; ++s) {
-        const loam_softbody_material* q = &m->m[r->material[s]];
-        if (q->dL0 == 0.0f) continue;
-        float a = (float)sin(q->omega * t + q->phi);
-        out[r->s0[s]] += a, ++n[r->s0[s]];
-        out[r->s1[s]] += a, ++n[r->s1[s]];
-    }
-    for (int i = 0; i < r->mass_count; ++i) out[i] = n[i] ? out[i] / (float)n[i] : 0.0f;
-}
 
 /* The robot's surface, and on land a floor square around it (after the robot, which the viewer's
  * camera frames at the first draw). */
@@ -104,7 +92,7 @@ int view_robot(const view_options* o) {
         loam_viewer_set_status(v, status);
         if (st == LOAM_OK) st = loam_softbody_pop_state(p, 0, &s, &err);
         if (st != LOAM_OK) break;
-        activation(r, &mats, loam_softbody_pop_time(p), act, cnt);
+        app_muscle_activation(r, &mats, loam_softbody_pop_time(p), act, cnt);
         if ((st = draw(v, r, &s, act, &def, length, &err)) != LOAM_OK) break;
         if ((st = loam_viewer_present(v, NULL, &err)) != LOAM_OK) break;
         if (done == before) nanosleep(&(struct timespec){0, 16000000}, NULL); /* nothing to step: ~60 Hz redraws */

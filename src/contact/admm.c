@@ -17,7 +17,7 @@
  * triangular solves (a free rigid body's, 6 unknowns, from M^-1 b and M^-1 J^T made once per
  * factorization); a large one (a cable) keeps the banded factor. The kernels are in admm_solve.c
  * and admm_project.c (layout: admm_work.h); a sphere bed's iteration cost 1.4-2x a Gauss-Seidel
- * sweep before they were restructured, about one sweep after (BENCHMARKS.md).
+ * sweep before they were restructured, about one sweep after (docs/benchmarks-history.md).
  *
  * The penalty: beta_s = scale tr(A_s) / |J_s|_F^2 (the paper's balance, a reconstruction; its form
  * for subsystems holding an FEM piece is at balance() below). A small subsystem (at most SMALL
@@ -47,13 +47,13 @@
  * step; alpha = 1 is the paper's iteration. It is applied to contact and unilateral blocks only:
  * on the hard equalities of a stiff cable a relaxed, unconverged budget of 30 iterations injects
  * energy until the Cosserat cantilever of test_mb_cable diverges (alpha 1.5 already), while on
- * contacts it cuts the iterations to a given error by 30-40% (BENCHMARKS.md). 1.5 was the default
+ * contacts it cuts the iterations to a given error by 30-40% (docs/benchmarks-history.md). 1.5 was the default
  * (below the best average, 1.8, because 1.6 and above left a hard step of the sphere bed short of
  * 1e-4 after thousands of iterations, where 1.5 needed about 60) until the two-robot cable scene's
  * pinned grips diverged with it; the default is now 1 (loam/multibody.h) for contacts that touch a
  * large subsystem (a cable, an FEM piece, a mobile manipulator: cable_manip's contacts are all of
  * that kind) and relaxation_rigid, 1.5, for contacts and limits among small subsystems (free rigid
- * bodies, short arms), where it cuts the iterations of the piles by 15-45% (BENCHMARKS.md, session
+ * bodies, short arms), where it cuts the iterations of the piles by 15-45% (docs/benchmarks-history.md, session
  * 9). The paper itself
  * proposes no acceleration (it leaves second-order schemes to future work); admm_accel.c adds
  * Nesterov's and Anderson's on the state (z, u); by default Anderson's on steps with an FEM piece
@@ -267,7 +267,7 @@ static int sub_bandwidth(const cp_problem* p, const cp_admm_work* a, int s) {
  * a subsystem holding such a group the groups' share is therefore rank / tr(D_s), with the exact
  * diagonal of D_s from cp_prepare_diag (the groups' own factors) and rank = min(n_s, rows_s) (a piece
  * of 135 unknowns is held by 27-54 glue rows). Rigid trees keep the paper's trace rule: the Delassus
- * form was measured on them too and needed up to 1.4x more iterations (BENCHMARKS.md). Folded soft
+ * form was measured on them too and needed up to 1.4x more iterations (docs/benchmarks-history.md). Folded soft
  * rows (a cable's springs) are not in the groups' matrices: they keep their trace share
  * tr(J_f^T J_f / c) / |J_s|_F^2 either way. */
 static double balance(const cp_problem* p, const cp_admm_work* a, int s, const double* M) {
@@ -591,7 +591,7 @@ static void iterate(cp_problem* p, cp_admm_work* a, admm_loop* c) {
  * equalities the iteration is close to a linear map, on which Anderson acts like GMRES, and each
  * iteration is dominated by the pieces' band solves, against which its passes over (z, u) are cheap
  * (insertion with 8 pieces: 236 -> 92 iterations, 10.1 -> 5.3 ms). On piles of rigid bodies and on
- * cables it saves fewer iterations than its passes cost (BENCHMARKS.md, "Acceleration of SubADMM"). */
+ * cables it saves fewer iterations than its passes cost (docs/benchmarks-history.md, "Acceleration of SubADMM"). */
 static int accel_kind(const cp_problem* p, int accel) {
     if (accel != CP_ACCEL_AUTO) return accel;
     for (int g = 0; g < p->ngroup; ++g)

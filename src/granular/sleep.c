@@ -8,7 +8,7 @@
  *
  * This is an approximation, off by default: a sleeping region does not creep, and a force pressed
  * into it slowly (a jammed pile, below sleep_speed) is carried as by a wall. docs/solver.md says
- * when it is safe; the Bulldozing environment measures what it changes (BENCHMARKS.md). */
+ * when it is safe; the Bulldozing environment measures what it changes (docs/benchmarks-history.md). */
 #include <math.h>
 
 #include "granular/world_internal.h"
