@@ -180,7 +180,8 @@ int main(void) {
     CHECK((mb = loam_mb_model_create(&bad, 1, NULL, 0, NULL, &err)) == NULL && err.status == LOAM_ERR_INPUT && strstr(err.message, "lump") &&
               strstr(err.message, "triangle"), "%s", err.message);
     bad.inertia[0] = 0.1, bad.mass = -1;
-    CHECK((mb = loam_mb_model_create(&bad, 1, NULL, 0, NULL, &err)) == NULL && err.status == LOAM_ERR_INPUT && strstr(err.message, "mass = -1"), "%s", err.message);
+    CHECK((mb = loam_mb_model_create(&bad, 1, NULL, 0, NULL, &err)) == NULL && err.status == LOAM_ERR_INPUT && strstr(err.message, "mass = -1"),
+          "%s", err.message);
     CHECK(mb == NULL, "a model came back from bad input");
 
     free(M), free(bias), free(col), free(e), free(jac), free(q0), free(q1);
