@@ -47,7 +47,7 @@ static void setup(void) {
     g[2].body = 1, g[2].type = LOAM_SHAPE_BOX, g[2].size = (loam_vec3d){0.05, 0.02, 0.02};
     loam_mb_options o = loam_mb_default_options();
     o.solver = LOAM_MB_SOLVER_SUBADMM;
-    if (loam_mb_model_create(b, 2, g, 3, &o, &g_model, &err) == LOAM_OK) loam_mb_state_create(g_model, &g_state, &err);
+    if ((g_model = loam_mb_model_create(b, 2, g, 3, &o, &err)) != NULL) g_state = loam_mb_state_create(g_model, &err);
     loam_granular_params p = loam_granular_default_params();
     g_world = loam_world_create(&p, &err);
     loam_body_def box = loam_body_default_def();
@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (which == 0) {
         if (loam_softbody_pop_load(g_pop, g_path, &err) == LOAM_OK) loam_softbody_pop_step(g_pop, 2, &err);
     } else if (which == 1) {
-        if (loam_mb_state_load(g_model, g_state, g_path, &err) == LOAM_OK) loam_mb_step(g_model, g_state, &err);
+        if (loam_mb_state_load(g_model, g_state, g_path, &err) == LOAM_OK) loam_mb_step(g_model, g_state, 1, &err);
     } else {
         loam_world* w = loam_world_clone(g_world, &err);
         if (w) loam_world_load(w, g_path, &err);
@@ -117,10 +117,10 @@ int main(int argc, char** argv) {
     loam_softbody_pop_step(g_pop, 30, &err);
     if (loam_softbody_pop_save(g_pop, g_path, &err) != LOAM_OK) return 1;
     seed(argv[1], "softbody", 0);
-    for (int i = 0; i < 30; ++i) loam_mb_step(g_model, g_state, &err);
+    for (int i = 0; i < 30; ++i) loam_mb_step(g_model, g_state, 1, &err);
     if (loam_mb_state_save(g_model, g_state, g_path, &err) != LOAM_OK) return 1;
     seed(argv[1], "multibody", 1);
-    for (int i = 0; i < 30; ++i) loam_world_step(g_world, &err);
+    for (int i = 0; i < 30; ++i) loam_world_step(g_world, 1, &err);
     if (loam_world_save(g_world, g_path, &err) != LOAM_OK) return 1;
     seed(argv[1], "granular", 2);
     remove(g_path);

@@ -25,9 +25,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     if (m->nbody < 1 || m->nv > 6 * m->nbody) abort();
     loam_mb_state* s = NULL;
-    if (m->nbody <= 64 && loam_mb_state_create(m, &s, &err) == LOAM_OK) {
+    if (m->nbody <= 64 && (s = loam_mb_state_create(m, &err)) != NULL) {
         for (int n = 0; n < 3; ++n)
-            if (loam_mb_step(m, s, &err) != LOAM_OK) break;
+            if (loam_mb_step(m, s, 1, &err) != LOAM_OK) break;
         for (int i = 0; i < m->nbody; ++i)
             if (!isfinite(s->xpose[i].p.x) && s->step == 3) abort();
         loam_mb_state_destroy(s);

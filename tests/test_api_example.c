@@ -25,8 +25,7 @@ int main(void) {
     float radius[3] = {0.01f, 0.01f, 0.01f};                                      /* m */
     loam_world_add_particles(world, 3, xyz, NULL, radius, 2500.0f, NULL);       /* kg/m^3 */
     loam_error err;
-    for (int step = 0; step < 1000; ++step) /* 1 s */
-        if (loam_world_step(world, &err) != LOAM_OK) { fprintf(stderr, "%s\n", err.message); return 1; }
+    if (loam_world_step(world, 1000, &err) != LOAM_OK) { fprintf(stderr, "%s\n", err.message); return 1; } /* 1 s */
     loam_particles p = loam_world_particles(world); /* slots get renumbered: p.id[i] is who sits in slot i */
     for (int i = 0; i < p.count; ++i)
         printf("particle %d at (%.4f, %.4f, %.4f) m\n", p.id[i], p.x[i], p.y[i], p.z[i]);

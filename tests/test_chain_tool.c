@@ -53,7 +53,7 @@ int main(void) {
     for (int k = 0; k < 1200; ++k) { /* 1.2 s: the paddle reaches the particle after ~0.75 s */
         CHECK(loam_chain_command(&chain, cmd, dt, &err) == LOAM_OK, "%s", err.message);
         CHECK(loam_chain_drive(&chain, w, body_of_link, &err) == LOAM_OK, "%s", err.message);
-        if (loam_world_step(w, &err) != LOAM_OK) {
+        if (loam_world_step(w, 1, &err) != LOAM_OK) {
             CHECK(0, "step %d: %s", k, err.message);
             break;
         }

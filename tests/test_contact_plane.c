@@ -37,7 +37,7 @@ static void test_rest(void) {
     int steps = 10000; /* 10 s */
     float worst_pen = 0.0f;
     for (int k = 0; k < steps; ++k) {
-        CHECK(loam_world_step(w, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_world_step(w, 1, &err) == LOAM_OK, "%s", err.message);
         loam_particles ps = loam_world_particles(w);
         float pen = r - ps.z[0];
         if (pen > worst_pen) worst_pen = pen;
@@ -56,7 +56,7 @@ static double slide(float theta_deg, float mu, double t) {
     loam_world* w = one_particle_on(theta, mu, r);
     loam_error err;
     int steps = (int)(t / 1e-3 + 0.5);
-    for (int k = 0; k < steps; ++k) CHECK(loam_world_step(w, &err) == LOAM_OK, "%s", err.message);
+    for (int k = 0; k < steps; ++k) CHECK(loam_world_step(w, 1, &err) == LOAM_OK, "%s", err.message);
     loam_particles ps = loam_world_particles(w);
     /* The plane is tilted about y, normal (sin, 0, cos): downhill is (cos theta, 0, -sin theta). */
     double dx = ps.x[0] - r * sinf(theta), dz = ps.z[0] - r * cosf(theta);

@@ -101,8 +101,8 @@ static void free_body(void) {
     loam_mb_model* m = NULL;
     loam_mb_state* st = NULL;
     loam_error err;
-    CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) == LOAM_OK, "%s", err.message);
-    CHECK(loam_mb_state_create(m, &st, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) != NULL, "%s", err.message);
+    CHECK((st = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     mb_system sys = {m, st};
     refresh(&sys);
     unsigned s = 3u;
@@ -172,9 +172,9 @@ static void arm(int prescribe) {
     loam_mb_model* m = NULL;
     loam_mb_state* st = NULL;
     loam_error err;
-    CHECK(loam_mb_model_create(b, 3, NULL, 0, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(b, 3, NULL, 0, &o, &err)) != NULL, "%s", err.message);
     if (!m) return;
-    CHECK(loam_mb_state_create(m, &st, &err) == LOAM_OK, "%s", err.message);
+    CHECK((st = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     int nv = m->nv;
     st->q[0] = 0.3, st->q[1] = -0.7, st->q[2] = 0.05;
     st->qd[0] = 0.4;

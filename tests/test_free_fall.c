@@ -21,7 +21,7 @@ int main(void) {
     float g[3] = {p.gravity.x, p.gravity.y, p.gravity.z}, dt = (float)p.dt;
     int exact = 1;
     for (int step = 0; step < 1000; ++step) {
-        CHECK(loam_world_step(w, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_world_step(w, 1, &err) == LOAM_OK, "%s", err.message);
         for (int k = 0; k < 6; ++k) {
             v[k] = (v[k] + g[k % 3] * dt) * 1.0f;
             x[k] += dt * v[k];

@@ -353,7 +353,7 @@ static void check_engine(const cloud* c, const pair_list* want, const int* degre
     loam_status st = loam_world_add_particles(w, c->n, xyz, NULL, c->r, 2500.0f, &err);
     CHECK(st == LOAM_OK, "%s: add_particles: %s", c->name, err.message);
     loam_set_threads(threads);
-    if (st == LOAM_OK) st = loam_world_step(w, &err);
+    if (st == LOAM_OK) st = loam_world_step(w, 1, &err);
     /* Back to one thread: on a busy machine, idle OpenMP threads spinning at barriers of later
      * single-threaded work cost more than the work. */
     loam_set_threads(1);

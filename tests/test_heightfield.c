@@ -153,7 +153,7 @@ static void particles_rest_on_slope(void) {
         rad[k] = r;
     }
     CHECK(loam_world_add_particles(w, N, xyz, NULL, rad, 2500.0f, &err) == LOAM_OK, "%s", err.message);
-    for (int k = 0; k < 2000; ++k) CHECK(loam_world_step(w, &err) == LOAM_OK, "%s", err.message);
+    for (int k = 0; k < 2000; ++k) CHECK(loam_world_step(w, 1, &err) == LOAM_OK, "%s", err.message);
     loam_particles ps = loam_world_particles(w);
     double n[3] = {sin(theta), 0.0, cos(theta)}, worst = 0.0, fastest = 0.0;
     for (int k = 0; k < ps.count; ++k) {

@@ -60,7 +60,7 @@ static void* run_granular(void* arg) {
     }
     if (loam_world_add_particles(w, N, xyz, NULL, radius, 2500.0f, &err) != LOAM_OK) job->failed = 1;
     for (int s = 0; s < job->steps && !job->failed; ++s)
-        if (loam_world_step(w, &err) != LOAM_OK) job->failed = 1;
+        if (loam_world_step(w, 1, &err) != LOAM_OK) job->failed = 1;
     job->digest = world_digest(w);
     loam_world_destroy(w);
     return NULL;

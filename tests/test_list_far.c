@@ -55,7 +55,7 @@ static void far_pair_in_a_world(void) {
     CHECK(loam_world_add_particles(w, N, xyz, NULL, rad, 2500.0f, &err) == LOAM_OK, "%s", err.message);
     free(xyz);
     free(rad);
-    for (int s = 0; s < 100; ++s) CHECK(loam_world_step(w, &err) == LOAM_OK, "%s", err.message);
+    for (int s = 0; s < 100; ++s) CHECK(loam_world_step(w, 1, &err) == LOAM_OK, "%s", err.message);
     loam_particles q = loam_world_particles(w);
     int top = -1;
     for (int k = 0; k < q.count; ++k)

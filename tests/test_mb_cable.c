@@ -56,14 +56,14 @@ static double run(loam_mb_solver solver, int iterations, int cosserat, double to
     if (torque != 0.0) o.gravity = (loam_vec3d){0, 0, 0};
     loam_mb_model* m = NULL;
     loam_mb_state* s = NULL;
-    CHECK(loam_mb_model_create(b, N, g, N, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(b, N, g, N, &o, &err)) != NULL, "%s", err.message);
     CHECK(m && loam_mb_model_set_constraints(m, c, nc + 2, &err) == LOAM_OK, "%s", err.message);
-    CHECK(m && loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK(m && (s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     double tip = NAN;
     if (s) {
         s->xfrc[6 * (N - 1) + 3] = torque; /* about x, the cable's axis */
         for (int k = 0; k < 1000; ++k)
-            if (loam_mb_step(m, s, &err) != LOAM_OK) {
+            if (loam_mb_step(m, s, 1, &err) != LOAM_OK) {
                 CHECK(0, "%s", err.message);
                 break;
             }
@@ -89,15 +89,15 @@ static void newton_on_draping_cable(void) {
     o.dt = 2e-3, o.solver = LOAM_MB_SOLVER_SUBADMM, o.iterations = 50, o.tolerance = 1e-10;
     CHECK(mb_cable_scene_create(60, &o, &m, &base, &err) == LOAM_OK, "%s", err.message);
     if (!base) return;
-    for (int k = 0; k < 250; ++k) CHECK(loam_mb_step(m, base, &err) == LOAM_OK, "settling: %s", err.message);
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    for (int k = 0; k < 250; ++k) CHECK(loam_mb_step(m, base, 1, &err) == LOAM_OK, "settling: %s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     static const int budget[4] = {3, 6, 9, 30};
     double e[4] = {0};
     m->opt.solver = LOAM_MB_SOLVER_NNEWTON, m->opt.tolerance = 0.0;
     for (int i = 0; i < 4 && s; ++i) {
         m->opt.iterations = budget[i];
         CHECK(loam_mb_state_copy(m, s, base, &err) == LOAM_OK, "%s", err.message);
-        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
         e[i] = s->solver.error;
     }
     fprintf(stderr, "draping cable, 60 segments, %d contacts, nonsmooth Newton, one step: error %.3e / %.3e / %.3e / %.3e m/s at 3 / 6 / 9 / 30 "

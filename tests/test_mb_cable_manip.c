@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
     for (int n = 0; n < steps; ++n) {
         CHECK(mb_cable_manip_control(&sc, s, hold, &err) == LOAM_OK, "%s", err.message);
         loam_posed start[2] = {s->xpose[sc.base[0]], s->xpose[sc.base[1]]};
-        loam_status st = loam_mb_step(m, s, &err);
+        loam_status st = loam_mb_step(m, s, 1, &err);
         CHECK(st == LOAM_OK, "step %d: %s", n, err.message);
         if (st != LOAM_OK) break;
         for (int r = 0; r < 2; ++r) {

@@ -42,9 +42,9 @@ static setup make(const loam_mb_geom_def* geoms, int ng, const loam_posed* pose,
     o.dt = dt;
     setup st = {NULL, NULL};
     loam_error err;
-    CHECK(loam_mb_model_create(b, nb, g, ng, &o, &st.m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((st.m = loam_mb_model_create(b, nb, g, ng, &o, &err)) != NULL, "%s", err.message);
     if (!st.m) return st;
-    CHECK(loam_mb_state_create(st.m, &st.s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((st.s = loam_mb_state_create(st.m, &err)) != NULL, "%s", err.message);
     for (int i = 0; i < ng; ++i) {
         if (g[i].body < 0) continue;
         double* q = st.s->q + st.m->q_adr[g[i].body];
@@ -314,19 +314,17 @@ static void sdf(void) {
     body.joint = LOAM_JOINT_FLOATING, body.mass = 1, body.inertia[0] = body.inertia[1] = body.inertia[2] = 0.01;
     loam_mb_geom_def bad = geom(0, LOAM_SHAPE_SPHERE, 0.05, 0, 0);
     bad.sdf = &grid;
-    loam_mb_model* m = NULL;
-    loam_status status = loam_mb_model_create(&body, 1, &bad, 1, NULL, &m, &err);
-    fprintf(stderr, "sdf on a sphere geom: %s\n", status == LOAM_OK ? "accepted" : err.message);
-    CHECK(status != LOAM_OK && strstr(err.message, "geom 0"), "an sdf on a sphere geom was accepted");
+    loam_mb_model* m = loam_mb_model_create(&body, 1, &bad, 1, NULL, &err);
+    fprintf(stderr, "sdf on a sphere geom: %s\n", m ? "accepted" : err.message);
+    CHECK(!m && err.status == LOAM_ERR_INPUT && strstr(err.message, "geom 0"), "an sdf on a sphere geom was accepted");
     loam_mb_model_destroy(m);
     loam_sdf_grid empty;
     memset(&empty, 0, sizeof empty);
     bad = geom(-1, LOAM_SHAPE_MESH, 0, 0, 0);
     bad.sdf = &empty;
-    m = NULL;
-    status = loam_mb_model_create(&body, 1, &bad, 1, NULL, &m, &err);
-    fprintf(stderr, "empty sdf grid: %s\n", status == LOAM_OK ? "accepted" : err.message);
-    CHECK(status != LOAM_OK && strstr(err.message, "sdf grid"), "an empty sdf grid was accepted");
+    m = loam_mb_model_create(&body, 1, &bad, 1, NULL, &err);
+    fprintf(stderr, "empty sdf grid: %s\n", m ? "accepted" : err.message);
+    CHECK(!m && err.status == LOAM_ERR_INPUT && strstr(err.message, "sdf grid"), "an empty sdf grid was accepted");
     loam_mb_model_destroy(m);
     loam_sdf_grid_destroy(&grid);
 }
@@ -342,7 +340,7 @@ static void rest(const char* what, loam_mb_geom_def* g, int ng, loam_posed* p, l
     loam_error err;
     loam_posed start = st.s->xpose[0];
     int ok = 1;
-    for (int i = 0; i < 1000 && ok; ++i) ok = loam_mb_step(st.m, st.s, &err) == LOAM_OK;
+    for (int i = 0; i < 1000 && ok; ++i) ok = loam_mb_step(st.m, st.s, 1, &err) == LOAM_OK;
     CHECK(ok, "%s: %s", what, err.message);
     loam_posed end = st.s->xpose[0];
     double slide = hypot(end.p.x - start.p.x, end.p.y - start.p.y), drop = start.p.z - end.p.z;
@@ -425,9 +423,9 @@ static void ball_cloud(int n) {
     loam_mb_model* m = NULL;
     loam_mb_state* s = NULL;
     loam_error err;
-    CHECK(loam_mb_model_create(b, n, g, n, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(b, n, g, n, &o, &err)) != NULL, "%s", err.message);
     if (!m) return;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     if (!s) return;
     for (int i = 0; i < n; ++i) {
         double* q = s->q + m->q_adr[i];

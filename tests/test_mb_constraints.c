@@ -34,20 +34,20 @@ static void pendulum(loam_mb_solver solver, int iterations, double tol) {
     loam_mb_model* m = NULL;
     loam_mb_state* s = NULL;
     loam_error err;
-    CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) != NULL, "%s", err.message);
     loam_mb_constraint_def c = loam_mb_constraint_default_def();
     strcpy(c.name, "pivot");
     c.body[0] = 0, c.body[1] = -1;
     c.anchor[0] = (loam_vec3d){0, 0, A}, c.anchor[1] = (loam_vec3d){0, 0, PIVOT_Z};
     CHECK(m && loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_OK, "%s", err.message);
-    CHECK(m && loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK(m && (s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     if (!s) return;
     double th0 = 0.8;
     double q[7] = {-A * sin(th0), 0, PIVOT_Z - A * cos(th0), cos(0.5 * th0), 0, sin(0.5 * th0), 0};
     memcpy(s->q, q, sizeof q);
     double ref[2] = {th0, 0}, worst = 0, drift = 0;
     for (int n = 0; n < 10000; ++n) {
-        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
         for (int k = 0; k < 10; ++k) { /* RK4 of the closed form, dt/10 */
             double h = o.dt / 10, k1[2] = {ref[1], accel(ref[0])};
             double k2[2] = {ref[1] + 0.5 * h * k1[1], accel(ref[0] + 0.5 * h * k1[0])};
@@ -80,17 +80,17 @@ static void spring(void) {
     loam_mb_model* m = NULL;
     loam_mb_state* s = NULL;
     loam_error err;
-    CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) != NULL, "%s", err.message);
     loam_mb_constraint_def c = loam_mb_constraint_default_def();
     strcpy(c.name, "spring");
     c.type = LOAM_CONSTRAINT_DISTANCE, c.body[0] = 0, c.body[1] = -1, c.length = L0, c.stiffness = k;
     CHECK(m && loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_OK, "%s", err.message);
-    CHECK(m && loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK(m && (s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     if (!s) return;
     s->q[0] = 1.1;
     double period = 2 * M_PI * sqrt(mass / k), first_min = -1, prev = s->q[0], prev2 = s->q[0], after_period = 0;
     for (int n = 0; n < 2000; ++n) {
-        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
         if (first_min < 0 && prev < prev2 && prev <= s->q[0]) first_min = s->time - o.dt;
         prev2 = prev, prev = s->q[0];
         if (fabs(s->time - period) < 0.5 * o.dt) after_period = s->q[0];
@@ -117,17 +117,17 @@ static void weld_and_torsion(void) {
     loam_mb_model* m = NULL;
     loam_mb_state* s = NULL;
     loam_error err;
-    CHECK(loam_mb_model_create(&b, 1, NULL, 0, NULL, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, NULL, &err)) != NULL, "%s", err.message);
     loam_mb_constraint_def c[2] = {loam_mb_constraint_default_def(), loam_mb_constraint_default_def()};
     strcpy(c[0].name, "hold"), strcpy(c[1].name, "lock");
     c[0].body[0] = c[1].body[0] = 0;
     c[1].type = LOAM_CONSTRAINT_ANGULAR;
     CHECK(m && loam_mb_model_set_constraints(m, c, 2, &err) == LOAM_OK, "%s", err.message);
-    CHECK(m && loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK(m && (s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     if (!s) return;
     double worst = 0;
     for (int n = 0; n < 1000; ++n) {
-        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
         worst = fmax(worst, fabs(s->q[0]) + fabs(s->q[1]) + fabs(s->q[2]) + fabs(s->q[4]) + fabs(s->q[5]) + fabs(s->q[6]));
     }
     CHECK(worst < 1e-6, "the welded block moved (%.3e)", worst);
@@ -141,14 +141,14 @@ static void weld_and_torsion(void) {
     c[0].anchor[0] = (loam_vec3d){0.2, 0, 0}, c[0].anchor[1] = (loam_vec3d){0.2, 0, 0};
     c[1].stiffness = 2.0;
     CHECK(loam_mb_model_set_constraints(m, c, 2, &err) == LOAM_OK, "%s", err.message);
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     if (!s) return;
     /* turn by 0.1 rad about the com (0.2, 0, 0): the origin moves to keep the com in place */
     double a = 0.1;
     s->q[0] = 0.2 - 0.2 * cos(a), s->q[1] = -0.2 * sin(a), s->q[3] = cos(0.5 * a), s->q[6] = sin(0.5 * a);
     double period = 2 * M_PI * sqrt(0.02 / 2.0), prev = a, prev2 = a, first = -1;
     for (int n = 0; n < 1000; ++n) {
-        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
         double ang = 2 * atan2(s->q[6], s->q[3]);
         if (first < 0 && prev < prev2 && prev <= ang) first = s->time - m->opt.dt;
         prev2 = prev, prev = ang;
@@ -169,15 +169,15 @@ static void no_slip(void) {
     loam_mb_model* m = NULL;
     loam_mb_state* s = NULL;
     loam_error err;
-    CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) != NULL, "%s", err.message);
     loam_mb_constraint_def c = loam_mb_constraint_default_def();
     strcpy(c.name, "wheels");
     c.type = LOAM_CONSTRAINT_NO_SLIP, c.body[0] = 0, c.body[1] = -1; /* rolls along its x, not along its y */
     CHECK(m && loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_OK, "%s", err.message);
-    CHECK(m && loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK(m && (s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     if (!s) return;
     s->xfrc[0] = 1.0, s->xfrc[1] = 3.0; /* pushed forward and, harder, sideways */
-    for (int n = 0; n < 1000; ++n) CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+    for (int n = 0; n < 1000; ++n) CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
     CHECK(fabs(s->qd[0] - 0.5) < 1e-9 && fabs(s->qd[1]) < 1e-9, "pushed cart moves at (%.9g, %.9g) m/s, expected (0.5, 0)", s->qd[0], s->qd[1]);
     /* turning freely at 1 rad/s: the velocity turns with the heading, the speed stays */
     s->xfrc[0] = s->xfrc[1] = 0.0;
@@ -186,7 +186,7 @@ static void no_slip(void) {
     for (int n = 0; n < 1500; ++n) {
         /* the row holds at the heading the step starts from (a velocity constraint, evaluated there) */
         double yaw = 2 * atan2(s->q[6], s->q[3]);
-        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
         worst_side = fmax(worst_side, fabs(-sin(yaw) * s->qd[0] + cos(yaw) * s->qd[1]));
         speed = hypot(s->qd[0], s->qd[1]);
     }

@@ -48,7 +48,7 @@ static loam_mb_model* make_tree(void) {
     }
     loam_mb_model* m = NULL;
     loam_error err;
-    CHECK(loam_mb_model_create(b, NB, NULL, 0, NULL, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(b, NB, NULL, 0, NULL, &err)) != NULL, "%s", err.message);
     return m;
 }
 
@@ -92,7 +92,7 @@ int main(void) {
     loam_error err;
     loam_mb_model* m = make_tree();
     loam_mb_state* s = NULL;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     int nv = m->nv;
     CHECK(nv == 6 + 5, "nv = %d", nv);
     double* M = malloc(sizeof(double) * (size_t)(nv * nv));
@@ -169,7 +169,7 @@ int main(void) {
 
     /* Bad input names the body and the field. */
     s->q[7] = NAN;
-    CHECK(loam_mb_step(m, s, &err) == LOAM_ERR_INPUT && strstr(err.message, "body1") && strstr(err.message, "q[7]"), "%s", err.message);
+    CHECK(loam_mb_step(m, s, 1, &err) == LOAM_ERR_INPUT && strstr(err.message, "body1") && strstr(err.message, "q[7]"), "%s", err.message);
     CHECK(loam_mb_jacobian(m, s, 99, (loam_vec3d){0, 0, 0}, jac, &err) == LOAM_ERR_INPUT && strstr(err.message, "body 99"), "%s",
           err.message);
     loam_mb_body_def bad = loam_mb_body_default_def();
@@ -177,10 +177,11 @@ int main(void) {
     bad.joint = LOAM_JOINT_FLOATING;
     bad.mass = 1.0, bad.inertia[0] = 1.0, bad.inertia[1] = 0.1, bad.inertia[2] = 0.1;
     loam_mb_model* mb = NULL;
-    CHECK(loam_mb_model_create(&bad, 1, NULL, 0, NULL, &mb, &err) == LOAM_ERR_INPUT && strstr(err.message, "lump") &&
+    CHECK((mb = loam_mb_model_create(&bad, 1, NULL, 0, NULL, &err)) == NULL && err.status == LOAM_ERR_INPUT && strstr(err.message, "lump") &&
               strstr(err.message, "triangle"), "%s", err.message);
     bad.inertia[0] = 0.1, bad.mass = -1;
-    CHECK(loam_mb_model_create(&bad, 1, NULL, 0, NULL, &mb, &err) == LOAM_ERR_INPUT && strstr(err.message, "mass = -1"), "%s", err.message);
+    CHECK((mb = loam_mb_model_create(&bad, 1, NULL, 0, NULL, &err)) == NULL && err.status == LOAM_ERR_INPUT && strstr(err.message, "mass = -1"),
+          "%s", err.message);
     CHECK(mb == NULL, "a model came back from bad input");
 
     free(M), free(bias), free(col), free(e), free(jac), free(q0), free(q1);

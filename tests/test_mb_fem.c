@@ -24,7 +24,7 @@ static loam_mb_model* ground_model(loam_mb_options* o, int plane) {
     g.body = -1, g.type = LOAM_SHAPE_PLANE;
     loam_mb_model* m = NULL;
     loam_error err;
-    CHECK(loam_mb_model_create(&b, 1, &g, plane ? 1 : 0, o, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(&b, 1, &g, plane ? 1 : 0, o, &err)) != NULL, "%s", err.message);
     return m;
 }
 
@@ -90,7 +90,7 @@ static double cantilever(int nx, int ny, int nz, int tets, int pieces, loam_mb_s
     }
     CHECK(loam_mb_model_set_constraints(m, con, ncon, &err) == LOAM_OK, "%s", err.message);
     loam_mb_state* s = NULL;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     const loam_mb_fem* last = &m->fem[m->nfem - 1];
     int tip[64], ntip = 0;
     {
@@ -101,7 +101,7 @@ static double cantilever(int nx, int ny, int nz, int tets, int pieces, loam_mb_s
     double sag = 0.0, speed = 1.0;
     int step = 0;
     for (; step < 2000 && speed > 1e-10; ++step) {
-        if (loam_mb_step(m, s, &err) != LOAM_OK) {
+        if (loam_mb_step(m, s, 1, &err) != LOAM_OK) {
             CHECK(0, "%s", err.message);
             break;
         }
@@ -155,7 +155,7 @@ static void free_block(int lumped) {
     add_block(m, &bd, 1e5, 0.0, lumped);
     loam_mb_state* s = NULL;
     loam_error err;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     const double w[3] = {1.0, 4.0, 2.0}, v0[3] = {0.3, -0.2, 0.1}; /* rad/s, m/s */
     for (int i = 0; i < s->nfem_node; ++i) {
         double* x = s->fem_x + 3 * i;
@@ -166,7 +166,7 @@ static void free_block(int lumped) {
     loam_vec3d p0, l0, p1, l1;
     momentum(m, s, 0, &p0, &l0);
     for (int k = 0; k < 2000; ++k)
-        if (loam_mb_step(m, s, &err) != LOAM_OK) {
+        if (loam_mb_step(m, s, 1, &err) != LOAM_OK) {
             CHECK(0, "%s", err.message);
             break;
         }
@@ -194,14 +194,14 @@ static void resting_block(loam_mb_solver solver) {
     add_block(m, &bd, 1e6, 1e-3, 1);
     loam_mb_state* s = NULL;
     loam_error err;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     const loam_mb_fem* f = &m->fem[0];
     double mass = 0.0;
     for (int i = 0; i < f->def.nnode; ++i) mass += f->mass[i];
     double drift = 0.0, depth = 0.0, support = 0.0;
     int steps = 2000;
     for (int k = 0; k < steps; ++k) {
-        if (loam_mb_step(m, s, &err) != LOAM_OK) {
+        if (loam_mb_step(m, s, 1, &err) != LOAM_OK) {
             CHECK(0, "%s", err.message);
             break;
         }
@@ -238,19 +238,19 @@ static void ball_on_block(loam_mb_solver solver) {
     g[1].body = 1, g[1].size.x = r;
     loam_mb_model* m = NULL;
     loam_error err;
-    CHECK(loam_mb_model_create(b, 2, g, 2, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(b, 2, g, 2, &o, &err)) != NULL, "%s", err.message);
     loam_mb_fem_beam_def bd = loam_mb_fem_beam_default_def();
     bd.nx = 6, bd.ny = 6, bd.nz = 2, bd.size = (loam_vec3d){0.2, 0.2, 0.05}, bd.tets_per_cell = 5;
     bd.pose.p = (loam_vec3d){-0.1, 0, 0.025};
     add_block(m, &bd, 1e6, 1e-3, 1);
     loam_mb_state* s = NULL;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     double top = 0.05, z0 = top + r + 0.002;
     s->q[2] = z0;
     double support = 0.0, zmin = INFINITY;
     int steps = 400, mixed = 0;
     for (int k = 0; k < steps; ++k) {
-        if (loam_mb_step(m, s, &err) != LOAM_OK) {
+        if (loam_mb_step(m, s, 1, &err) != LOAM_OK) {
             CHECK(0, "%s", err.message);
             break;
         }
@@ -292,14 +292,14 @@ static void errors(void) {
     CHECK(loam_mb_model_add_fem(m, &fd, &err) != LOAM_OK && strstr(err.message, "fixed[0] = 7"), "%s", err.message);
     fd.nfixed = 0;
     loam_mb_state* early = NULL;
-    CHECK(loam_mb_state_create(m, &early, &err) == LOAM_OK, "%s", err.message);
+    CHECK((early = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     CHECK(loam_mb_model_add_fem(m, &fd, &err) == LOAM_OK, "%s", err.message);
-    CHECK(loam_mb_step(m, early, &err) != LOAM_OK && strstr(err.message, "the state has 0 FEM nodes, the model 4"), "%s", err.message);
+    CHECK(loam_mb_step(m, early, 1, &err) != LOAM_OK && strstr(err.message, "the state has 0 FEM nodes, the model 4"), "%s", err.message);
     loam_mb_state_destroy(early);
     loam_mb_state* s = NULL;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     s->fem_v[5] = NAN;
-    CHECK(loam_mb_step(m, s, &err) != LOAM_OK && strstr(err.message, "'bad': node 1: fem_v[2] is not finite"), "%s", err.message);
+    CHECK(loam_mb_step(m, s, 1, &err) != LOAM_OK && strstr(err.message, "'bad': node 1: fem_v[2] is not finite"), "%s", err.message);
     loam_mb_state_destroy(s);
     loam_mb_constraint_def c = loam_mb_constraint_default_def();
     c.body[0] = LOAM_MB_FEM_BODY(0), c.node[0] = 9;
@@ -335,7 +335,7 @@ static void insertion(loam_mb_solver solver, int iterations) {
     double depth = 0.0, gap = 0.0;
     int steps = 300, contacts = 0;
     for (int i = 0; i < steps; ++i) {
-        if (mb_insertion_control(&sc, sc.state, &err) != LOAM_OK || loam_mb_step(sc.model, sc.state, &err) != LOAM_OK) {
+        if (mb_insertion_control(&sc, sc.state, &err) != LOAM_OK || loam_mb_step(sc.model, sc.state, 1, &err) != LOAM_OK) {
             CHECK(0, "step %d: %s", i, err.message);
             break;
         }
@@ -366,10 +366,10 @@ static void insertion(loam_mb_solver solver, int iterations) {
     if (solver == LOAM_MB_SOLVER_SUBADMM) {
         loam_mb_state* d = NULL;
         err.message[0] = 0;
-        int same = loam_mb_state_create(sc.model, &d, &err) == LOAM_OK && loam_mb_state_copy(sc.model, d, sc.state, &err) == LOAM_OK;
+        int same = (d = loam_mb_state_create(sc.model, &err)) != NULL && loam_mb_state_copy(sc.model, d, sc.state, &err) == LOAM_OK;
         for (int k = 0; k < 3 && same; ++k) {
-            same = mb_insertion_control(&sc, sc.state, &err) == LOAM_OK && loam_mb_step(sc.model, sc.state, &err) == LOAM_OK &&
-                   mb_insertion_control(&sc, d, &err) == LOAM_OK && loam_mb_step(sc.model, d, &err) == LOAM_OK;
+            same = mb_insertion_control(&sc, sc.state, &err) == LOAM_OK && loam_mb_step(sc.model, sc.state, 1, &err) == LOAM_OK &&
+                   mb_insertion_control(&sc, d, &err) == LOAM_OK && loam_mb_step(sc.model, d, 1, &err) == LOAM_OK;
             same = same && !memcmp(d->q, sc.state->q, sizeof(double) * (size_t)sc.model->nq) &&
                    !memcmp(d->fem_x, sc.state->fem_x, sizeof(double) * 3 * (size_t)sc.model->nfem_node);
         }
@@ -379,9 +379,9 @@ static void insertion(loam_mb_solver solver, int iterations) {
         for (int accel = 2; accel >= 0 && same; accel -= 2) {
             int want = accel == 2;
             sc.model->opt.admm_accel = accel;
-            same = mb_insertion_control(&sc, d, &err) == LOAM_OK && loam_mb_step(sc.model, d, &err) == LOAM_OK;
+            same = mb_insertion_control(&sc, d, &err) == LOAM_OK && loam_mb_step(sc.model, d, 1, &err) == LOAM_OK;
             sc.model->opt.admm_accel = -1;
-            same = same && mb_insertion_control(&sc, sc.state, &err) == LOAM_OK && loam_mb_step(sc.model, sc.state, &err) == LOAM_OK;
+            same = same && mb_insertion_control(&sc, sc.state, &err) == LOAM_OK && loam_mb_step(sc.model, sc.state, 1, &err) == LOAM_OK;
             int equal = same && !memcmp(d->fem_x, sc.state->fem_x, sizeof(double) * 3 * (size_t)sc.model->nfem_node);
             CHECK(same && equal == want, "automatic acceleration %s acceleration %d (%s)", equal ? "matches" : "differs from", accel, err.message);
             if (same) same = loam_mb_state_copy(sc.model, d, sc.state, &err) == LOAM_OK;

@@ -24,13 +24,13 @@ static void one_step(int nnode, int ntet, const double* node, const int* tet, in
     loam_mb_body_def b = loam_mb_body_default_def();
     snprintf(b.name, sizeof b.name, "anchor");
     b.joint = LOAM_JOINT_FIXED;
-    CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) != NULL, "%s", err.message);
     loam_mb_fem_def fd = loam_mb_fem_default_def();
     snprintf(fd.name, sizeof fd.name, "beam");
     fd.nnode = nnode, fd.ntet = ntet, fd.node = node, fd.tet = tet, fd.nfixed = nfixed, fd.fixed = fixed, fd.young = 1e6;
     CHECK(m && loam_mb_model_add_fem(m, &fd, &err) == LOAM_OK, "%s", err.message);
-    CHECK(m && loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
-    CHECK(s && loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+    CHECK(m && (s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
+    CHECK(s && loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
     if (s) memcpy(v, s->fem_v, sizeof(double) * 3 * (size_t)nnode);
     loam_mb_state_destroy(s);
     loam_mb_model_destroy(m);

@@ -24,7 +24,7 @@ static loam_mb_model* make(loam_vec3d com, loam_vec3d gravity, double dt) {
     o.dt = dt;
     loam_mb_model* m = NULL;
     loam_error err;
-    CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) != NULL, "%s", err.message);
     return m;
 }
 
@@ -66,7 +66,7 @@ static void tumbling(loam_vec3d com) {
     loam_mb_model* m = make(com, (loam_vec3d){0, 0, 0}, dt);
     loam_mb_state* s = NULL;
     loam_error err;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     /* Spin mostly about the intermediate (body y) axis; the body starts unrotated, so body = world. */
     const double w0[3] = {0.02, 4.0, 0.02};
     double q0[7] = {0.3, -0.2, 1.0, 1, 0, 0, 0};
@@ -88,7 +88,7 @@ static void tumbling(loam_vec3d com) {
     int steps = (int)(t_end / dt + 0.5);
     for (int n = 0; n < steps; ++n) {
         double prev = body_omega(s).y;
-        loam_status st = loam_mb_step(m, s, &err);
+        loam_status st = loam_mb_step(m, s, 1, &err);
         CHECK(st == LOAM_OK, "step %d: %s", n, err.message);
         if (st != LOAM_OK) break;
         if (flip < 0.0 && prev > 0.0 && body_omega(s).y <= 0.0) flip = s->time;
@@ -119,7 +119,7 @@ static void falling(void) {
     loam_mb_model* m = make(com, g, dt);
     loam_mb_state* s = NULL;
     loam_error err;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     /* Tumbling while it falls, the com starting at rest: the origin moves at -w x com. */
     double w[3] = {1.0, -2.0, 0.5};
     s->qd[0] = -(w[1] * com.z - w[2] * com.y), s->qd[1] = -(w[2] * com.x - w[0] * com.z), s->qd[2] = -(w[0] * com.y - w[1] * com.x);
@@ -129,7 +129,7 @@ static void falling(void) {
     loam_mb_momentum(m, s, &P0, NULL);
     loam_vec3d c0 = {com.x, com.y, com.z}; /* the pose is the identity */
     int steps = (int)(t_end / dt + 0.5);
-    for (int n = 0; n < steps; ++n) CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+    for (int n = 0; n < steps; ++n) CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
     loam_vec3d P;
     loam_mb_momentum(m, s, &P, NULL);
     double t = s->time;

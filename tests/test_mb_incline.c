@@ -28,9 +28,9 @@ static scene make(double theta) {
     loam_mb_options o = loam_mb_default_options();
     o.dt = DT;
     loam_error err;
-    CHECK(loam_mb_model_create(&b, 1, g, 2, &o, &sc.m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((sc.m = loam_mb_model_create(&b, 1, g, 2, &o, &err)) != NULL, "%s", err.message);
     if (!sc.m) return sc;
-    CHECK(loam_mb_state_create(sc.m, &sc.s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((sc.s = loam_mb_state_create(sc.m, &err)) != NULL, "%s", err.message);
     /* resting on the plane: turned with it, its centre HZ along the normal */
     double q0[7] = {HZ * sin(theta), 0, HZ * cos(theta), tilt.w, tilt.x, tilt.y, tilt.z};
     memcpy(sc.s->q, q0, sizeof q0);
@@ -49,7 +49,7 @@ static void flat(void) {
     loam_error err;
     double worst_sum = 0, worst_depth = 0, worst_err = 0;
     for (int n = 0; n < 1000; ++n) {
-        CHECK(loam_mb_step(sc.m, sc.s, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_mb_step(sc.m, sc.s, 1, &err) == LOAM_OK, "%s", err.message);
         double sum = 0;
         for (int c = 0; c < sc.s->ncontact; ++c) sum += sc.s->contact_impulse[3 * c], worst_depth = fmax(worst_depth, sc.s->contact[c].depth);
         if (n > 10) worst_sum = fmax(worst_sum, fabs(sum - MASS * G * DT) / (MASS * G * DT));
@@ -74,7 +74,7 @@ static void incline(double theta_deg) {
     loam_vec3d down = {cos(th), 0, -sin(th)}; /* downhill, in the plane */
     double p0 = sc.s->q[0] * down.x + sc.s->q[2] * down.z, v_half = 0, t_half = 0;
     for (int n = 0; n < 1000; ++n) {
-        CHECK(loam_mb_step(sc.m, sc.s, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_mb_step(sc.m, sc.s, 1, &err) == LOAM_OK, "%s", err.message);
         if (n == 499) v_half = sc.s->xvel[0] * down.x + sc.s->xvel[2] * down.z, t_half = sc.s->time;
     }
     double v = sc.s->xvel[0] * down.x + sc.s->xvel[2] * down.z, moved = sc.s->q[0] * down.x + sc.s->q[2] * down.z - p0;

@@ -29,13 +29,13 @@ static void kinematic_and_fixed(void) {
     loam_mb_model* m = NULL;
     loam_mb_state* s = NULL;
     loam_error err;
-    CHECK(loam_mb_model_create(b, 2, NULL, 0, NULL, &m, &err) == LOAM_OK, "%s", err.message);
-    CHECK(m && loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(b, 2, NULL, 0, NULL, &err)) != NULL, "%s", err.message);
+    CHECK(m && (s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     if (!s) return;
     double qd[6] = {0.2, -0.1, 0.3, 0, 0, 0.5};
     memcpy(s->qd, qd, sizeof qd);
     s->q[7] = 0.4; /* the locked joint's angle */
-    for (int n = 0; n < 1000; ++n) CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+    for (int n = 0; n < 1000; ++n) CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
     double t = s->time, dv = 0;
     for (int k = 0; k < 6; ++k) dv = fmax(dv, fabs(s->qd[k] - qd[k]));
     CHECK(dv == 0.0, "the kinematic body's velocity changed by %g", dv);
@@ -59,15 +59,15 @@ static void pusher(void) {
     loam_mb_model* m = NULL;
     loam_mb_state* s = NULL;
     loam_error err;
-    CHECK(loam_mb_model_create(b, 2, g, 3, NULL, &m, &err) == LOAM_OK, "%s", err.message);
-    CHECK(m && loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(b, 2, g, 3, NULL, &err)) != NULL, "%s", err.message);
+    CHECK(m && (s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     if (!s) return;
     double q[14] = {-0.2, 0, 0.15, 1, 0, 0, 0, 0, 0, R, 1, 0, 0, 0};
     memcpy(s->q, q, sizeof q);
     s->qd[0] = speed;
     double lowest = 1.0;
     for (int n = 0; n < 1000; ++n) {
-        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
         lowest = fmin(lowest, s->q[9]);
     }
     /* after 1 s the capsule (axis at x = 0.2) has carried the ball: touching, moving at its speed */
@@ -86,12 +86,12 @@ static void diverging(void) {
     loam_mb_model* m = NULL;
     loam_mb_state* s = NULL;
     loam_error err;
-    CHECK(loam_mb_model_create(&b, 1, NULL, 0, NULL, &m, &err) == LOAM_OK, "%s", err.message);
-    CHECK(m && loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, NULL, &err)) != NULL, "%s", err.message);
+    CHECK(m && (s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     if (!s) return;
     s->tau[0] = 1e300;
     loam_status st = LOAM_OK;
-    for (int n = 0; n < 10 && st == LOAM_OK; ++n) st = loam_mb_step(m, s, &err);
+    for (int n = 0; n < 10 && st == LOAM_OK; ++n) st = loam_mb_step(m, s, 1, &err);
     CHECK(st == LOAM_ERR_DIVERGED && strstr(err.message, "flywheel") && strstr(err.message, "in step 0"), "status %d: %s", (int)st, err.message);
     loam_mb_state_destroy(s);
     loam_mb_model_destroy(m);

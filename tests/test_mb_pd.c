@@ -32,7 +32,7 @@ static void settle(int gravity_compensation) {
     if (!m) return;
     for (int i = 1; i <= 7; ++i) m->body[i].max_effort = 0.0; /* no clamp: the balance below is exact */
     loam_mb_state* s = NULL;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     s->q[3] = -1.0; /* joint 4's range excludes 0 */
     memcpy(s->q_ref, target, sizeof target);
     double* g = s->tau;
@@ -46,7 +46,7 @@ static void settle(int gravity_compensation) {
             CHECK(loam_mb_inverse_dynamics(m, s, NULL, g, &err) == LOAM_OK, "%s", err.message);
             memcpy(s->qd, save, sizeof save);
         }
-        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
     }
     double worst = 0, worst_v = 0;
     for (int j = 0; j < 7; ++j) worst = fmax(worst, fabs(s->q[j] - target[j])), worst_v = fmax(worst_v, fabs(s->qd[j]));
@@ -76,13 +76,13 @@ static void velocity_control(void) {
     for (int i = 1; i <= 7; ++i) m->body[i].control = LOAM_CONTROL_TORQUE;
     m->body[1].control = LOAM_CONTROL_VELOCITY, m->body[1].kd = 30.0, m->body[1].damping = 10.0, m->body[1].limited = 0;
     loam_mb_state* s = NULL;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     s->q[3] = -1.0;
     s->qd_ref[0] = 1.2;
     /* hold the other joints with stiff position servos about where they are */
     for (int i = 2; i <= 7; ++i) m->body[i].control = LOAM_CONTROL_POSITION, m->body[i].kp = 2000, m->body[i].kd = 100;
     memcpy(s->q_ref, s->q, sizeof(double) * 7);
-    for (int n = 0; n < 5000; ++n) CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+    for (int n = 0; n < 5000; ++n) CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
     double expect = 30.0 * 1.2 / (30.0 + 10.0);
     CHECK(fabs(s->qd[0] - expect) < 1e-6, "joint 1 turns at %.9g rad/s, expected kd qd_ref / (kd + damping) = %.9g", s->qd[0], expect);
     loam_mb_state_destroy(s);
@@ -94,13 +94,13 @@ static void effort_limits(void) {
     loam_mb_model* m = panda(1e5, 1e3);
     if (!m) return;
     loam_mb_state* s = NULL;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     s->q[3] = -1.0;
     memcpy(s->q_ref, target, sizeof target);
     int saturated = 0;
     double worst = 0;
     for (int n = 0; n < 500; ++n) {
-        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
         for (int j = 0; j < 7; ++j) {
             double lim = m->body[j + 1].max_effort;
             worst = fmax(worst, fabs(s->act_force[j]) - lim);

@@ -33,7 +33,7 @@ static loam_mb_model* make(int links, double dt, loam_error* err) {
     loam_mb_options o = loam_mb_default_options();
     o.dt = dt;
     loam_mb_model* m = NULL;
-    CHECK(loam_mb_model_create(b, links, NULL, 0, &o, &m, err) == LOAM_OK, "%s", err->message);
+    CHECK((m = loam_mb_model_create(b, links, NULL, 0, &o, err)) != NULL, "%s", err->message);
     return m;
 }
 
@@ -68,7 +68,7 @@ static void accelerations_match(void) {
     loam_error err;
     loam_mb_model* m = make(2, 1e-3, &err);
     loam_mb_state* s = NULL;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     unsigned seed = 7;
     double worst = 0;
     for (int trial = 0; trial < 100; ++trial) {
@@ -94,7 +94,7 @@ static void trajectory(int links, const double* x0, double tol) {
     loam_error err;
     loam_mb_model* m = make(links, dt, &err);
     loam_mb_state* s = NULL;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     double ref[4] = {0, 0, 0, 0};
     memcpy(ref, x0, sizeof(double) * 2 * (size_t)links);
     for (int i = 0; i < links; ++i) s->q[i] = x0[i], s->qd[i] = x0[links + i];
@@ -104,7 +104,7 @@ static void trajectory(int links, const double* x0, double tol) {
     double worst = 0.0, worst_E = 0.0;
     int steps = (int)(t_end / dt + 0.5);
     for (int n = 0; n < steps; ++n) {
-        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
         for (int k = 0; k < 10; ++k) rk4(links == 2 ? double_pendulum_accel : single_pendulum_accel, links, ref, dt / 10);
         for (int i = 0; i < links; ++i) worst = fmax(worst, fabs(s->q[i] - ref[i]));
         double T, U;
@@ -127,14 +127,14 @@ static void limits(void) {
     loam_mb_options o = loam_mb_default_options();
     o.dt = 1e-3;
     loam_mb_model* m = NULL;
-    CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) != NULL, "%s", err.message);
     loam_mb_state* s = NULL;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     /* A fast swing: it must stop at either limit, never pass it. */
     s->q[0] = 0.25, s->qd[0] = 8.0;
     double hi = -1e9, lo = 1e9;
     for (int n = 0; n < 2000; ++n) {
-        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
         hi = fmax(hi, s->q[0]), lo = fmin(lo, s->q[0]);
     }
     CHECK(hi <= 0.3 + 1e-9 && lo >= -0.3 - 1e-9, "joint left [-0.3, 0.3]: reached [%.9g, %.9g]", lo, hi);
@@ -145,10 +145,10 @@ static void limits(void) {
     /* Resting on a limit: gravity pulls the link towards 0; the lower limit 0.5 holds it there, with the
      * impulse gravity's torque needs per step. */
     b.lower = 0.5, b.upper = 1.0;
-    CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) == LOAM_OK, "%s", err.message);
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) != NULL, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     s->q[0] = 0.7;
-    for (int n = 0; n < 2000; ++n) CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+    for (int n = 0; n < 2000; ++n) CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
     double expect = M1 * G * A1 * sin(0.5) * o.dt;
     CHECK(fabs(s->q[0] - 0.5) < 1e-9 && fabs(s->qd[0]) < 1e-9, "not at rest on the limit: q %.12g, qd %.3g", s->q[0], s->qd[0]);
     CHECK(fabs(s->limit_impulse[0] - expect) < 1e-9 * expect + 1e-12, "limit impulse %.9g N m s, gravity needs %.9g", s->limit_impulse[0],

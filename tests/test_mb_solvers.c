@@ -43,7 +43,7 @@ static loam_mb_model* scene(loam_mb_solver solver, int iterations, double tolera
     o.tolerance = tolerance;
     loam_mb_model* m = NULL;
     loam_error err;
-    CHECK(loam_mb_model_create(b, 4, g, 5, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(b, 4, g, 5, &o, &err)) != NULL, "%s", err.message);
     return m;
 }
 
@@ -65,13 +65,13 @@ static int stack_sweeps(loam_mb_solver solver, int n, double* error) {
     loam_mb_state* s = NULL;
     loam_error err;
     int its = -1;
-    if (loam_mb_model_create(b, n, g, n + 1, &o, &m, &err) == LOAM_OK && loam_mb_state_create(m, &s, &err) == LOAM_OK) {
+    if ((m = loam_mb_model_create(b, n, g, n + 1, &o, &err)) != NULL && (s = loam_mb_state_create(m, &err)) != NULL) {
         for (int i = 0; i < n; ++i) {
             double* q = s->q + 7 * i;
             q[0] = q[1] = 0.0, q[2] = 0.0999 + 0.1998 * i, q[3] = 1.0, q[4] = q[5] = q[6] = 0.0;
         }
         memset(s->qd, 0, sizeof(double) * 6 * (size_t)n);
-        if (loam_mb_step(m, s, &err) == LOAM_OK) its = s->solver.iterations, *error = s->solver.error;
+        if (loam_mb_step(m, s, 1, &err) == LOAM_OK) its = s->solver.iterations, *error = s->solver.error;
     }
     CHECK(its > 0, "stack with %s: %s", loam_mb_solver_name(solver), err.message);
     loam_mb_state_destroy(s);
@@ -96,14 +96,14 @@ static void thread_independence(void) {
     CHECK(ok, "sphere bed: %s", err.message);
     for (int i = 0; ok && i < 2; ++i) {
         loam_set_threads(i + 1);
-        for (int k = 0; k < STEPS; ++k) failed += loam_mb_step(m[i], s[i], &err) != LOAM_OK;
+        for (int k = 0; k < STEPS; ++k) failed += loam_mb_step(m[i], s[i], 1, &err) != LOAM_OK;
     }
     if (ok) { /* the batch pattern: the caller's threads, one solve each (loam itself on one thread) */
         loam_set_threads(1);
 #pragma omp parallel for num_threads(2) schedule(static, 1) reduction(+ : failed)
         for (int i = 2; i < COPIES; ++i) {
             loam_error e;
-            for (int k = 0; k < STEPS; ++k) failed += loam_mb_step(m[i], s[i], &e) != LOAM_OK;
+            for (int k = 0; k < STEPS; ++k) failed += loam_mb_step(m[i], s[i], 1, &e) != LOAM_OK;
         }
         CHECK(failed == 0, "%d failed steps", failed);
         CHECK(s[0]->ncontact > N, "the bed has %d contacts after %d steps", s[0]->ncontact, STEPS);
@@ -133,13 +133,13 @@ int main(void) {
     for (int k = 0; k < NSOLVER; ++k) {
         loam_mb_model* m = scene(solvers[k], solvers[k] == LOAM_MB_SOLVER_NNEWTON ? 100 : 200000, 1e-14);
         loam_mb_state* s = NULL;
-        if (!m || loam_mb_state_create(m, &s, &err) != LOAM_OK) {
+        if (!m || (s = loam_mb_state_create(m, &err)) == NULL) {
             CHECK(0, "setup: %s", err.message);
             loam_mb_model_destroy(m);
             continue;
         }
         start(s);
-        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s: %s", loam_mb_solver_name(solvers[k]), err.message);
+        CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s: %s", loam_mb_solver_name(solvers[k]), err.message);
         double total = 0;
         for (int c = 0; c < s->ncontact; ++c) total += s->contact_impulse[3 * c];
         fprintf(stderr, "%-8s %d contacts, %d rows: %6d iterations, %.2e s, error %.2e m/s, total normal impulse %.9f N s\n",
@@ -156,7 +156,7 @@ int main(void) {
         }
         if (solvers[k] == LOAM_MB_SOLVER_SUBADMM) CHECK(s->solver.error < 1e-8, "SubADMM error %.3e m/s (tolerance 1e-8)", s->solver.error);
         /* a second step, warm-started from the first: still the same answer everywhere */
-        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s: %s", loam_mb_solver_name(solvers[k]), err.message);
+        CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s: %s", loam_mb_solver_name(solvers[k]), err.message);
         if (k == 0) memcpy(ref2, s->qd, sizeof ref2);
         else {
             double worst = 0;
@@ -179,9 +179,9 @@ int main(void) {
         if (!m) continue;
         m->opt.admm_beta_scale = variants[v][0], m->opt.admm_adapt = (int)variants[v][1], m->opt.admm_relaxation = variants[v][2];
         m->opt.admm_accel = (int)variants[v][3], m->opt.admm_relaxation_rigid = variants[v][4], m->opt.admm_penalty_rigid = variants[v][5];
-        CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+        CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
         start(s);
-        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
         double worst = 0;
         for (int i = 0; i < NV; ++i) worst = fmax(worst, fabs(s->qd[i] - ref[i]));
         fprintf(stderr,
@@ -203,9 +203,9 @@ int main(void) {
             if (!m) continue;
             CHECK(m->opt.admm_accel == -1, "default admm_accel %d", m->opt.admm_accel);
             m->opt.admm_accel = v ? 0 : -1;
-            CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+            CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
             start(s);
-            CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+            CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
             memcpy(q[v], s->qd, sizeof q[v]);
             loam_mb_state_destroy(s);
             loam_mb_model_destroy(m);
@@ -218,23 +218,23 @@ int main(void) {
         loam_mb_body_def b = free_body("b", 1, 0.1, 0.1, 0.1);
         loam_mb_model* m = NULL;
         o.admm_relaxation = 2.0;
-        CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) != LOAM_OK && strstr(err.message, "admm_relaxation"), "admm_relaxation 2 accepted");
+        CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) == NULL && strstr(err.message, "admm_relaxation"), "admm_relaxation 2 accepted");
         loam_mb_model_destroy(m);
         for (int bad = -2; bad <= 3; bad += 5) {
             o = loam_mb_default_options(), o.admm_accel = bad, m = NULL;
-            CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) != LOAM_OK && strstr(err.message, "admm_accel"), "admm_accel %d accepted", bad);
+            CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) == NULL && strstr(err.message, "admm_accel"), "admm_accel %d accepted", bad);
             loam_mb_model_destroy(m);
         }
         o = loam_mb_default_options(), o.admm_relaxation_rigid = 0.0, m = NULL;
-        CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) != LOAM_OK && strstr(err.message, "admm_relaxation_rigid"),
+        CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) == NULL && strstr(err.message, "admm_relaxation_rigid"),
               "admm_relaxation_rigid 0 accepted");
         loam_mb_model_destroy(m);
         o = loam_mb_default_options(), o.admm_penalty_rigid = -1.0, m = NULL;
-        CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) != LOAM_OK && strstr(err.message, "admm_penalty_rigid"),
+        CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) == NULL && strstr(err.message, "admm_penalty_rigid"),
               "admm_penalty_rigid -1 accepted");
         loam_mb_model_destroy(m);
         o = loam_mb_default_options(), o.admm_adapt = 2, m = NULL;
-        CHECK(loam_mb_model_create(&b, 1, NULL, 0, &o, &m, &err) != LOAM_OK && strstr(err.message, "admm_adapt"), "admm_adapt 2 accepted");
+        CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) == NULL && strstr(err.message, "admm_adapt"), "admm_adapt 2 accepted");
         loam_mb_model_destroy(m);
     }
     /* A fixed budget (the paper's 30 iterations, 3 for Newton): every solver reports what it did. */
@@ -242,9 +242,9 @@ int main(void) {
         int budget = solvers[k] == LOAM_MB_SOLVER_NNEWTON ? 3 : 30;
         loam_mb_model* m = scene(solvers[k], budget, 0.0);
         loam_mb_state* s = NULL;
-        if (!m || loam_mb_state_create(m, &s, &err) != LOAM_OK) continue;
+        if (!m || (s = loam_mb_state_create(m, &err)) == NULL) continue;
         start(s);
-        CHECK(loam_mb_step(m, s, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_mb_step(m, s, 1, &err) == LOAM_OK, "%s", err.message);
         CHECK(s->solver.iterations == budget && s->solver.time_s > 0 && isfinite(s->solver.error) && s->solver.error >= 0,
               "%s: %d iterations, %g s, error %g", loam_mb_solver_name(solvers[k]), s->solver.iterations, s->solver.time_s, s->solver.error);
         fprintf(stderr, "%-8s %2d iterations: error %.2e m/s\n", loam_mb_solver_name(solvers[k]), budget, s->solver.error);

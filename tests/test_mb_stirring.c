@@ -27,7 +27,7 @@ int main(void) {
     for (int n = 0; n < 450; ++n) {
         if (n == 300) allocs_warm = loam_alloc_count();
         CHECK(mb_stirring_control(&sc, s, hold, &err) == LOAM_OK, "%s", err.message);
-        loam_status st = loam_mb_step(m, s, &err);
+        loam_status st = loam_mb_step(m, s, 1, &err);
         CHECK(st == LOAM_OK, "step %d: %s", n, err.message);
         if (st != LOAM_OK) break;
         if (s->time > hold + 0.1) worst_track = fmax(worst_track, fabs(s->q[0] - s->q_ref[0]));

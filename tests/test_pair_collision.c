@@ -29,7 +29,7 @@ static void run(loam_world* w, int steps, double* p0, double* p1, float* worst_o
     *p0 = m0 * ps.vx[0] + m1 * ps.vx[1];
     *worst_overlap = 0.0f;
     for (int k = 0; k < steps; ++k) {
-        CHECK(loam_world_step(w, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_world_step(w, 1, &err) == LOAM_OK, "%s", err.message);
         ps = loam_world_particles(w);
         float dx = ps.x[1] - ps.x[0], dy = ps.y[1] - ps.y[0], dz = ps.z[1] - ps.z[0];
         float over = ps.radius[0] + ps.radius[1] - sqrtf(dx * dx + dy * dy + dz * dz);

@@ -76,7 +76,7 @@ static void check_solver(loam_granular_solver solver) {
         rad[k] = R;
     }
     CHECK(loam_world_add_particles(w, N, xyz, NULL, rad, 2500.0f, &err) == LOAM_OK, "%s", err.message);
-    for (int s = 0; s < 120; ++s) CHECK(loam_world_step(w, &err) == LOAM_OK, "%s", err.message);
+    for (int s = 0; s < 120; ++s) CHECK(loam_world_step(w, 1, &err) == LOAM_OK, "%s", err.message);
     CHECK(w->contacts.pair_region != NULL, "no contacts were stored");
     static pair_impulse before[20 * N], after[20 * N];
     int m0 = impulses(w, before);

@@ -86,8 +86,8 @@ static void check_solver(loam_granular_solver solver) {
     int blocks = loam_block_count(N), partial = 0, bad = 0, differ = -1;
     for (int s = 0; s < STEPS; ++s) {
         relaid->coloring.colored_layout = -1; /* its colourings lay every region out anew */
-        CHECK(loam_world_step(kept, &err) == LOAM_OK, "%s", err.message);
-        CHECK(loam_world_step(relaid, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_world_step(kept, 1, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_world_step(relaid, 1, &err) == LOAM_OK, "%s", err.message);
         int listed = loam_world_last_stats(kept).blocks_relisted;
         partial += listed > 0 && listed < blocks;
         bad += check_layout(kept, s);

@@ -87,7 +87,7 @@ static int step_checking(loam_world* w, int steps, int every) {
             old[n + i] = w->y[i];
             old[2 * n + i] = w->z[i];
         }
-        CHECK(loam_world_step(w, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_world_step(w, 1, &err) == LOAM_OK, "%s", err.message);
         /* A step may renumber (reorder.c) before detecting: then the saved positions mean other
          * particles; such steps are skipped (they rebuild the list and scan every particle). */
         if (check && !w->stats.list_rebuilt) missed += missed_pairs(w, old, old + n, old + 2 * n);
@@ -147,7 +147,7 @@ static void test_rest_skips_and_edits(void) {
         w->y[pi] += d[1] / len * move;
         w->z[pi] += d[2] / len * move;
         loam_error err;
-        CHECK(loam_world_step(w, &err) == LOAM_OK, "%s", err.message);
+        CHECK(loam_world_step(w, 1, &err) == LOAM_OK, "%s", err.message);
         CHECK(!w->stats.list_rebuilt, "the edit rebuilt the list (the skipped scans went untested)");
         CHECK(is_contact(w, pi, pj), "pair %d-%d moved to gap %g m between steps is no contact", pi, pj, 0.3f * margin);
     }

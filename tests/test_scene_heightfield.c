@@ -50,7 +50,7 @@ static void inline_rows(void) {
     CHECK(loam_heightfield_height(hf, 0.25f, 0.25f, NULL) == 0.5f, "corner height %g", loam_heightfield_height(hf, 0.25f, 0.25f, NULL));
     loam_world* w = loam_scene_create_world(&s, &err);
     CHECK(w != NULL, "world: %s", err.message);
-    for (int k = 0; w && k < 1500; ++k) CHECK(loam_world_step(w, &err) == LOAM_OK, "%s", err.message);
+    for (int k = 0; w && k < 1500; ++k) CHECK(loam_world_step(w, 1, &err) == LOAM_OK, "%s", err.message);
     if (w) {
         /* the particle at (0.1, 0.1) rests one radius above the bilinear surface along its normal */
         loam_particles ps = loam_world_particles(w);

@@ -57,7 +57,7 @@ static void check_good_scenes(void) {
             CHECK(loam_world_particles(w).count == s.particle_count, "%s: world has %d particles, scene %d", names[k],
                   loam_world_particles(w).count, s.particle_count);
             CHECK(loam_world_body_count(w) == s.body_count, "%s: bodies", names[k]);
-            st = loam_world_step(w, &err);
+            st = loam_world_step(w, 1, &err);
             CHECK(st == LOAM_OK, "%s: first step: %s", names[k], err.message);
             loam_world_destroy(w);
         }

@@ -206,7 +206,7 @@ static inline int ts_column_in_tube(loam_world* w, int n, float r, float rho, fl
 static inline int ts_steps(loam_world* w, int steps) {
     loam_error err;
     for (int k = 0; k < steps; ++k) {
-        loam_status st = loam_world_step(w, &err);
+        loam_status st = loam_world_step(w, 1, &err);
         if (st != LOAM_OK) {
             CHECK(st == LOAM_OK, "step failed: %s", err.message);
             return 0;

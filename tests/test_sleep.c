@@ -65,7 +65,7 @@ static void add_bed(loam_world* w, int layers) {
 static int run(loam_world* w, int steps) {
     loam_error err;
     for (int s = 0; s < steps; ++s)
-        if (loam_world_step(w, &err) != LOAM_OK) {
+        if (loam_world_step(w, 1, &err) != LOAM_OK) {
             CHECK(0, "step %d: %s", s, err.message);
             return 0;
         }

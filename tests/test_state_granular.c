@@ -57,7 +57,7 @@ static loam_world* make_world(loam_granular_solver solver, float sleep_speed) {
 static int run(loam_world* w, int steps) {
     loam_error err;
     for (int s = 0; s < steps; ++s)
-        if (loam_world_step(w, &err) != LOAM_OK) {
+        if (loam_world_step(w, 1, &err) != LOAM_OK) {
             CHECK(0, "step %d: %s", s, err.message);
             return 0;
         }

@@ -13,7 +13,7 @@
 static int step(const loam_mb_model* m, loam_mb_state* s, int n) {
     loam_error err;
     for (int i = 0; i < n; ++i)
-        if (loam_mb_step(m, s, &err) != LOAM_OK) {
+        if (loam_mb_step(m, s, 1, &err) != LOAM_OK) {
             CHECK(0, "step %d: %s", i, err.message);
             return 0;
         }
@@ -36,9 +36,9 @@ static void round_trip(const char* name, loam_mb_model* m, loam_mb_state* s, int
     if (!step(m, s, before)) return;
     loam_mb_state *copy = NULL, *loaded = NULL;
     CHECK(loam_mb_state_save(m, s, path, &err) == LOAM_OK, "%s", err.message);
-    CHECK(loam_mb_state_create(m, &copy, &err) == LOAM_OK && loam_mb_state_copy(m, copy, s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((copy = loam_mb_state_create(m, &err)) != NULL && loam_mb_state_copy(m, copy, s, &err) == LOAM_OK, "%s", err.message);
     if (!step(m, s, after)) return; /* the reference: never stopped */
-    CHECK(loam_mb_state_create(m, &loaded, &err) == LOAM_OK, "%s", err.message);
+    CHECK((loaded = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     CHECK(step(m, loaded, 3), "a fresh state steps"); /* it holds a warm start of its own, which the load must replace */
     CHECK(loam_mb_state_load(m, loaded, path, &err) == LOAM_OK, "%s: %s", name, err.message);
     if (step(m, loaded, after) && step(m, copy, after)) {
@@ -71,7 +71,7 @@ static void bad_files(loam_mb_model* m, loam_mb_state* s, loam_mb_model* other) 
     state_check_bad_files(good, bad, mb_load, &c);
     CHECK(s->q[0] == q0, "a failed load changed the state");
     loam_mb_state* o = NULL;
-    if (loam_mb_state_create(other, &o, &err) == LOAM_OK) {
+    if ((o = loam_mb_state_create(other, &err)) != NULL) {
         loam_status st = loam_mb_state_load(other, o, good, &err);
         CHECK(st == LOAM_ERR_INPUT && strstr(err.message, good) && strstr(err.message, "another model"), "another model: %s", err.message);
         loam_mb_state_destroy(o);

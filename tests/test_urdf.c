@@ -64,7 +64,7 @@ static void panda(void) {
     loam_error err;
     CHECK(loam_chain_panda(&chain, loam_pose_identity(), &err) == LOAM_OK, "%s", err.message);
     loam_mb_state* s = NULL;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     unsigned seed = 3;
     double worst = 0;
     for (int trial = 0; trial < 50 && s; ++trial) {
@@ -267,7 +267,7 @@ static int chain_contacts(loam_mb_self_collision mode, const char* srdf, int* ne
     if (!m) return -1;
     loam_mb_state* s = NULL;
     loam_error err;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK && loam_mb_collide(m, s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL && loam_mb_collide(m, s, &err) == LOAM_OK, "%s", err.message);
     int mask = 0; /* bit 0: upper-base, bit 1: lower-base */
     for (int k = 0; s && k < s->ncontact; ++k) {
         const char *a = m->body[s->contact[k].body[0]].name, *b = s->contact[k].body[1] >= 0 ? m->body[s->contact[k].body[1]].name : "";
@@ -322,14 +322,14 @@ static void mesh_contacts(void) {
     geoms[2].type = LOAM_SHAPE_PLANE, geoms[2].body = -1;
     loam_mb_model* m = NULL;
     loam_error err;
-    CHECK(loam_mb_model_create(bodies, 4, geoms, 3, NULL, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_mb_model_create(bodies, 4, geoms, 3, NULL, &err)) != NULL, "%s", err.message);
     loam_mb_state* s = NULL;
-    if (m) CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    if (m) CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     if (s) {
         s->q[m->q_adr[0] + 2] = 0.06, s->q[m->q_adr[2] + 2] = 0.17;
         s->q[m->q_adr[2]] = 0.02; /* off centre: it rests on part of the lower cube's top face */
         for (int n = 0; n < 1500; ++n)
-            if (loam_mb_step(m, s, &err) != LOAM_OK) {
+            if (loam_mb_step(m, s, 1, &err) != LOAM_OK) {
                 CHECK(0, "%s", err.message);
                 break;
             }

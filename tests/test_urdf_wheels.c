@@ -66,7 +66,7 @@ static double hold(const char* rel, int expect_dofs, int expect_meshes, double s
     CHECK(mesh_grids(m) == expect_meshes, "%s: %d mesh geoms with grids, expected %d", rel, mesh_grids(m), expect_meshes);
     loam_error err;
     loam_mb_state* s = NULL;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     if (!s) {
         loam_mb_model_destroy(m);
         return INFINITY;
@@ -90,7 +90,7 @@ static double hold(const char* rel, int expect_dofs, int expect_meshes, double s
     double worst = 0.0;
     int steps = (int)lround(seconds / m->opt.dt);
     for (int n = 0; n < steps; ++n) {
-        if (loam_mb_step(m, s, &err) != LOAM_OK) {
+        if (loam_mb_step(m, s, 1, &err) != LOAM_OK) {
             CHECK(0, "%s: step %d: %s", rel, n, err.message);
             worst = INFINITY;
             break;
@@ -113,7 +113,7 @@ static int passive(const char* rel, double seconds, int expect_meshes) {
     if (expect_meshes >= 0) CHECK(mesh_grids(m) == expect_meshes, "%s: %d mesh grids, expected %d", rel, mesh_grids(m), expect_meshes);
     loam_error err;
     loam_mb_state* s = NULL;
-    CHECK(loam_mb_state_create(m, &s, &err) == LOAM_OK, "%s", err.message);
+    CHECK((s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     if (!s) {
         loam_mb_model_destroy(m);
         return 0;
@@ -122,7 +122,7 @@ static int passive(const char* rel, double seconds, int expect_meshes) {
     int steps = (int)lround(seconds / m->opt.dt), ok = 1;
     double fastest = 0.0;
     for (int n = 0; n < steps && ok; ++n) {
-        if (loam_mb_step(m, s, &err) != LOAM_OK) {
+        if (loam_mb_step(m, s, 1, &err) != LOAM_OK) {
             CHECK(0, "%s: %s", rel, err.message);
             ok = 0;
             break;

@@ -34,8 +34,9 @@ static void one(const char* path) {
     int nogrid = 0;
     for (int g = 0; g < m->ngeom; ++g) nogrid += m->geom[g].type == LOAM_SHAPE_MESH && !m->geom[g].sdf;
     loam_mb_state* s = NULL;
-    loam_status st = steps > 0 ? loam_mb_state_create(m, &s, &err) : LOAM_OK;
-    for (int n = 0; n < steps && st == LOAM_OK; ++n) st = loam_mb_step(m, s, &err);
+    loam_status st = LOAM_OK;
+    if (steps > 0 && !(s = loam_mb_state_create(m, &err))) st = err.status;
+    for (int n = 0; n < steps && st == LOAM_OK; ++n) st = loam_mb_step(m, s, 1, &err);
     if (st != LOAM_OK)
         printf("fail\t%s\tstep: %s\n", path, err.message);
     else

@@ -33,9 +33,9 @@ loam_status mb_cable_scene_create(int n, const loam_mb_options* opt, loam_mb_mod
         loam_mb_options o = opt ? *opt : loam_mb_default_options();
         if (!opt) o.dt = 2e-3;
         if (o.max_contacts < 4 * n + 64) o.max_contacts = 4 * n + 64;
-        st = loam_mb_model_create(b, n, g, n + 1, &o, model, err);
+        if (!(*model = loam_mb_model_create(b, n, g, n + 1, &o, err))) st = err ? err->status : LOAM_ERR_INPUT;
         if (st == LOAM_OK) st = loam_mb_model_set_constraints(*model, c, 2 * n, err);
-        if (st == LOAM_OK) st = loam_mb_state_create(*model, state, err);
+        if (st == LOAM_OK && !(*state = loam_mb_state_create(*model, err))) st = err ? err->status : LOAM_ERR_NOMEM;
     }
     loam_free(b), loam_free(g), loam_free(c);
     if (st != LOAM_OK) {

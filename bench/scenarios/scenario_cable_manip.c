@@ -186,13 +186,13 @@ loam_status mb_cable_manip_create(const char* base_urdf, const char* panda_urdf,
         loam_mb_options o = opt ? *opt : loam_mb_default_options();
         if (!opt) o.dt = 2e-3;
         if (o.max_contacts < 4 * n + 64) o.max_contacts = 4 * n + 64;
-        st = loam_mb_model_create(b, nb, g, k, &o, &sc->model, err);
+        if (!(sc->model = loam_mb_model_create(b, nb, g, k, &o, err))) st = err ? err->status : LOAM_ERR_INPUT;
     }
     static const double q0[7] = {M_PI / 2, 0.35, 0, -2.1, 0, 2.45, 0.785};
     memcpy(sc->q0, q0, sizeof q0);
     sc->def = *def;
     /* Robots at their start, the arms at q0: a probe state gives the grippers' poses. */
-    if (st == LOAM_OK) st = loam_mb_state_create(sc->model, &probe, err);
+    if (st == LOAM_OK && !(probe = loam_mb_state_create(sc->model, err))) st = err ? err->status : LOAM_ERR_NOMEM;
     loam_posed grip[2];
     for (int r = 0; r < 2 && st == LOAM_OK; ++r) {
         loam_vec3d p;
@@ -248,7 +248,7 @@ loam_status mb_cable_manip_create(const char* base_urdf, const char* panda_urdf,
     }
     if (st == LOAM_OK) st = loam_mb_model_set_constraints(sc->model, c, nk, err);
     for (int r = 0; r < 2 && st == LOAM_OK; ++r) sc->arm_dof[r] = sc->model->v_adr[sc->arm_body[r]];
-    if (st == LOAM_OK) st = loam_mb_state_create(sc->model, &sc->state, err);
+    if (st == LOAM_OK && !(sc->state = loam_mb_state_create(sc->model, err))) st = err ? err->status : LOAM_ERR_NOMEM;
     if (st == LOAM_OK) {
         loam_mb_state* s = sc->state;
         memcpy(s->q, probe->q, sizeof(double) * (size_t)sc->model->nq);

@@ -24,11 +24,10 @@ static int face_nodes(int i, int* out) {
 
 /* The flange's world pose at q0, from the arm alone. */
 static loam_status flange_pose(const loam_mb_model* arm, const double* q0, int flange, loam_posed* out, loam_error* err) {
-    loam_mb_state* s = NULL;
-    loam_status st = loam_mb_state_create(arm, &s, err);
-    if (st != LOAM_OK) return st;
+    loam_mb_state* s = loam_mb_state_create(arm, err);
+    if (!s) return err ? err->status : LOAM_ERR_NOMEM;
     memcpy(s->q, q0, sizeof(double) * 7);
-    st = loam_mb_kinematics(arm, s, err);
+    loam_status st = loam_mb_kinematics(arm, s, err);
     *out = s->xpose[flange];
     loam_mb_state_destroy(s);
     return st;
@@ -79,7 +78,10 @@ static loam_status build(const loam_mb_model* arm, int pieces, const loam_mb_opt
     }
     loam_mb_options o = opt ? *opt : loam_mb_default_options();
     if (!opt) o.dt = 2e-3;
-    if ((st = loam_mb_model_create(b, nb, g, ng, &o, &sc->model, err)) != LOAM_OK) goto done;
+    if (!(sc->model = loam_mb_model_create(b, nb, g, ng, &o, err))) {
+        st = err ? err->status : LOAM_ERR_INPUT;
+        goto done;
+    }
     int ncon = 0, top[16], bottom[16], nf = face_nodes(0, top);
     face_nodes(CELLS[0], bottom);
     loam_posed Finv = {qd_rotate(qd_conj(F.q), d3_neg(F.p)), qd_conj(F.q)};
@@ -117,7 +119,7 @@ loam_status mb_insertion_create(const char* panda_urdf, int pieces, const loam_m
     loam_status st = loam_urdf_load(panda_urdf, NULL, &arm, err);
     if (st == LOAM_OK) st = build(arm, pieces, opt, sc, err);
     loam_mb_model_destroy(arm);
-    if (st == LOAM_OK) st = loam_mb_state_create(sc->model, &sc->state, err);
+    if (st == LOAM_OK && !(sc->state = loam_mb_state_create(sc->model, err))) st = err ? err->status : LOAM_ERR_NOMEM;
     if (st != LOAM_OK) {
         mb_insertion_destroy(sc);
         return st;

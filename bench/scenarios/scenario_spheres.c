@@ -43,9 +43,10 @@ loam_status mb_spheres_create(int n, const loam_mb_options* opt, loam_mb_model**
     loam_mb_options o = opt ? *opt : loam_mb_default_options();
     if (!opt) o.dt = 2e-3;
     if (o.max_contacts < 16 * n + 64) o.max_contacts = 16 * n + 64;
-    loam_status st = loam_mb_model_create(b, n, g, n + 5, &o, model, err);
+    *model = loam_mb_model_create(b, n, g, n + 5, &o, err);
+    loam_status st = *model ? LOAM_OK : err ? err->status : LOAM_ERR_INPUT;
     loam_free(b), loam_free(g);
-    if (st == LOAM_OK) st = loam_mb_state_create(*model, state, err);
+    if (st == LOAM_OK && !(*state = loam_mb_state_create(*model, err))) st = err ? err->status : LOAM_ERR_NOMEM;
     if (st != LOAM_OK) {
         loam_mb_model_destroy(*model);
         *model = NULL;

@@ -66,9 +66,10 @@ loam_status mb_stirring_create(const char* panda_urdf, int nballs, const loam_mb
     loam_mb_options o = opt ? *opt : loam_mb_default_options();
     if (!opt) o.dt = 2e-3;
     if (o.max_contacts < 16 * nballs + 256) o.max_contacts = 16 * nballs + 256;
-    st = loam_mb_model_create(b, nb, g, k, &o, &sc->model, err);
+    sc->model = loam_mb_model_create(b, nb, g, k, &o, err);
+    st = sc->model ? LOAM_OK : err ? err->status : LOAM_ERR_INPUT;
     loam_free(b), loam_free(g), loam_mb_model_destroy(arm);
-    if (st == LOAM_OK) st = loam_mb_state_create(sc->model, &sc->state, err);
+    if (st == LOAM_OK && !(sc->state = loam_mb_state_create(sc->model, err))) st = err ? err->status : LOAM_ERR_NOMEM;
     if (st != LOAM_OK) {
         mb_stirring_destroy(sc);
         return st;

@@ -129,9 +129,11 @@ LOAM_API loam_status loam_world_add_particles(loam_world* world, int n, const fl
 /* Returns the body's index, or -1 with err set. */
 LOAM_API int loam_world_add_body(loam_world* world, const loam_body_def* def, loam_error* err);
 
-/* Advance one step. LOAM_ERR_DIVERGED names the step and the particle when a value is non-finite or
- * leaves the bound; the state is then left as it was before the step. */
-LOAM_API loam_status loam_world_step(loam_world* world, loam_error* err);
+/* Advance `steps` steps (0 does nothing; negative is LOAM_ERR_INPUT), the same bits as that many calls
+ * of one step. LOAM_ERR_DIVERGED names the step and the particle when a value is non-finite or leaves
+ * the bound; the run stops there, the state left as it was before that step (after the ones before
+ * it). loam_world_last_stats describes the last step taken. */
+LOAM_API loam_status loam_world_step(loam_world* world, int steps, loam_error* err);
 
 /* Change parameters between steps (e.g. friction during a run). Validated like loam_world_create's.
  * Changing periodic_*, hash_table_size or bound rebuilds the scratch, which drops the warm start. */

@@ -390,9 +390,10 @@ LOAM_API loam_mb_geom_def loam_mb_geom_default_def(void);
 /* Check one body definition as body number `index` of a model (parent, joint, inertia, limits,
  * gains); the message names the body and the field. */
 LOAM_API loam_status loam_mb_body_def_validate(const loam_mb_body_def* def, int index, loam_error* err);
-/* Check and copy the definitions. Errors name the body (or geom) and the field. */
-LOAM_API loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, const loam_mb_geom_def* geoms, int ngeom,
-                                 const loam_mb_options* opt, loam_mb_model** out, loam_error* err);
+/* Check and copy the definitions; NULL on failure, with the reason in err naming the body (or geom)
+ * and the field. */
+LOAM_API loam_mb_model* loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, const loam_mb_geom_def* geoms, int ngeom,
+                                             const loam_mb_options* opt, loam_error* err);
 LOAM_API void loam_mb_model_destroy(loam_mb_model* model);
 /* Replace the model's constraints (checked; errors name the constraint and the field). Call before
  * creating states: states made earlier do not see a changed count. */
@@ -414,8 +415,9 @@ LOAM_API int loam_mb_bodies_skip(const loam_mb_model* model, int a, int b);
 /* Index of the body with this name, -1 if none. */
 LOAM_API int loam_mb_body_index(const loam_mb_model* model, const char* name);
 
-/* A state at q = 0 (identity orientations, positions clamped into limits), at rest, with poses. */
-LOAM_API loam_status loam_mb_state_create(const loam_mb_model* model, loam_mb_state** out, loam_error* err);
+/* A state at q = 0 (identity orientations, positions clamped into limits), at rest, with poses; NULL
+ * on failure, with the reason in err. */
+LOAM_API loam_mb_state* loam_mb_state_create(const loam_mb_model* model, loam_error* err);
 LOAM_API void loam_mb_state_destroy(loam_mb_state* state);
 /* Copy everything a step reads (q, qd, tau, targets, applied wrenches, time, step count) from src
  * into dst, two states of the same model, and recompute dst's poses. */
@@ -441,11 +443,12 @@ LOAM_API loam_status loam_mb_inverse_dynamics(const loam_mb_model* model, loam_m
                                      loam_error* err);
 /* qdd = M^-1 (state->tau - bias): the continuous dynamics without control, damping or limits. */
 LOAM_API loam_status loam_mb_forward_dynamics(const loam_mb_model* model, loam_mb_state* state, double* qdd, loam_error* err);
-/* One step of opt.dt: semi-implicit Euler with implicit damping and PD control, actuator effort
+/* `steps` steps of opt.dt (0 does nothing; negative is LOAM_ERR_INPUT), the same bits as that many
+ * calls of one step. Each: semi-implicit Euler with implicit damping and PD control, actuator effort
  * limits; contacts (loam_mb_collide) and joint limits as velocity-level constraints resolved by
- * opt.solver; then the poses at the new q. A non-finite
- * result is LOAM_ERR_DIVERGED naming the step and the body. */
-LOAM_API loam_status loam_mb_step(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
+ * opt.solver; then the poses at the new q. A non-finite result is LOAM_ERR_DIVERGED naming the step
+ * and the body; the run stops at the failing step, after the steps before it. */
+LOAM_API loam_status loam_mb_step(const loam_mb_model* model, loam_mb_state* state, int steps, loam_error* err);
 
 /* The 6 x nv world Jacobian of the material point of `body` now at world position `point`: rows 0-2
  * its velocity, rows 3-5 the body's angular velocity (row-major, nv columns). */

@@ -87,7 +87,7 @@ _PROTOTYPES = {
     "loam_world_destroy": (None, [WORLD]),
     "loam_world_add_particles": (c_int, [WORLD, c_int, P(c_float), P(c_float), P(c_float), c_float, ERR]),
     "loam_world_add_body": (c_int, [WORLD, P(T.BodyDef), ERR]),
-    "loam_world_step": (c_int, [WORLD, ERR]),
+    "loam_world_step": (c_int, [WORLD, c_int, ERR]),
     "loam_world_set_params": (c_int, [WORLD, P(T.GranularParams), ERR]),
     "loam_world_set_threads": (c_int, [WORLD, c_int, ERR]),
     "loam_world_command_body": (c_int, [WORLD, c_int, T.Twist, ERR]),

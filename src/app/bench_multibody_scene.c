@@ -62,6 +62,6 @@ int bench_mb_scene_step(scene* sc, loam_error* err) {
     if (sc->stir == STIRRING && mb_stirring_control(&sc->sc, sc->s, BENCH_MB_HOLD, err) != LOAM_OK) return 0;
     if (sc->stir == INSERTION && mb_insertion_control(&sc->ins, sc->s, err) != LOAM_OK) return 0;
     if (sc->stir == CABLE_MANIP && mb_cable_manip_control(&sc->cm, sc->s, BENCH_MB_HOLD, err) != LOAM_OK) return 0;
-    return loam_mb_step(sc->m, sc->s, err) == LOAM_OK;
+    return loam_mb_step(sc->m, sc->s, 1, err) == LOAM_OK;
 }
 

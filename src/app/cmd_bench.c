@@ -269,7 +269,7 @@ static int run_steps(loam_world* w, int steps, const char* phase, int progress, 
     loam_error_clear(&err);
     int n = loam_world_particles(w).count;
     for (int s = 0; s < steps; ++s) {
-        loam_status st = loam_world_step(w, &err);
+        loam_status st = loam_world_step(w, 1, &err);
         if (st != LOAM_OK) {
             if (progress) fputc('\n', stderr);
             fprintf(stderr, BENCH_PREFIX ": %s step %d: %s\n", phase, s + 1, err.message);

@@ -102,7 +102,7 @@ static int step_stats(const opts* o) {
         for (int i = 0; i < o->settle + o->steps; ++i) {
             int ok = mb_stirring_control(&sc.sc, sc.s, BENCH_MB_HOLD, &err) == LOAM_OK; /* the controller is not timed */
             double t0 = loam_clock_seconds();
-            ok = ok && loam_mb_step(sc.m, sc.s, &err) == LOAM_OK;
+            ok = ok && loam_mb_step(sc.m, sc.s, 1, &err) == LOAM_OK;
             double dt = loam_clock_seconds() - t0;
             if (!ok) {
                 fprintf(stderr, "%s: %s\n", WHO, err.message);

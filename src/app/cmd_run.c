@@ -242,7 +242,7 @@ int loam_cmd_run(int argc, char** argv) {
             totals.reward += info.reward;
             totals.progress = info.progress;
         } else {
-            run_st = loam_world_step(w, &run_err);
+            run_st = loam_world_step(w, 1, &run_err);
         }
         if (run_st != LOAM_OK) break;
         ++done;

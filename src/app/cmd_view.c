@@ -142,7 +142,7 @@ static loam_status step_for(loam_world* w, loam_env* env, int action_period, lon
             loam_env_step_info info;
             st = loam_env_step(env, action, &info, err);
         } else {
-            st = loam_world_step(w, err);
+            st = loam_world_step(w, 1, err);
         }
         if (st != LOAM_OK) return st;
         ++*done;

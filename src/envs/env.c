@@ -197,7 +197,7 @@ loam_status env_bed_settle(loam_env* env, const float* xyz, int n, float r, env_
     if (!w) return err ? err->status : LOAM_ERR_NOMEM;
     loam_status st = add_particles(w, n, xyz, env->bed_radius, env->cfg.density, err);
     if (st == LOAM_OK) st = confined(env, w, err);
-    for (int s = 0; st == LOAM_OK && s < env->cfg.settle_steps; ++s) st = loam_world_step(w, err);
+    if (st == LOAM_OK) st = loam_world_step(w, env->cfg.settle_steps, err);
     if (st == LOAM_OK && released) {
         /* Let the bed slump without its pen now, so episodes start from rest. */
         loam_world* free_bed = loam_world_create(&p, err);
@@ -212,7 +212,7 @@ loam_status env_bed_settle(loam_env* env, const float* xyz, int n, float r, env_
         }
         if (st == LOAM_OK) st = add_particles(free_bed, n, at, env->bed_radius, env->cfg.density, err);
         if (st == LOAM_OK) st = released(env, free_bed, err);
-        for (int s = 0; st == LOAM_OK && s < env->cfg.settle_steps; ++s) st = loam_world_step(free_bed, err);
+        if (st == LOAM_OK) st = loam_world_step(free_bed, env->cfg.settle_steps, err);
         loam_free(at);
         loam_world_destroy(w);
         w = free_bed;
@@ -440,7 +440,7 @@ static loam_status step_one(loam_env* env, const float* action, loam_env_step_in
     loam_status st = LOAM_OK;
     for (int s = 0; s < env->cfg.steps_per_action && st == LOAM_OK; ++s) {
         st = env->task->drive(env, err);
-        if (st == LOAM_OK) st = loam_world_step(env->world, err);
+        if (st == LOAM_OK) st = loam_world_step(env->world, 1, err);
         if (st != LOAM_OK) break;
         if (env->task->after_step) env->task->after_step(env);
         env->force_samples++;

@@ -325,8 +325,8 @@ static void body_step_twists(loam_world* w, double t, double dt) {
     }
 }
 
-loam_status loam_world_step(loam_world* w, loam_error* err) {
-    if (!w) return loam_error_set(err, LOAM_ERR_INPUT, "step: null world");
+/* One step of params.dt; loam_world_step runs a count of them. */
+static loam_status step_once(loam_world* w, loam_error* err) {
     /* Once per step: every region and per-thread scratch of the step agrees on it, whatever another
      * host thread does to the default meanwhile. */
     w->team = loam_team(w->params.threads);
@@ -398,5 +398,17 @@ loam_status loam_world_step(loam_world* w, loam_error* err) {
     w->step += 1;
     w->time = w->params.dt * (double)w->step;
     advance_bodies(w, w->time, dt);
+    return LOAM_OK;
+}
+
+loam_status loam_world_step(loam_world* w, int steps, loam_error* err) {
+    if (!w) return loam_error_set(err, LOAM_ERR_INPUT, "step: null world");
+    if (steps < 0) return loam_error_set(err, LOAM_ERR_INPUT, "step: steps = %d, expected >= 0", steps);
+    /* The same single step each time, so N steps in one call are the bits of N calls; a failing step
+     * stops the run, and its message names the step. */
+    for (int k = 0; k < steps; ++k) {
+        loam_status st = step_once(w, err);
+        if (st != LOAM_OK) return st;
+    }
     return LOAM_OK;
 }

@@ -153,9 +153,9 @@ static loam_status check_geom(const loam_mb_geom_def* g, int i, int nbody, loam_
     return LOAM_OK;
 }
 
-loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, const loam_mb_geom_def* geoms, int ngeom,
-                                 const loam_mb_options* opt, loam_mb_model** out, loam_error* err) {
-    if (!out) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: null output model");
+/* The checks and the build, with a status to return early on; loam_mb_model_create hands out the model. */
+static loam_status model_create(const loam_mb_body_def* bodies, int nbody, const loam_mb_geom_def* geoms, int ngeom,
+                                const loam_mb_options* opt, loam_mb_model** out, loam_error* err) {
     *out = NULL;
     if (nbody < 1 || nbody > 100000 || !bodies)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: %d bodies, expected 1 to 100000", nbody);
@@ -276,6 +276,12 @@ loam_status loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, cons
     }
     *out = m;
     return LOAM_OK;
+}
+
+loam_mb_model* loam_mb_model_create(const loam_mb_body_def* bodies, int nbody, const loam_mb_geom_def* geoms, int ngeom,
+                                    const loam_mb_options* opt, loam_error* err) {
+    loam_mb_model* m = NULL;
+    return model_create(bodies, nbody, geoms, ngeom, opt, &m, err) == LOAM_OK ? m : NULL;
 }
 
 void loam_mb_model_destroy(loam_mb_model* m) {

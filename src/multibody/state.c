@@ -12,10 +12,11 @@ static void* zalloc(size_t count, size_t size, int* failed) {
     return p;
 }
 
-loam_status loam_mb_state_create(const loam_mb_model* m, loam_mb_state** out, loam_error* err) {
-    if (!out) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: null output state");
-    *out = NULL;
-    if (!m) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: null model");
+loam_mb_state* loam_mb_state_create(const loam_mb_model* m, loam_error* err) {
+    if (!m) {
+        loam_error_set(err, LOAM_ERR_INPUT, "multibody: null model");
+        return NULL;
+    }
     int fail = 0;
     size_t nb = (size_t)m->nbody, nv = (size_t)m->nv;
     loam_mb_state* s = zalloc(1, sizeof *s, &fail);
@@ -23,7 +24,8 @@ loam_status loam_mb_state_create(const loam_mb_model* m, loam_mb_state** out, lo
     if (fail) {
         loam_free(s);
         loam_free(w);
-        return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory");
+        loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory");
+        return NULL;
     }
     s->work = w;
     s->threads = m->opt.threads;
@@ -100,11 +102,15 @@ loam_status loam_mb_state_create(const loam_mb_model* m, loam_mb_state** out, lo
     s->contact_impulse = zalloc(3 * (size_t)m->opt.max_contacts, sizeof(double), &fail);
     if (fail) {
         loam_mb_state_destroy(s);
-        return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory for a state of %d dofs", m->nv);
+        loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory for a state of %d dofs", m->nv);
+        return NULL;
     }
     for (int i = 0; i < m->nbody; ++i) w->I[i] = mb_body_inertia(&m->body[i]);
-    *out = s;
-    return loam_mb_state_reset(m, s, err);
+    if (loam_mb_state_reset(m, s, err) != LOAM_OK) {
+        loam_mb_state_destroy(s);
+        return NULL;
+    }
+    return s;
 }
 
 loam_status loam_mb_state_reset(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {

@@ -131,8 +131,8 @@ loam_status loam_mb_state_load(const loam_mb_model* m, loam_mb_state* s, const c
     st = loam_state_file_open(&r, path, LOAM_STATE_MULTIBODY, err);
     if (st != LOAM_OK) return st;
     /* Read into a scratch state, so a bad file leaves s as it was; then copy, as a copy would. */
-    loam_mb_state* t = NULL;
-    st = loam_mb_state_create(m, &t, err);
+    loam_mb_state* t = loam_mb_state_create(m, err);
+    if (!t) st = err ? err->status : LOAM_ERR_NOMEM; /* m was checked: only memory can fail */
     if (st == LOAM_OK && !read_state(&r, m, t)) st = err ? err->status : LOAM_ERR_INPUT;
     loam_state_reader_close(&r);
     if (st == LOAM_OK) st = loam_mb_state_copy(m, s, t, err);

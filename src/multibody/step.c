@@ -144,7 +144,8 @@ static loam_status check_diverged(const loam_mb_model* m, const loam_mb_state* s
     return LOAM_OK;
 }
 
-loam_status loam_mb_step(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
+/* One step of opt.dt; loam_mb_step runs a count of them. */
+static loam_status step_once(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
     loam_status st = loam_mb_kinematics(m, s, err);
     if (st == LOAM_OK) st = check_inputs(m, s, err);
     if (st != LOAM_OK) return st;
@@ -188,5 +189,17 @@ loam_status loam_mb_step(const loam_mb_model* m, loam_mb_state* s, loam_error* e
     s->time += m->opt.dt;
     s->step += 1;
     mb_kinematics(m, s);
+    return LOAM_OK;
+}
+
+loam_status loam_mb_step(const loam_mb_model* m, loam_mb_state* s, int steps, loam_error* err) {
+    if (!m || !s) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step: null model or state");
+    if (steps < 0) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step: steps = %d, expected >= 0", steps);
+    /* The same single step each time, so N steps in one call are the bits of N calls; a failing step
+     * stops the run, and its message names the step (s->step). */
+    for (int k = 0; k < steps; ++k) {
+        loam_status st = step_once(m, s, err);
+        if (st != LOAM_OK) return st;
+    }
     return LOAM_OK;
 }

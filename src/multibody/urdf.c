@@ -335,13 +335,13 @@ static loam_status build_tree(ctx* c, xmlNode* robot, link_rec* links, int nl, j
  * ADJACENT mode also excludes the pairs of the robot's own bodies that overlap in the state
  * loam_mb_state_create gives (q = 0 clamped into the limits). */
 static loam_status exclude_default_overlaps(ctx* c, loam_mb_model* m) {
-    loam_mb_state* s = NULL;
     loam_error inner;
     /* room for the overlaps whatever the model's own cap (even 0); more than that are left as they
      * are (collide reports the overflow, the contacts it kept are still overlaps) */
     int cap = m->opt.max_contacts;
     m->opt.max_contacts = cap > 4096 ? cap : 4096;
-    loam_status st = loam_mb_state_create(m, &s, &inner);
+    loam_mb_state* s = loam_mb_state_create(m, &inner);
+    loam_status st = s ? LOAM_OK : inner.status;
     if (st == LOAM_OK) (void)loam_mb_collide(m, s, &inner);
     m->opt.max_contacts = cap;
     int n = 0;
@@ -453,9 +453,9 @@ static loam_status convert(ctx* c, xmlNode* robot, const loam_urdf_options* opt,
     }
     {
         loam_error inner;
-        st = loam_mb_model_create(bodies, nl, geoms, ig, &opt->mb, out, &inner);
-        if (st != LOAM_OK) {
-            loam_error_set(c->err, st, "%s: %s", c->file, inner.message);
+        *out = loam_mb_model_create(bodies, nl, geoms, ig, &opt->mb, &inner);
+        if (!*out) {
+            st = loam_error_set(c->err, inner.status, "%s: %s", c->file, inner.message);
             goto done;
         }
         const char* rn = attr(robot, "name");

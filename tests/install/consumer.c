@@ -22,11 +22,10 @@ int main(void) {
         fprintf(stderr, "consumer: %s\n", err.message);
         return 1;
     }
-    for (int step = 0; step < 1000; ++step)
-        if (loam_world_step(world, &err) != LOAM_OK) {
-            fprintf(stderr, "consumer: %s\n", err.message);
-            return 1;
-        }
+    if (loam_world_step(world, 1000, &err) != LOAM_OK) {
+        fprintf(stderr, "consumer: %s\n", err.message);
+        return 1;
+    }
     loam_particles p = loam_world_particles(world);
     double z = p.z[0];
     loam_world_destroy(world);

@@ -51,6 +51,24 @@ def _bed(n_side=6, r=0.01, reorder=1):
     return w
 
 
+def test_step_count_is_the_bits_of_single_steps():
+    # World.step(n) is one C call, loam_world_step(world, n): the same bytes as n calls of step()
+    # (renumbering every step inside the call); 0 does nothing; a negative count is an InputError.
+    one, many = _bed(), _bed()
+    for _ in range(60):
+        one.step()
+    many.step(0)
+    assert many.step_index == 0
+    many.step(60)
+    a, b = one.particles, many.particles
+    assert many.step_index == 60 and many.time == one.time
+    for name in ("id", "x", "y", "z", "vx", "vy", "vz"):
+        assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name
+    with pytest.raises(loam.InputError, match="steps"):
+        many.step(-1)
+    assert many.step_index == 60
+
+
 def test_views_share_memory_with_loam():
     w = _bed()
     p = w.particles
