@@ -56,7 +56,7 @@ class Shape:
 
     def __repr__(self):
         names = {T.SHAPE_PLANE: "plane", T.SHAPE_BOX: "box", T.SHAPE_SPHERE: "sphere", T.SHAPE_CAPSULE: "capsule",
-                 T.SHAPE_CYLINDER: "cylinder", T.SHAPE_TUBE: "tube", T.SHAPE_MESH: "mesh"}
+                 T.SHAPE_CYLINDER: "cylinder", T.SHAPE_TUBE: "tube", T.SHAPE_MESH: "mesh", T.SHAPE_HEIGHTFIELD: "heightfield"}
         return f"<loam.Shape {names.get(self.type, self.type)} size={self.size} friction={self.friction}>"
 
 
