@@ -120,10 +120,13 @@ static void free_body(void) {
         double W = check_identity(&loam_body_endpoint_ops, &sys, (loam_endpoint){LOAM_ENDPOINT_BODY, 0, 0}, p, &s, 1e-9, "free body");
         loam_mb_momentum(m, st, &P1, &L1);
         CHECK(fabs(W - want) <= 1e-9 * want, "free body: W %.12g, analytic %.12g", W, want);
-        (void)L0, (void)L1;
         double dP[3] = {P1.x - P0.x, P1.y - P0.y, P1.z - P0.z};
         double dPn = sqrt(dot3(dP, dP));
         CHECK(fabs(dot3(dP, n) - dPn) <= 1e-9 * dPn, "free body: momentum changed off the impulse's direction");
+        /* an impulse J at p changes the angular momentum about the origin by p x J (= p x dP) */
+        double dL[3] = {L1.x - L0.x, L1.y - L0.y, L1.z - L0.z}, pxJ[3] = {p[1] * dP[2] - p[2] * dP[1], p[2] * dP[0] - p[0] * dP[2], p[0] * dP[1] - p[1] * dP[0]};
+        for (int k = 0; k < 3; ++k)
+            CHECK(fabs(dL[k] - pxJ[k]) <= 1e-9 * (1.0 + sqrt(dot3(pxJ, pxJ))), "free body: dL %.12g, p x J %.12g", dL[k], pxJ[k]);
         memset(st->qd, 0, sizeof(double) * (size_t)m->nv); /* keep the state's velocities small */
         refresh(&sys);
     }

@@ -10,12 +10,13 @@
 #include "loam/mesh_gen.h"
 #include "loam/output.h"
 #include "loam/sdf_grid.h"
+#include "test_meshes.h" /* volume */
 #include "test_util.h"
 
 /* Each directed edge once, and its reverse once: closed, manifold and consistently oriented. With
  * manifold = 0, only as often as its reverse: closed and oriented (so the divergence theorem gives the
  * volume), with edges where several sheets meet allowed, as surface nets make at ambiguous cells. */
-static int closed_and_oriented(const loam_mesh* m, int manifold) {
+static int closed_surface(const loam_mesh* m, int manifold) {
     int n = 3 * m->triangle_count, ok = 1;
     int64_t* edges = malloc((size_t)n * sizeof *edges);
     for (int t = 0; t < m->triangle_count; ++t)
@@ -29,18 +30,6 @@ static int closed_and_oriented(const loam_mesh* m, int manifold) {
     }
     free(edges);
     return ok;
-}
-
-static double volume(const loam_mesh* m) {
-    double v = 0.0;
-    for (int t = 0; t < m->triangle_count; ++t) {
-        const float* a = &m->vertices[3 * m->triangles[3 * t]];
-        const float* b = &m->vertices[3 * m->triangles[3 * t + 1]];
-        const float* c = &m->vertices[3 * m->triangles[3 * t + 2]];
-        v += (a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) - a[1] * ((double)b[0] * c[2] - (double)b[2] * c[0]) +
-              a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0])) / 6.0;
-    }
-    return v;
 }
 
 /* Largest |sdf| of the corners, each taken back into the shape's frame. */
@@ -61,7 +50,7 @@ static void check_solid(const char* what, loam_shape s, double exact, double rel
     loam_error err;
     CHECK(loam_shapes_surface(&s, 1, (loam_vec3){0, 0, 0}, 1.0f, &m, &err) == LOAM_OK, "%s: %s", what, err.message);
     CHECK(m.triangle_count > 0, "%s: no triangles", what);
-    CHECK(closed_and_oriented(&m, 1), "%s: not closed and consistently oriented", what);
+    CHECK(closed_surface(&m, 1), "%s: not closed and consistently oriented", what);
     double v = volume(&m);
     CHECK(v <= exact * (1.0 + 1e-5) && v >= exact * (1.0 - rel_below), "%s: volume %.9g, solid %.9g", what, v, exact);
     float d = max_distance(&s, &m);
@@ -121,7 +110,7 @@ static void test_mesh_shape(void) {
     loam_shape s = {.type = LOAM_SHAPE_MESH, .local = loam_pose_identity(), .grid = &grid};
     loam_mesh m;
     CHECK(loam_shapes_surface(&s, 1, (loam_vec3){0, 0, 0}, 1.0f, &m, &err) == LOAM_OK, "%s", err.message);
-    CHECK(closed_and_oriented(&m, 0), "mesh shape: surface nets should give a closed outward surface");
+    CHECK(closed_surface(&m, 0), "mesh shape: surface nets should give a closed outward surface");
     /* Within the grid's resolution: corners within a cell of the box, volume within the shell a cell
      * thick around it (surface nets round the edges and corners off). */
     loam_shape exact = {.type = LOAM_SHAPE_BOX, .local = loam_pose_identity(), .size = {0.1f, 0.06f, 0.04f}};

@@ -3,6 +3,7 @@
 The tests import the installed package (`pip install ./python`, which scripts/test.sh does). For a
 development loop without installing: PYTHONPATH=python LOAM_LIBRARY=build/libloam.so python3 -m pytest tests/python"""
 import os
+import shutil
 
 import pytest
 
@@ -12,6 +13,16 @@ import pytest
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def loam_bin():
+    """The `loam` command the tests run: $LOAM_BIN, build/loam, or the one on PATH (skips without one)."""
+    path = os.environ.get("LOAM_BIN") or os.path.join(REPO, "build", "loam")
+    if not os.access(path, os.X_OK):
+        path = shutil.which("loam")
+    if not path:
+        pytest.skip("no loam command: build it (cmake --build build) or set LOAM_BIN")
+    return path
 
 
 @pytest.fixture

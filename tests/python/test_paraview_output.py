@@ -9,12 +9,12 @@ import csv
 import json
 import math
 import os
-import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from conftest import loam_bin
 
 vtk = pytest.importorskip("vtk")
 pv = pytest.importorskip("pyvista")
@@ -61,15 +61,6 @@ bodies:
     motion: {{type: twist, linear: [0, 0, 0.1], angular: [0, 0, 0]}}
 output: {{frames: {frames}, png: false, video: false}}
 """
-
-
-def loam_bin():
-    path = os.environ.get("LOAM_BIN") or os.path.join(REPO, "build", "loam")
-    if not os.access(path, os.X_OK):
-        path = shutil.which("loam")
-    if not path:
-        pytest.skip("no loam command: build it (cmake --build build) or set LOAM_BIN")
-    return path
 
 
 @pytest.fixture(scope="module")

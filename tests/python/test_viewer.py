@@ -13,17 +13,9 @@ import textwrap
 
 import numpy as np
 import pytest
+from conftest import loam_bin
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def loam_bin():
-    path = os.environ.get("LOAM_BIN") or os.path.join(REPO, "build", "loam")
-    if not os.access(path, os.X_OK):
-        path = shutil.which("loam")
-    if not path:
-        pytest.skip("no loam command: build it (cmake --build build) or set LOAM_BIN")
-    return path
 
 
 def xvfb_run(cmd, timeout=240, **kw):
