@@ -160,16 +160,22 @@ static loam_status write_summary(const char* dir, const loam_scene* s, loam_worl
     return st;
 }
 
+int app_load_scene(const char* path, const char* const* overrides, int count, loam_scene* scene) {
+    loam_error err;
+    loam_error_clear(&err);
+    if (loam_scene_load(path, overrides, count, scene, &err) == LOAM_OK) return 0;
+    fprintf(stderr, "loam: %s\n", err.message);
+    return (int)err.status;
+}
+
 int loam_cmd_run(int argc, char** argv) {
     run_options o;
     if (!parse_args(argc, argv, &o)) return 2;
     loam_scene scene;
+    int failed = app_load_scene(o.scene, o.sets, o.set_count, &scene);
+    if (failed) return failed;
     loam_error err;
     loam_error_clear(&err);
-    if (loam_scene_load(o.scene, o.sets, o.set_count, &scene, &err) != LOAM_OK) {
-        fprintf(stderr, "loam: %s\n", err.message);
-        return err.status == LOAM_ERR_IO ? 4 : (int)err.status;
-    }
     if (o.frames >= 0) scene.output.frames = o.frames;
     if (o.threads >= 0) scene.threads = o.threads;
     long long steps = o.steps >= 0 ? o.steps

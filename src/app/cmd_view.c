@@ -256,12 +256,8 @@ int loam_cmd_view(int argc, char** argv) {
 #else
     if (o.robot) return view_robot(&o);
     loam_scene scene;
-    loam_error err;
-    loam_error_clear(&err);
-    if (loam_scene_load(o.scene, o.sets, o.set_count, &scene, &err) != LOAM_OK) {
-        fprintf(stderr, "loam: %s\n", err.message);
-        return err.status == LOAM_ERR_IO ? 4 : (int)err.status;
-    }
+    int failed = app_load_scene(o.scene, o.sets, o.set_count, &scene);
+    if (failed) return failed;
     int code = view(&o, &scene);
     loam_scene_destroy(&scene);
     return code;

@@ -3,6 +3,8 @@
 #ifndef LOAM_APP_COMMANDS_H
 #define LOAM_APP_COMMANDS_H
 
+#include "loam/scene.h"
+
 int loam_cmd_run(int argc, char** argv);
 /* `loam bench granular ...` (cmd_bench.c); argv[0] is its first option. */
 int loam_bench_granular(int argc, char** argv);
@@ -16,6 +18,9 @@ int loam_cmd_evolve(int argc, char** argv);
 int loam_cmd_robot(int argc, char** argv);
 /* `loam view SCENE ...` (cmd_view.c): a scene in a window as it runs; --headless is `loam run`. */
 int loam_cmd_view(int argc, char** argv);
+/* Loads a scene for `loam run` and `loam view` (cmd_run.c): 0, or the exit status after printing the
+ * error (the status codes are the exit statuses). */
+int app_load_scene(const char* path, const char* const* overrides, int count, loam_scene* scene);
 /* `loam bench multibody ...` (cmd_bench_multibody.c); argv[0] is its first option. */
 int loam_bench_multibody(int argc, char** argv);
 

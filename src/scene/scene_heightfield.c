@@ -23,12 +23,6 @@ typedef struct scene_field {
     loam_heightfield hf;
 } scene_field;
 
-static void resolve(const char* scene_path, const char* file, char* out, size_t cap) {
-    const char* slash = strrchr(scene_path, '/');
-    if (file[0] == '/' || !slash) snprintf(out, cap, "%s", file);
-    else snprintf(out, cap, "%.*s/%s", (int)(slash - scene_path), scene_path, file);
-}
-
 /* Growable list of heights with the row shape checked as it comes. */
 typedef struct rows {
     float* v;
@@ -194,7 +188,7 @@ loam_status scene_read_heightfield(const snode* m, loam_scene* s, const loam_hei
         if (!name || !*name) {
             st = snode_error(&file, err, "'file' must name a CSV or PNG file, relative to the scene file");
         } else {
-            resolve(s->path, name, path, sizeof path);
+            scene_resolve_path(s->path, name, path, sizeof path);
             st = ends_with(path, ".png") ? png_rows(path, offset, scale, &r, &inner) : csv_rows(path, &r, &inner);
             if (st != LOAM_OK) st = snode_error(&file, err, "%s", inner.message);
         }

@@ -13,6 +13,8 @@ loam_status scene_read_mesh(const snode* shape, loam_scene* s, const struct loam
 /* A `heightfield` shape's field (scene_heightfield.c): read, validated and kept by s. */
 loam_status scene_read_heightfield(const snode* shape, loam_scene* s, const loam_heightfield** field, loam_error* err);
 /* A pose from a mapping with optional `position: [x, y, z]` (m) and `rpy_deg: [roll, pitch, yaw]`. */
+/* A file a scene names: as written when absolute, otherwise beside the scene file (scene_mesh.c). */
+void scene_resolve_path(const char* scene_path, const char* file, char* out, size_t cap);
 loam_status scene_read_pose(const snode* map, loam_pose* pose, loam_error* err);
 
 #endif

@@ -20,8 +20,7 @@ typedef struct scene_grid {
     double seconds;
 } scene_grid;
 
-/* The mesh path: as written when absolute, otherwise beside the scene file. */
-static void resolve(const char* scene_path, const char* file, char* out, size_t cap) {
+void scene_resolve_path(const char* scene_path, const char* file, char* out, size_t cap) {
     const char* slash = strrchr(scene_path, '/');
     if (file[0] == '/' || !slash) snprintf(out, cap, "%s", file);
     else snprintf(out, cap, "%.*s/%s", (int)(slash - scene_path), scene_path, file);
@@ -46,7 +45,7 @@ loam_status scene_read_mesh(const snode* m, loam_scene* s, const struct loam_sdf
     if (st != LOAM_OK) return st;
     if (margin < cell) return snode_error(m, err, "a mesh's margin (%g m) must be at least its cell (%g m)", margin, cell);
     char path[2048], cache[1024];
-    resolve(s->path, snode_scalar(&n), path, sizeof path);
+    scene_resolve_path(s->path, snode_scalar(&n), path, sizeof path);
     loam_mesh mesh;
     loam_error inner;
     if (loam_mesh_load(path, &mesh, &inner) != LOAM_OK) return snode_error(&n, err, "%s", inner.message);
