@@ -14,7 +14,7 @@ static loam_mb_model* panda(double kp, double kd) {
     loam_urdf_options o = loam_urdf_default_options();
     loam_mb_model* m = NULL;
     loam_error err;
-    CHECK(loam_urdf_load(LOAM_SOURCE_DIR "/urdf/panda.urdf", &o, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_urdf_load(LOAM_SOURCE_DIR "/urdf/panda.urdf", &o, &err)) != NULL, "%s", err.message);
     if (!m) return NULL;
     for (int i = 1; i <= 7; ++i) {
         m->body[i].control = LOAM_CONTROL_POSITION;

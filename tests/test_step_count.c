@@ -122,7 +122,7 @@ static void granular_divergence(void) {
     CHECK(loam_world_step(many, 1000, &e2) == LOAM_ERR_DIVERGED, "1000 steps in one call did not diverge");
     CHECK(strcmp(e1.message, e2.message) == 0, "messages differ:\n  single: %s\n  one call: %s", e1.message, e2.message);
     char at[64];
-    snprintf(at, sizeof at, "step %d ", k + 1); /* the granular messages count steps from 1 */
+    snprintf(at, sizeof at, "step %d ", k + 1); /* every module's messages count steps from 1 */
     CHECK(strstr(e2.message, at) != NULL, "the message does not name %s: %s", at, e2.message);
     CHECK(loam_world_step_index(many) == k && same_world(one, many), "stopped at step %lld, expected %d, or other bytes",
           (long long)loam_world_step_index(many), k);
@@ -190,7 +190,7 @@ static void mb_divergence(void) {
         CHECK(loam_mb_step(m, many, 1000, &e2) == LOAM_ERR_DIVERGED, "1000 steps in one call did not diverge");
         CHECK(strcmp(e1.message, e2.message) == 0, "messages differ:\n  single: %s\n  one call: %s", e1.message, e2.message);
         char at[64];
-        snprintf(at, sizeof at, "step %d ", k);
+        snprintf(at, sizeof at, "step %d ", k + 1); /* every module's messages count steps from 1 */
         CHECK(strstr(e2.message, at) != NULL, "the message does not name %s: %s", at, e2.message);
         CHECK(many->step == k && one->step == k, "stopped at step %lld, expected %d", (long long)many->step, k);
     }

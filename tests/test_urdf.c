@@ -20,7 +20,7 @@ static loam_mb_model* load(const char* rel, int floating) {
     o.floating_base = floating;
     loam_mb_model* m = NULL;
     loam_error err;
-    CHECK(loam_urdf_load(path, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_urdf_load(path, &o, &err)) != NULL, "%s", err.message);
     return m;
 }
 
@@ -90,7 +90,7 @@ static void panda(void) {
     const char* tmp = "test_urdf_roundtrip.urdf";
     CHECK(loam_urdf_write(m, tmp, &err) == LOAM_OK, "%s", err.message);
     loam_mb_model* r = NULL;
-    CHECK(loam_urdf_load(tmp, NULL, &r, &err) == LOAM_OK, "%s", err.message);
+    CHECK((r = loam_urdf_load(tmp, NULL, &err)) != NULL, "%s", err.message);
     if (r) {
         CHECK(r->nbody == m->nbody && r->nv == m->nv && r->ngeom == m->ngeom, "round trip: %d bodies, %d geoms", r->nbody, r->ngeom);
         for (int i = 0; i < m->nbody && i < r->nbody; ++i) {
@@ -165,7 +165,8 @@ static void malformed(void) {
         loam_error err;
         loam_urdf_options strict = loam_urdf_default_options();
         strict.strict = 1; /* limit_reversed and shape_unknown are only warnings otherwise (below) */
-        loam_status st = loam_urdf_load(path, &strict, &m, &err);
+        m = loam_urdf_load(path, &strict, &err);
+        loam_status st = m ? LOAM_OK : err.status;
         CHECK(st == LOAM_ERR_INPUT && m == NULL, "%s: status %d", bad[k].file, (int)st);
         if (st == LOAM_OK) {
             loam_mb_model_destroy(m);
@@ -177,8 +178,8 @@ static void malformed(void) {
     }
     loam_mb_model* m = NULL;
     loam_error err;
-    CHECK(loam_urdf_load("/nonexistent/robot.urdf", NULL, &m, &err) == LOAM_ERR_INPUT && strstr(err.message, "cannot open"), "%s",
-          err.message);
+    m = loam_urdf_load("/nonexistent/robot.urdf", NULL, &err);
+    CHECK(m == NULL && err.status == LOAM_ERR_INPUT && strstr(err.message, "cannot open"), "%s", err.message);
 }
 
 static int g_warnings;
@@ -199,7 +200,8 @@ static loam_mb_model* load_wild(const char* rel, loam_urdf_options* o, loam_stat
     g_last_warning[0] = 0;
     loam_mb_model* m = NULL;
     loam_error err;
-    loam_status st = loam_urdf_load(path, o, &m, &err);
+    m = loam_urdf_load(path, o, &err);
+    loam_status st = m ? LOAM_OK : err.status;
     CHECK(st == want, "%s: status %d, expected %d: %s", rel, (int)st, (int)want, st ? err.message : "");
     for (int e = 0; st != LOAM_OK && expect && e < 3; ++e)
         CHECK(strstr(err.message, expect[e]) != NULL, "%s: the message lacks \"%s\": %s", rel, expect[e], err.message);

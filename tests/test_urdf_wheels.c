@@ -46,7 +46,7 @@ static loam_mb_model* load(const char* rel) {
     g_warnings = 0;
     loam_mb_model* m = NULL;
     loam_error err;
-    CHECK(loam_urdf_load(path, &o, &m, &err) == LOAM_OK, "%s", err.message);
+    CHECK((m = loam_urdf_load(path, &o, &err)) != NULL, "%s", err.message);
     CHECK(g_warnings == 0, "%s: %d warnings", rel, g_warnings);
     return m;
 }

@@ -25,7 +25,7 @@ static void one(const char* path) {
     o.warn_user = NULL;
     loam_mb_model* m = NULL;
     loam_error err;
-    if (loam_urdf_load(path, &o, &m, &err) != LOAM_OK) {
+    if (!(m = loam_urdf_load(path, &o, &err))) {
         for (char* c = err.message; *c; ++c)
             if (*c == '\n' || *c == '\t') *c = ' ';
         printf("fail\t%s\t%s\n", path, err.message);

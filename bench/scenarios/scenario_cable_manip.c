@@ -103,11 +103,14 @@ loam_status mb_cable_manip_create(const char* base_urdf, const char* panda_urdf,
     if (st != LOAM_OK) return st;
     loam_urdf_options uo = loam_urdf_default_options();
     uo.floating_base = 1;
-    loam_mb_model *base = NULL, *arm = NULL;
-    if ((st = loam_urdf_load(base_urdf, &uo, &base, err)) != LOAM_OK) return st;
-    if ((st = loam_urdf_load(panda_urdf, NULL, &arm, err)) != LOAM_OK) {
+    loam_error local;
+    if (!err) err = &local; /* the status of a failed load is in err */
+    loam_mb_model* base = loam_urdf_load(base_urdf, &uo, err);
+    if (!base) return err->status;
+    loam_mb_model* arm = loam_urdf_load(panda_urdf, NULL, err);
+    if (!arm) {
         loam_mb_model_destroy(base);
-        return st;
+        return err->status;
     }
     int link1 = loam_mb_body_index(arm, "panda_link1");
     int n = def->segments, mount = loam_mb_body_index(base, "arm_mount"), flange = loam_mb_body_index(arm, "panda_link8");

@@ -115,8 +115,10 @@ loam_status mb_insertion_create(const char* panda_urdf, int pieces, const loam_m
     static const double q0[7] = {0, 0.1, 0, -2.0, 0, 2.1, 0.785};
     memcpy(sc->q0, q0, sizeof q0);
     sc->pieces = pieces, sc->hold = 0.1, sc->speed = 0.1;
-    loam_mb_model* arm = NULL;
-    loam_status st = loam_urdf_load(panda_urdf, NULL, &arm, err);
+    loam_error local;
+    if (!err) err = &local; /* the status of a failed load is in err */
+    loam_mb_model* arm = loam_urdf_load(panda_urdf, NULL, err);
+    loam_status st = arm ? LOAM_OK : err->status;
     if (st == LOAM_OK) st = build(arm, pieces, opt, sc, err);
     loam_mb_model_destroy(arm);
     if (st == LOAM_OK && !(sc->state = loam_mb_state_create(sc->model, err))) st = err ? err->status : LOAM_ERR_NOMEM;

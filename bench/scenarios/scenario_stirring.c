@@ -16,9 +16,10 @@ enum { ARM = 2, BALL = 1 }; /* collision classes: the arm meets balls only */
 loam_status mb_stirring_create(const char* panda_urdf, int nballs, const loam_mb_options* opt, mb_stirring* sc, loam_error* err) {
     memset(sc, 0, sizeof *sc);
     if (nballs < 0 || nballs > 100000) return loam_error_set(err, LOAM_ERR_INPUT, "stirring: %d spheres, expected 0 to 100000", nballs);
-    loam_mb_model* arm = NULL;
-    loam_status st = loam_urdf_load(panda_urdf, NULL, &arm, err);
-    if (st != LOAM_OK) return st;
+    loam_error local;
+    if (!err) err = &local; /* the status of a failed load is in err */
+    loam_mb_model* arm = loam_urdf_load(panda_urdf, NULL, err);
+    if (!arm) return err->status;
     int nb = arm->nbody + nballs, ng = arm->ngeom + 1 + nballs + 5;
     loam_mb_body_def* b = loam_calloc((size_t)nb, sizeof *b);
     loam_mb_geom_def* g = loam_calloc((size_t)ng, sizeof *g);
@@ -67,9 +68,9 @@ loam_status mb_stirring_create(const char* panda_urdf, int nballs, const loam_mb
     if (!opt) o.dt = 2e-3;
     if (o.max_contacts < 16 * nballs + 256) o.max_contacts = 16 * nballs + 256;
     sc->model = loam_mb_model_create(b, nb, g, k, &o, err);
-    st = sc->model ? LOAM_OK : err ? err->status : LOAM_ERR_INPUT;
+    loam_status st = sc->model ? LOAM_OK : err->status;
     loam_free(b), loam_free(g), loam_mb_model_destroy(arm);
-    if (st == LOAM_OK && !(sc->state = loam_mb_state_create(sc->model, err))) st = err ? err->status : LOAM_ERR_NOMEM;
+    if (st == LOAM_OK && !(sc->state = loam_mb_state_create(sc->model, err))) st = err->status;
     if (st != LOAM_OK) {
         mb_stirring_destroy(sc);
         return st;

@@ -43,11 +43,12 @@ LOAM_API void loam_urdf_warn_stderr(void* user, const char* message);
 
 LOAM_API loam_urdf_options loam_urdf_default_options(void);
 
-/* Parse a URDF document held in memory; `name` labels error messages (a file name). */
-LOAM_API loam_status loam_urdf_parse(const char* text, size_t length, const char* name, const loam_urdf_options* opt, loam_mb_model** out,
-                            loam_error* err);
-/* Read and parse a URDF file. */
-LOAM_API loam_status loam_urdf_load(const char* path, const loam_urdf_options* opt, loam_mb_model** out, loam_error* err);
+/* Parse a URDF document held in memory into a new model (free it with loam_mb_model_destroy); `name`
+ * labels error messages (a file name). NULL on failure, with the status and reason in err. */
+LOAM_API loam_mb_model* loam_urdf_parse(const char* text, size_t length, const char* name, const loam_urdf_options* opt, loam_error* err);
+/* Read and parse a URDF file: a new model, or NULL with err set (LOAM_ERR_INPUT naming the file and
+ * line, LOAM_ERR_IO, LOAM_ERR_NOMEM). */
+LOAM_API loam_mb_model* loam_urdf_load(const char* path, const loam_urdf_options* opt, loam_error* err);
 /* Write a model as URDF (links, inertials, collision primitives and meshes, joints with their limits
  * and damping), so that loading it gives the same model. The root's own joint is not written. */
 LOAM_API loam_status loam_urdf_write(const loam_mb_model* model, const char* path, loam_error* err);

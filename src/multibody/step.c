@@ -139,7 +139,7 @@ static loam_status check_diverged(const loam_mb_model* m, const loam_mb_state* s
         for (int k = 0; k < loam_joint_nv(b->joint); ++k) ok &= isfinite(s->qd[m->v_adr[i] + k]) && fabs(s->qd[m->v_adr[i] + k]) < 1e9;
         if (!ok)
             return loam_error_set(err, LOAM_ERR_DIVERGED, "multibody: diverged in step %lld (from t = %g s): body '%s' has a non-finite or "
-                                  "huge joint position or velocity", (long long)s->step, s->time, b->name);
+                                  "huge joint position or velocity", (long long)s->step + 1, s->time, b->name);
     }
     return LOAM_OK;
 }
@@ -161,7 +161,7 @@ static loam_status step_once(const loam_mb_model* m, loam_mb_state* s, loam_erro
         int bad = solve_velocities(m, s, sat, clamp);
         if (bad >= 0)
             return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step %lld: body '%s': the system matrix is not positive definite at "
-                                  "dof %d (a moving body without mass or inertia?)", (long long)s->step, m->body[m->dof_body[bad]].name, bad);
+                                  "dof %d (a moving body without mass or inertia?)", (long long)s->step + 1, m->body[m->dof_body[bad]].name, bad);
         int changed = 0;
         for (int d = 0; d < nv; ++d) {
             const loam_mb_body_def* b = &m->body[m->dof_body[d]];
@@ -179,13 +179,13 @@ static loam_status step_once(const loam_mb_model* m, loam_mb_state* s, loam_erro
     int bad_fem = mb_fem_prepare(m, s); /* each FEM piece's system and free velocity */
     if (bad_fem >= 0)
         return loam_error_set(err, LOAM_ERR_DIVERGED, "multibody: step %lld: FEM piece %d '%s': the system matrix is not positive definite",
-                              (long long)s->step, bad_fem, m->fem[bad_fem].def.name);
+                              (long long)s->step + 1, bad_fem, m->fem[bad_fem].def.name);
     if ((st = mb_solve_constraints(m, s, err)) != LOAM_OK) return st;
     integrate(m, s);
     if ((st = check_diverged(m, s, err)) != LOAM_OK) return st; /* names the step that failed, from t */
     if (!mb_fem_integrate(m, s, &bad_fem))
         return loam_error_set(err, LOAM_ERR_DIVERGED, "multibody: diverged in step %lld (from t = %g s): FEM piece %d '%s' has a non-finite or huge "
-                              "node position or velocity", (long long)s->step, s->time, bad_fem, m->fem[bad_fem].def.name);
+                              "node position or velocity", (long long)s->step + 1, s->time, bad_fem, m->fem[bad_fem].def.name);
     s->time += m->opt.dt;
     s->step += 1;
     mb_kinematics(m, s);
@@ -196,7 +196,7 @@ loam_status loam_mb_step(const loam_mb_model* m, loam_mb_state* s, int steps, lo
     if (!m || !s) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step: null model or state");
     if (steps < 0) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step: steps = %d, expected >= 0", steps);
     /* The same single step each time, so N steps in one call are the bits of N calls; a failing step
-     * stops the run, and its message names the step (s->step). */
+     * stops the run, and its message names the step, counted from 1 as in every module (s->step + 1). */
     for (int k = 0; k < steps; ++k) {
         loam_status st = step_once(m, s, err);
         if (st != LOAM_OK) return st;

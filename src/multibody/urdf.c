@@ -511,9 +511,9 @@ static void keep_first(void* data, xmlErrorPtr e) {
     while (n > 0 && (f->message[n - 1] == '\n' || f->message[n - 1] == ' ')) f->message[--n] = 0;
 }
 
-loam_status loam_urdf_parse(const char* text, size_t length, const char* name, const loam_urdf_options* opt, loam_mb_model** out,
-                            loam_error* err) {
-    if (!out) return loam_error_set(err, LOAM_ERR_INPUT, "urdf: null output model");
+/* The parse, with the status returned (loam_urdf_parse's err may be NULL). */
+static loam_status urdf_parse(const char* text, size_t length, const char* name, const loam_urdf_options* opt, loam_mb_model** out,
+                              loam_error* err) {
     *out = NULL;
     if (!name) name = "(urdf)";
     if (!text) return loam_error_set(err, LOAM_ERR_INPUT, "%s: no text", name);
@@ -568,15 +568,22 @@ loam_status loam_urdf_parse(const char* text, size_t length, const char* name, c
     return st;
 }
 
-loam_status loam_urdf_load(const char* path, const loam_urdf_options* opt, loam_mb_model** out, loam_error* err) {
-    if (!out) return loam_error_set(err, LOAM_ERR_INPUT, "urdf: null output model");
-    *out = NULL;
-    if (!path) return loam_error_set(err, LOAM_ERR_INPUT, "urdf: null path");
+loam_mb_model* loam_urdf_parse(const char* text, size_t length, const char* name, const loam_urdf_options* opt, loam_error* err) {
+    loam_mb_model* m;
+    urdf_parse(text, length, name, opt, &m, err);
+    return m;
+}
+
+loam_mb_model* loam_urdf_load(const char* path, const loam_urdf_options* opt, loam_error* err) {
+    if (!path) {
+        loam_error_set(err, LOAM_ERR_INPUT, "urdf: null path");
+        return NULL;
+    }
     unsigned char* data;
     size_t len;
-    loam_status st = loam_read_file(path, (size_t)64 << 20, "URDF", &data, &len, err);
-    if (st != LOAM_OK) return st;
-    st = loam_urdf_parse((const char*)data, len, path, opt, out, err);
+    if (loam_read_file(path, (size_t)64 << 20, "URDF", &data, &len, err) != LOAM_OK) return NULL;
+    loam_mb_model* m;
+    urdf_parse((const char*)data, len, path, opt, &m, err);
     loam_free(data);
-    return st;
+    return m;
 }

@@ -157,7 +157,7 @@ loam_status loam_softbody_pop_step(loam_softbody_pop* p, int steps, loam_error* 
         const sb_slot* s = &p->slots[bad_robot];
         return loam_error_set(err, LOAM_ERR_DIVERGED,
                               "softbody: robot %d diverged at step %lld (t = %g s): mass %d at (%g, %g, %g) is non-finite "
-                              "or beyond the bound %g m", bad_robot, (long long)(first + bad_step), (double)(first + bad_step) * dt,
+                              "or beyond the bound %g m", bad_robot, (long long)(first + bad_step + 1), (double)(first + bad_step) * dt,
                               bad_mass, (double)s->x[bad_mass], (double)s->y[bad_mass], (double)s->z[bad_mass],
                               (double)p->def.bound);
     }
