@@ -199,30 +199,14 @@ void cp_prepare_diag(cp_problem* p, double* segd, double* t) {
     }
 }
 
-static double fb(double a, double b) { return a + b - sqrt(a * a + b * b); }
-
 double cp_error(const cp_problem* p) {
     double err = 0.0;
     for (int b = 0; b < p->nblock; ++b) {
         const cp_block* k = &p->block[b];
-        int r = k->row;
-        double w = cp_row_velocity(p, r);
-        if (k->kind == CP_EQUALITY) {
-            err = fmax(err, fabs(w + k->compliance * p->lambda[r]));
-            continue;
-        }
-        err = fmax(err, fabs(fb(w, p->diag[r] * p->lambda[r])));
-        if (k->kind != CP_CONTACT) continue;
-        double w1 = cp_row_velocity(p, r + 1), w2 = cp_row_velocity(p, r + 2);
-        /* One scalar for both tangents: the natural map's fixed point is then exactly maximal
-         * dissipation (sliding opposite to the friction impulse). */
-        double d = fmax(p->diag[r + 1], p->diag[r + 2]);
-        if (!(d > 0.0)) d = 1.0;
-        double y1 = p->lambda[r + 1] - w1 / d, y2 = p->lambda[r + 2] - w2 / d;
-        double s = loam_disk_scale_d(y1 * y1 + y2 * y2, k->mu * fmax(p->lambda[r], 0.0));
-        y1 *= s, y2 *= s;
-        double dx = (p->lambda[r + 1] - y1) * d, dy = (p->lambda[r + 2] - y2) * d;
-        err = fmax(err, sqrt(dx * dx + dy * dy));
+        int r = k->row, nr = cp_kind_rows(k->kind);
+        double w[3];
+        for (int q = 0; q < nr; ++q) w[q] = cp_row_velocity(p, r + q);
+        err = fmax(err, cp_kind_error(k, w, p->lambda + r, p->diag + r));
     }
     return err;
 }

@@ -3,11 +3,13 @@
  *   v = v_free + A^-1 J^T lambda,   w = J v + e,
  *
  * with A the step's SPD system matrix, block diagonal over groups (the subsystems: trees of bodies),
- * and per block of rows:
+ * and per block of rows one of the kinds of kinds.h (each kind's projection, diagonal and error in
+ * one place there):
  * UNILATERAL  w >= 0, lambda >= 0, w lambda = 0          (joint limits, one-sided hard constraints)
  * EQUALITY    w + c lambda = 0, lambda free               (bilateral hard constraints; soft with c > 0)
  * CONTACT     3 rows (normal, two tangents): Signorini on the normal, Coulomb disk |lambda_t| <= mu
  *             lambda_n, and maximal dissipation (sliding opposes the tangential velocity).
+ * A problem with a reserved kind (kinds.h) is refused: every solver returns CP_UNSUPPORTED_KIND.
  * A row is stored as segments, one per group it touches, each a dense piece over that group's
  * unknowns; so every operation costs what the rows touch, not the system size.
  * Units: v and w in the dofs' velocity units (m/s, rad/s), lambda in impulse units (N s, N m s).
@@ -18,17 +20,8 @@
 #include <stddef.h>
 
 #include "contact/cone.h"
+#include "contact/kinds.h"
 #include "core/dense.h"
-
-typedef enum cp_kind { CP_UNILATERAL = 0, CP_EQUALITY, CP_CONTACT } cp_kind;
-
-typedef struct cp_block {
-    int row;           /* first row */
-    cp_kind kind;
-    double mu;         /* CONTACT: friction coefficient */
-    double compliance; /* EQUALITY: c >= 0, the row asks w + c lambda = 0 (c > 0: a soft constraint,
-                          lambda = -(w) / c at rest: a spring-damper; see multibody/constraints.c) */
-} cp_block;
 
 typedef struct cp_group {
     int off, n;       /* its unknowns: v[off .. off + n) */
@@ -74,7 +67,8 @@ typedef struct cp_problem {
 } cp_problem;
 
 typedef struct cp_result {
-    int iterations; /* -1: the solver could not allocate or factorize */
+    int iterations; /* -1: the solver could not allocate or factorize; CP_UNSUPPORTED_KIND (-2): a block
+                       of a reserved kind (kinds.h) */
     double error;   /* cp_error at the end */
 } cp_result;
 
@@ -113,10 +107,10 @@ static inline void cp_apply(cp_problem* p, int r, double d) {
             for (int i = 0; i < g->n; ++i) v[i] += a[i] * d;
     }
 }
-/* The constraint error (m/s): per block the largest of the Fischer-Burmeister function of (w,
- * W_rr lambda) for unilateral rows and contact normals, |w| for equalities, and for friction the
- * natural-map residual |lambda_t - proj_disk(lambda_t - w_t / d)| d, with d the larger tangential
- * diagonal (one scalar for both tangents, so that zero means maximal dissipation). */
+/* The constraint error (m/s): the largest of the blocks' cp_kind_error (kinds.h: the
+ * Fischer-Burmeister function of (w, W_rr lambda) for unilateral rows and contact normals,
+ * |w + c lambda| for equalities, and for friction the natural-map residual with the tangents' one
+ * scalar, so that zero means maximal dissipation). */
 double cp_error(const cp_problem* p);
 
 /* Projected Gauss-Seidel: sweeps over the blocks in order, the normal solved with its diagonal, the

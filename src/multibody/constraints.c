@@ -466,6 +466,11 @@ static loam_status solve_stage(const loam_mb_model* m, loam_mb_state* s, cp_prob
     case LOAM_MB_SOLVER_PGS_CG: res = cp_solve_pgs(p, m->opt.iterations, m->opt.tolerance, 1); break;
     default: res = cp_solve_pgs(p, m->opt.iterations, m->opt.tolerance, 0); break;
     }
+    if (res.iterations == CP_UNSUPPORTED_KIND) {
+        int b = cp_kinds_check(p->block, p->nblock);
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step %lld: constraint block %d is of kind '%s', reserved and not implemented by any solver",
+                              (long long)s->step, b, cp_kind_name(p->block[b].kind));
+    }
     if (res.iterations < 0)
         return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: step %lld: the %s solver could not allocate or factorize its systems (%d rows)",
                               (long long)s->step, loam_mb_solver_name(m->opt.solver), p->m);
