@@ -1,6 +1,6 @@
 /* Typed contact endpoints: what one side of a contact row is, and the three things the contact core
  * asks of it, whatever method owns it. A particle, a rigid or articulated multibody body, a soft-body
- * mass (and to come: an FEM node, an MPM grid node, a learned-terrain foot) each say
+ * mass, a multibody FEM node (and to come: an MPM grid node, a learned-terrain foot) each say
  *   - the velocity of a material point of theirs (world axes, m/s),
  *   - how an impulse applied at that point changes their velocities, and
  *   - their Delassus diagonal along a direction: n^T W n, the velocity change along n per unit
@@ -21,7 +21,7 @@ typedef enum loam_endpoint_kind {
     LOAM_ENDPOINT_PARTICLE,       /* a granular particle: index = its slot in the world */
     LOAM_ENDPOINT_BODY,           /* a multibody body, free or a link of a tree: index = body */
     LOAM_ENDPOINT_SOFT_MASS,      /* a soft-body mass: index = robot, sub = mass */
-    LOAM_ENDPOINT_FEM_NODE,       /* an FEM node: index = piece, sub = node (operations to come) */
+    LOAM_ENDPOINT_FEM_NODE,       /* a multibody FEM node: index = piece, sub = node (multibody/endpoint.c) */
     LOAM_ENDPOINT_MPM_NODE,       /* paper 003's grid node (to come) */
     LOAM_ENDPOINT_TERRAIN_FOOT,   /* paper 001's learned-terrain foot (to come) */
     LOAM_ENDPOINT_KIND_COUNT

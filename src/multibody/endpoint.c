@@ -13,6 +13,7 @@
 
 #include "contact/endpoint.h"
 #include "core/dense.h"
+#include "multibody/fem.h"
 #include "multibody/mb_internal.h"
 
 /* The point's 6 x nv Jacobian, and the tree's dynamic dofs with their factored M_ff (nf x nf). */
@@ -109,3 +110,57 @@ static double body_delassus(const void* owner, loam_endpoint e, const double p[3
 }
 
 const loam_endpoint_ops loam_body_endpoint_ops = {LOAM_ENDPOINT_BODY, body_velocity, body_apply, body_delassus};
+
+/* FEM nodes as contact endpoints (index = piece, sub = node; the point p is the node itself and is
+ * not read). The piece's unknowns are its nodal velocities with the step's system A = M (1 + h
+ * alpha) + (h^2 + h beta) K(R) (multibody/fem.h), so an impulse F on node i changes them by
+ * A^-1 e_i F, through the piece's banded factor; W along n is n^T (A^-1)_ii n. The factor must be
+ * current: mb_fem_prepare (every loam_mb_step calls it) leaves it for the state's pose. A fixed
+ * (clamped) node is immovable: it takes impulses without moving anything, W = 0 (as the step's rows
+ * treat it: no group). Out of memory gives NaN, as for bodies. */
+static int fem_fixed(const mb_system* sys, loam_endpoint e) { return mb_fem_priv(&sys->model->fem[e.index])->fixed[e.sub]; }
+
+/* x (3 nnode, allocated here) = A^-1 e_node d over piece e.index; NULL when out of memory. */
+static double* fem_response(const mb_system* sys, loam_endpoint e, const double d[3]) {
+    const loam_mb_fem* f = &sys->model->fem[e.index];
+    const mb_work* w = sys->state->work;
+    int n = 3 * f->def.nnode, bw = mb_fem_bandwidth(f);
+    double* x = loam_calloc((size_t)n, sizeof(double));
+    if (!x) return NULL;
+    for (int k = 0; k < 3; ++k) x[3 * e.sub + k] = d[k];
+    dense_cholesky_band_solve(w->fem_A + w->fem_aoff[e.index], n, bw, 2 * bw + 1, x);
+    return x;
+}
+
+static void fem_velocity(const void* owner, loam_endpoint e, const double p[3], double v[3]) {
+    const mb_system* sys = owner;
+    (void)p;
+    const double* fv = sys->state->fem_v + 3 * ((size_t)sys->model->fem[e.index].node_adr + (size_t)e.sub);
+    for (int k = 0; k < 3; ++k) v[k] = fv[k];
+}
+
+static void fem_apply(void* owner, loam_endpoint e, const double p[3], const double impulse[3]) {
+    mb_system* sys = owner;
+    (void)p;
+    if (fem_fixed(sys, e)) return;
+    const loam_mb_fem* f = &sys->model->fem[e.index];
+    const unsigned char* fixed = mb_fem_priv(f)->fixed;
+    double* x = fem_response(sys, e, impulse);
+    double* fv = sys->state->fem_v + 3 * (size_t)f->node_adr;
+    for (int i = 0; i < f->def.nnode; ++i)
+        for (int k = 0; k < 3; ++k)
+            if (!fixed[i]) fv[3 * i + k] += x ? x[3 * i + k] : NAN; /* the clamp keeps its zero velocity */
+    loam_free(x);
+}
+
+static double fem_delassus(const void* owner, loam_endpoint e, const double p[3], const double n[3]) {
+    const mb_system* sys = owner;
+    (void)p;
+    if (fem_fixed(sys, e)) return 0.0;
+    double* x = fem_response(sys, e, n);
+    double W = x ? n[0] * x[3 * e.sub] + n[1] * x[3 * e.sub + 1] + n[2] * x[3 * e.sub + 2] : NAN;
+    loam_free(x);
+    return W;
+}
+
+const loam_endpoint_ops loam_fem_node_endpoint_ops = {LOAM_ENDPOINT_FEM_NODE, fem_velocity, fem_apply, fem_delassus};

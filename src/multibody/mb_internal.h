@@ -15,6 +15,8 @@ typedef struct mb_system {
 } mb_system;
 /* Bodies (free or links) as contact endpoints: contact/endpoint.h. */
 extern const loam_endpoint_ops loam_body_endpoint_ops;
+/* FEM nodes (index = piece, sub = node) as contact endpoints: endpoint.c. */
+extern const loam_endpoint_ops loam_fem_node_endpoint_ops;
 
 /* Where a constraint row came from: a joint limit's dof (lower or upper), a model constraint's row
  * (3 ci + q), or a contact (its three rows). Warm starts read and results go back through it. */
