@@ -87,11 +87,10 @@ static double offset(double phi, double h, double erp) { return phi >= 0.0 ? phi
 
 /* The group (cp_group) an endpoint moves: its body's tree (groups 0 .. ntree - 1) if that has free
  * dofs, or its FEM piece (group ntree + piece) unless the node is fixed; -1 for none (the world). */
-static int endpoint_group(const loam_mb_model* m, const mb_work* w, int body, int node) {
-    int f = mb_fem_piece(body);
-    if (f >= 0) return mb_fem_priv(&m->fem[f])->fixed[node] ? -1 : m->ntree + f;
-    if (body < 0) return -1;
-    int t = m->body_tree[body];
+static int endpoint_group(const loam_mb_model* m, const mb_work* w, loam_endpoint e) {
+    if (e.kind == LOAM_ENDPOINT_FEM_NODE) return mb_fem_priv(&m->fem[e.index])->fixed[e.sub] ? -1 : m->ntree + e.index;
+    if (e.kind != LOAM_ENDPOINT_BODY) return -1;
+    int t = m->body_tree[e.index];
     return w->gfree_off[t + 1] == w->gfree_off[t] ? -1 : t;
 }
 
@@ -101,10 +100,10 @@ static int group_n(const loam_mb_model* m, const mb_work* w, int g) {
 }
 
 /* The groups two endpoints move (at most two; the world and prescribed dofs move none). */
-static int body_trees(const loam_mb_model* m, const mb_work* w, const int* body, const int* node, int* trees) {
+static int endpoint_trees(const loam_mb_model* m, const mb_work* w, const loam_endpoint* end, int* trees) {
     int n = 0;
     for (int side = 0; side < 2; ++side) {
-        int t = endpoint_group(m, w, body[side], node[side]);
+        int t = endpoint_group(m, w, end[side]);
         if (t < 0 || (n == 1 && trees[0] == t)) continue;
         trees[n++] = t;
     }
@@ -112,15 +111,19 @@ static int body_trees(const loam_mb_model* m, const mb_work* w, const int* body,
 }
 
 static int contact_trees(const loam_mb_model* m, const mb_work* w, const loam_mb_contact* c, int* trees) {
-    int node[2] = {c->node, 0};
-    return body_trees(m, w, c->body, node, trees);
+    loam_endpoint end[2] = {mb_side_endpoint(c->side[0]), mb_side_endpoint(c->side[1])};
+    return endpoint_trees(m, w, end, trees);
+}
+
+static int constraint_trees(const loam_mb_model* m, const mb_work* w, const loam_mb_constraint_def* c, int* trees) {
+    loam_endpoint end[2] = {mb_constraint_endpoint(c, 0), mb_constraint_endpoint(c, 1)};
+    return endpoint_trees(m, w, end, trees);
 }
 
 /* An endpoint's world position: an FEM node, a body's anchor, or the world point. */
-static loam_vec3d endpoint_pos(const loam_mb_model* m, const loam_mb_state* s, int body, int node, loam_vec3d anchor) {
-    int f = mb_fem_piece(body);
-    if (f >= 0) return d3_load(s->fem_x + 3 * ((size_t)m->fem[f].node_adr + (size_t)node));
-    return body >= 0 ? pd_apply(s->xpose[body], anchor) : anchor;
+static loam_vec3d endpoint_pos(const loam_mb_model* m, const loam_mb_state* s, loam_endpoint e, loam_vec3d anchor) {
+    if (e.kind == LOAM_ENDPOINT_FEM_NODE) return d3_load(s->fem_x + 3 * ((size_t)m->fem[e.index].node_adr + (size_t)e.sub));
+    return e.kind == LOAM_ENDPOINT_BODY ? pd_apply(s->xpose[e.index], anchor) : anchor;
 }
 
 /* Re-express a 3-row constraint along the axes of anchor frame 0 (per-axis stiffness). The rows'
@@ -137,8 +140,8 @@ static void to_anchor_axes(const loam_mb_state* s, const loam_mb_constraint_def*
 /* A constraint's rows now: world anchor points, row directions, position errors; returns the count. */
 static int constraint_rows(const loam_mb_model* m, const loam_mb_state* s, const loam_mb_constraint_def* c, loam_vec3d* pa, loam_vec3d* pb,
                            loam_vec3d* dir, double* phi) {
-    *pa = endpoint_pos(m, s, c->body[0], c->node[0], c->anchor[0]);
-    *pb = endpoint_pos(m, s, c->body[1], c->node[1], c->anchor[1]);
+    *pa = endpoint_pos(m, s, mb_constraint_endpoint(c, 0), c->anchor[0]);
+    *pb = endpoint_pos(m, s, mb_constraint_endpoint(c, 1), c->anchor[1]);
     loam_vec3d d = d3_sub(*pa, *pb);
     if (c->type == LOAM_CONSTRAINT_NO_SLIP) { /* body 1's material point at the same place; no position error */
         *pb = *pa;
@@ -200,17 +203,17 @@ static void world_columns(const loam_mb_model* m, const loam_mb_state* s) {
 
 /* The same for an endpoint that may be an FEM node: its velocity is its 3 unknowns (a fixed node has
  * none). */
-static void add_endpoint_rows(const loam_mb_model* m, const loam_mb_state* s, int body, int node, loam_vec3d p, int angular, double sign,
+static void add_endpoint_rows(const loam_mb_model* m, const loam_mb_state* s, loam_endpoint e, loam_vec3d p, int angular, double sign,
                               const loam_vec3d* dirs, int nrow, int row0, const int* trees, size_t base[3][2]) {
-    int f = mb_fem_piece(body);
-    if (f < 0) {
-        if (body >= 0) add_point_rows(m, s, body, p, angular, sign, dirs, nrow, row0, trees, base);
+    if (e.kind == LOAM_ENDPOINT_BODY) {
+        add_point_rows(m, s, e.index, p, angular, sign, dirs, nrow, row0, trees, base);
         return;
     }
-    int g = endpoint_group(m, s->work, body, node), slot = trees[0] == g ? 0 : 1;
+    if (e.kind != LOAM_ENDPOINT_FEM_NODE) return; /* the world */
+    int g = endpoint_group(m, s->work, e), slot = trees[0] == g ? 0 : 1;
     if (g < 0) return;
     for (int q = 0; q < nrow; ++q)
-        for (int k = 0; k < 3; ++k) ((mb_work*)s->work)->J[base[q][slot] + 3 * (size_t)node + (size_t)k] += sign * d3_get(dirs[q], k);
+        for (int k = 0; k < 3; ++k) ((mb_work*)s->work)->J[base[q][slot] + 3 * (size_t)e.sub + (size_t)k] += sign * d3_get(dirs[q], k);
 }
 
 static int limit_row_needed(const loam_mb_model* m, const loam_mb_state* s, int d) {
@@ -225,8 +228,8 @@ static int limit_row_needed(const loam_mb_model* m, const loam_mb_state* s, int 
  * the same pair; of those, the nearest point gives its world impulse, re-expressed in the new frame
  * and put back inside the friction cone. */
 static long long pair_key(const loam_mb_model* m, const loam_mb_contact* c) {
-    int f = mb_fem_piece(c->body[0]); /* FEM node contacts: negative keys by global node and geom */
-    if (f >= 0) return -1 - ((long long)(m->fem[f].node_adr + c->node) * m->ngeom + c->geom[1]);
+    const loam_mb_side* n = &c->side[0]; /* FEM node contacts: negative keys by global node and geom */
+    if (n->kind == LOAM_MB_SIDE_FEM_NODE) return -1 - ((long long)(m->fem[n->index].node_adr + n->node) * m->ngeom + c->geom[1]);
     return (long long)c->geom[0] * m->ngeom + c->geom[1];
 }
 
@@ -314,7 +317,7 @@ static mb_sizes count_rows(const loam_mb_model* m, const loam_mb_state* s) {
     for (int d = 0; d < m->nv; ++d)
         if (limit_row_needed(m, s, d)) z.rows += 1, z.segs += 1, z.vals += (size_t)group_n(m, w, m->body_tree[m->dof_body[d]]);
     for (int ci = 0; ci < m->nconstraint; ++ci) {
-        int nt = body_trees(m, w, m->constraint[ci].body, m->constraint[ci].node, trees), nr = constraint_nrows(&m->constraint[ci]);
+        int nt = constraint_trees(m, w, &m->constraint[ci], trees), nr = constraint_nrows(&m->constraint[ci]);
         if (nt == 0) continue; /* between the world and prescribed dofs: no row */
         z.rows += nr, z.segs += nr * nt;
         for (int k = 0; k < nt; ++k) z.vals += (size_t)nr * (size_t)group_n(m, w, trees[k]);
@@ -382,7 +385,7 @@ static void assemble_constraints(const loam_mb_model* m, const loam_mb_state* s,
     int trees[2];
     for (int ci = 0; ci < m->nconstraint; ++ci) {
         const loam_mb_constraint_def* cd = &m->constraint[ci];
-        int nt = body_trees(m, w, cd->body, cd->node, trees), r = at->r;
+        int nt = constraint_trees(m, w, cd, trees), r = at->r;
         if (nt == 0) continue;
         loam_vec3d pa, pb, dir[3];
         double phi[3];
@@ -399,8 +402,8 @@ static void assemble_constraints(const loam_mb_model* m, const loam_mb_state* s,
             w->blocks[at->nb++] = (cp_block){r + q, CP_EQUALITY, 0.0, compliance};
         }
         int angular = cd->type == LOAM_CONSTRAINT_ANGULAR;
-        add_endpoint_rows(m, s, cd->body[0], cd->node[0], pa, angular, 1.0, dir, nr, r, trees, base);
-        add_endpoint_rows(m, s, cd->body[1], cd->node[1], pb, angular, -1.0, dir, nr, r, trees, base);
+        add_endpoint_rows(m, s, mb_constraint_endpoint(cd, 0), pa, angular, 1.0, dir, nr, r, trees, base);
+        add_endpoint_rows(m, s, mb_constraint_endpoint(cd, 1), pb, angular, -1.0, dir, nr, r, trees, base);
         at->r += nr;
     }
 }
@@ -419,8 +422,8 @@ static void assemble_contacts(const loam_mb_model* m, const loam_mb_state* s, mb
             w->e[r + q] = q == 0 ? offset(-ct->depth, m->opt.dt, m->opt.contact_erp) : 0.0;
             w->row_origin[r + q] = (mb_row_origin){MB_ROW_CONTACT, c};
         }
-        add_endpoint_rows(m, s, ct->body[0], ct->node, ct->point, 0, 1.0, ct->frame, 3, r, trees, base);
-        if (ct->body[1] >= 0) add_point_rows(m, s, ct->body[1], ct->point, 0, -1.0, ct->frame, 3, r, trees, base);
+        add_endpoint_rows(m, s, mb_side_endpoint(ct->side[0]), ct->point, 0, 1.0, ct->frame, 3, r, trees, base);
+        add_endpoint_rows(m, s, mb_side_endpoint(ct->side[1]), ct->point, 0, -1.0, ct->frame, 3, r, trees, base);
         w->blocks[at->nb++] = (cp_block){r, CP_CONTACT, ct->friction, 0.0};
         at->r += 3;
     }
