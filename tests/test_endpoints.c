@@ -8,7 +8,9 @@
  *   node n^T (A^-1)_ii n, A the piece's step system, inverted the same way from its unfactored band;
  * - an FEM piece's clamped nodes neither move nor yield;
  * - conservation: a free body's linear momentum changes by exactly the impulse;
- * - a tree's prescribed (KINEMATIC) joint keeps its velocity, and the world endpoint does nothing. */
+ * - a tree's prescribed (KINEMATIC) joint keeps its velocity, and the world endpoint does nothing;
+ * - the Jacobian op (row assembly): its rows times the owner's unknowns, plus the prescribed dofs'
+ *   offsets, are the velocity op's sign n . v(p), for links (free and prescribed roots) and FEM nodes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +54,30 @@ static double check_identity(const loam_endpoint_ops* ops, void* owner, loam_end
     CHECK(isfinite(W) && W >= 0.0, "%s: W = %g", what, W); /* 0: an immovable point (a prescribed link) */
     CHECK(fabs(dv - want) <= tol * fabs(want) + 1e-12, "%s: n.dv = %.9g, lambda W = %.9g", what, dv, want);
     return W;
+}
+
+/* The Jacobian op (endpoint.h's row assembly) against the velocity op: the rows it writes for n
+ * directions, applied to the owner's unknowns u (a tree's free dofs, a piece's nodal velocities),
+ * plus the prescribed dofs' offsets, give sign n_q . v(p). u: the group's unknowns; nu their count. */
+static void check_rows(const loam_endpoint_ops* ops, void* owner, loam_endpoint e, const double p[3], const double* u, int nu, unsigned* s,
+                       const char* what) {
+    loam_vec3d dir[3];
+    double seg[3][64], off[3] = {0.0, 0.0, 0.0}, v[3], sign = (*s & 256u) ? 1.0 : -1.0;
+    for (int q = 0; q < 3; ++q) {
+        double n[3];
+        random_unit(s, n);
+        dir[q] = (loam_vec3d){n[0], n[1], n[2]};
+        memset(seg[q], 0, sizeof seg[q]);
+    }
+    CHECK(nu <= 64, "%s: %d unknowns", what, nu);
+    loam_endpoint_rows rows = {3, dir, sign, 0, {seg[0], seg[1], seg[2]}, {&off[0], &off[1], &off[2]}};
+    mb_endpoint_jacobian[e.kind](owner, e, p, &rows);
+    ops->velocity(owner, e, p, v);
+    for (int q = 0; q < 3; ++q) {
+        double w = off[q], want = sign * (dir[q].x * v[0] + dir[q].y * v[1] + dir[q].z * v[2]);
+        for (int i = 0; i < nu; ++i) w += seg[q][i] * u[i];
+        CHECK(fabs(w - want) <= 1e-12 * (1.0 + fabs(want)), "%s: row %d gives %.15g, sign n . v(p) = %.15g", what, q, w, want);
+    }
 }
 
 static void particles(void) {
@@ -186,7 +212,14 @@ static void arm(int prescribe) {
     st->q[0] = 0.3, st->q[1] = -0.7, st->q[2] = 0.05;
     st->qd[0] = 0.4;
     mb_system sys = {m, st};
+    /* one step lays out the free dofs (and their groups) as every step does; then the rows' inputs:
+     * poses, the rotated columns, the prescribed dofs' known velocities */
+    CHECK(loam_mb_step(m, st, 1, &err) == LOAM_OK, "%s", err.message);
     refresh(&sys);
+    mb_work* wk = st->work;
+    mb_world_columns(m, st);
+    for (int d = 0; d < nv; ++d) wk->x[d] = st->qd[d];
+    CHECK(wk->gfree_off[1] - wk->gfree_off[0] == (prescribe ? 2 : 3), "free dofs of the arm: %d", wk->gfree_off[1] - wk->gfree_off[0]);
     double* M = malloc(sizeof(double) * (size_t)(nv * nv)), *Minv = malloc(sizeof(double) * (size_t)(nv * nv));
     double* jac = malloc(sizeof(double) * 6 * (size_t)nv);
     unsigned s = 4u + (unsigned)prescribe;
@@ -209,6 +242,12 @@ static void arm(int prescribe) {
             double want = 0.0;
             for (int a = 0; a < nf; ++a)
                 for (int c = 0; c < nf; ++c) want += g[a] * Minv[a * nf + c] * g[c];
+            double u[3];
+            for (int d = 0; d < nv; ++d)
+                if (wk->free_dof[d] >= 0) u[wk->free_dof[d] - wk->gfree_off[0]] = st->qd[d];
+            check_rows(&loam_body_endpoint_ops, &sys, (loam_endpoint){LOAM_ENDPOINT_BODY, body, 0}, p, u, wk->gfree_off[1] - wk->gfree_off[0],
+                       &s2, prescribe ? "arm rows, prescribed root" : "arm rows");
+            for (int d = 0; d < nv; ++d) wk->x[d] = st->qd[d];
             double qd0 = st->qd[0];
             double W = check_identity(&loam_body_endpoint_ops, &sys, (loam_endpoint){LOAM_ENDPOINT_BODY, body, 0}, p, &s, 1e-8,
                                       prescribe ? "arm, prescribed root" : "arm");
@@ -271,10 +310,13 @@ static void fem_nodes(void) {
         double W = check_identity(&loam_fem_node_endpoint_ops, &sys, e, p, &s, 1e-9, i < NFIX ? "clamped FEM node" : "FEM node");
         if (i < NFIX) {
             CHECK(W == 0.0, "a clamped node yields: W = %g", W);
+            check_rows(&loam_fem_node_endpoint_ops, &sys, e, p, st->fem_v, 3 * NN, &s2, "clamped FEM node rows");
             for (int j = 0; j < 3 * NN; ++j) CHECK(st->fem_v[j] == 0.0, "an impulse on a clamped node moved the piece");
             continue;
         }
         CHECK(fabs(W - want) <= 1e-9 * want, "FEM node %d: W %.12g, from the inverted system %.12g", i, W, want);
+        for (int j = 0; j < 3 * NN; ++j) st->fem_v[j] = j >= 3 * NFIX ? sin(0.7 * j + i) : 0.0;
+        check_rows(&loam_fem_node_endpoint_ops, &sys, e, p, st->fem_v, 3 * NN, &s2, "FEM node rows");
         memset(st->fem_v, 0, sizeof(double) * 3 * NN); /* keep the velocities small */
     }
     free(A), free(Ainv);

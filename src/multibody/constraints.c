@@ -171,49 +171,19 @@ static int constraint_rows(const loam_mb_model* m, const loam_mb_state* s, const
     return 1;
 }
 
-/* Add the velocity of body's material point at p (angular: the body's angular velocity) along dirs
- * (times sign) into the rows' segments (the tree's slot) or, for prescribed dofs, into e. */
-static void add_point_rows(const loam_mb_model* m, const loam_mb_state* s, int body, loam_vec3d p, int angular, double sign,
-                           const loam_vec3d* dirs, int nrow, int row0, const int* trees, size_t base[3][2]) {
-    mb_work* w = s->work;
-    for (int j = body; j >= 0; j = m->body[j].parent)
-        for (int k = 0; k < loam_joint_nv(m->body[j].joint); ++k) {
-            /* mb_dof_column, with the rotated columns of world_columns */
-            const sv6* c = &w->Sw[6 * j + k];
-            loam_vec3d ang = c->ang, lin = d3_add(c->lin, d3_cross(ang, d3_sub(p, s->xpose[j].p)));
-            int d = m->v_adr[j] + k, t = m->body_tree[j], slot = trees[0] == t ? 0 : 1;
-            for (int q = 0; q < nrow; ++q) {
-                double val = sign * d3_dot(dirs[q], angular ? ang : lin);
-                if (w->free_dof[d] >= 0) w->J[base[q][slot] + (size_t)(w->free_dof[d] - w->gfree_off[t])] += val;
-                else w->e[row0 + q] += val * w->x[d]; /* a prescribed dof's known velocity */
-            }
-        }
-}
-
-/* Every body's motion subspace columns in world axes (mb_dof_column's rotations), once per step. */
-static void world_columns(const loam_mb_model* m, const loam_mb_state* s) {
-    mb_work* w = s->work;
-    for (int j = 0; j < m->nbody; ++j)
-        for (int k = 0; k < loam_joint_nv(m->body[j].joint); ++k) {
-            const sv6* c = &w->S[6 * j + k];
-            w->Sw[6 * j + k].ang = qd_rotate(s->xpose[j].q, c->ang);
-            w->Sw[6 * j + k].lin = qd_rotate(s->xpose[j].q, c->lin);
-        }
-}
-
-/* The same for an endpoint that may be an FEM node: its velocity is its 3 unknowns (a fixed node has
- * none). */
+/* Add an endpoint's rows along dirs (times sign: +1 side 0, -1 side 1) through its kind's Jacobian
+ * op (multibody/endpoint.c: a body's or link's tree columns, an FEM node's 3 unknowns, the world's
+ * nothing) into the rows' segments for its group (the tree's or piece's slot) and, for prescribed
+ * dofs, into e. */
 static void add_endpoint_rows(const loam_mb_model* m, const loam_mb_state* s, loam_endpoint e, loam_vec3d p, int angular, double sign,
                               const loam_vec3d* dirs, int nrow, int row0, const int* trees, size_t base[3][2]) {
-    if (e.kind == LOAM_ENDPOINT_BODY) {
-        add_point_rows(m, s, e.index, p, angular, sign, dirs, nrow, row0, trees, base);
-        return;
-    }
-    if (e.kind != LOAM_ENDPOINT_FEM_NODE) return; /* the world */
-    int g = endpoint_group(m, s->work, e), slot = trees[0] == g ? 0 : 1;
-    if (g < 0) return;
-    for (int q = 0; q < nrow; ++q)
-        for (int k = 0; k < 3; ++k) ((mb_work*)s->work)->J[base[q][slot] + 3 * (size_t)e.sub + (size_t)k] += sign * d3_get(dirs[q], k);
+    mb_work* w = s->work;
+    int g = endpoint_group(m, w, e), slot = g >= 0 && trees[0] != g ? 1 : 0;
+    loam_endpoint_rows rows = {nrow, dirs, sign, angular, {NULL, NULL, NULL}, {NULL, NULL, NULL}};
+    for (int q = 0; q < nrow; ++q) rows.seg[q] = g >= 0 ? w->J + base[q][slot] : NULL, rows.offset[q] = w->e + row0 + q;
+    mb_system sys = {m, (loam_mb_state*)s};
+    double pt[3] = {p.x, p.y, p.z};
+    mb_endpoint_jacobian[e.kind](&sys, e, pt, &rows);
 }
 
 static int limit_row_needed(const loam_mb_model* m, const loam_mb_state* s, int d) {
@@ -530,7 +500,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
         return LOAM_OK;
     }
     if ((st = reserve(w, z.rows, z.segs, z.vals, err)) != LOAM_OK) return st;
-    world_columns(m, s);
+    mb_world_columns(m, s);
     make_groups(m, w);
     memset(w->J, 0, sizeof(double) * z.vals);
     mb_cursor at = {0, 0, 0, 0};

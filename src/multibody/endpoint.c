@@ -13,6 +13,7 @@
 
 #include "contact/endpoint.h"
 #include "core/dense.h"
+#include "core/vecd.h"
 #include "multibody/fem.h"
 #include "multibody/mb_internal.h"
 
@@ -164,3 +165,56 @@ static double fem_delassus(const void* owner, loam_endpoint e, const double p[3]
 }
 
 const loam_endpoint_ops loam_fem_node_endpoint_ops = {LOAM_ENDPOINT_FEM_NODE, fem_velocity, fem_apply, fem_delassus};
+
+void mb_world_columns(const loam_mb_model* m, loam_mb_state* s) {
+    mb_work* w = s->work;
+    for (int j = 0; j < m->nbody; ++j)
+        for (int k = 0; k < loam_joint_nv(m->body[j].joint); ++k) {
+            const sv6* c = &w->S[6 * j + k];
+            w->Sw[6 * j + k].ang = qd_rotate(s->xpose[j].q, c->ang);
+            w->Sw[6 * j + k].lin = qd_rotate(s->xpose[j].q, c->lin);
+        }
+}
+
+/* A body's rows: per dof of its path to the root, mb_dof_column (with the step's rotated columns
+ * Sw) along each direction; a free dof's value goes to its place in the tree's segment, a
+ * prescribed one's times its known velocity (the step's x) to the offset. */
+static void body_jacobian(const void* owner, loam_endpoint e, const double p[3], const loam_endpoint_rows* rows) {
+    const mb_system* sys = owner;
+    const loam_mb_model* m = sys->model;
+    const loam_mb_state* s = sys->state;
+    const mb_work* w = s->work;
+    loam_vec3d pt = {p[0], p[1], p[2]};
+    for (int j = e.index; j >= 0; j = m->body[j].parent)
+        for (int k = 0; k < loam_joint_nv(m->body[j].joint); ++k) {
+            const sv6* c = &w->Sw[6 * j + k];
+            loam_vec3d ang = c->ang, lin = d3_add(c->lin, d3_cross(ang, d3_sub(pt, s->xpose[j].p)));
+            int d = m->v_adr[j] + k, f = w->free_dof[d], t = m->body_tree[j];
+            for (int q = 0; q < rows->n; ++q) {
+                double val = rows->sign * d3_dot(rows->dir[q], rows->angular ? ang : lin);
+                if (f >= 0) rows->seg[q][f - w->gfree_off[t]] += val;
+                else *rows->offset[q] += val * w->x[d]; /* a prescribed dof's known velocity */
+            }
+        }
+}
+
+/* An FEM node's rows: its 3 unknowns, the direction itself; a clamped node has none (velocity 0). */
+static void fem_jacobian(const void* owner, loam_endpoint e, const double p[3], const loam_endpoint_rows* rows) {
+    (void)p;
+    if (fem_fixed(owner, e)) return;
+    for (int q = 0; q < rows->n; ++q) {
+        const loam_vec3d* d = &rows->dir[q];
+        double* seg = rows->seg[q] + 3 * (size_t)e.sub;
+        seg[0] += rows->sign * d->x, seg[1] += rows->sign * d->y, seg[2] += rows->sign * d->z;
+    }
+}
+
+const loam_endpoint_jacobian_fn mb_endpoint_jacobian[LOAM_ENDPOINT_KIND_COUNT] = {
+    [LOAM_ENDPOINT_WORLD] = loam_world_endpoint_jacobian,
+    [LOAM_ENDPOINT_PARTICLE] = loam_world_endpoint_jacobian, /* not a multibody kind: adds nothing */
+    [LOAM_ENDPOINT_BODY] = body_jacobian,
+    [LOAM_ENDPOINT_SOFT_MASS] = loam_world_endpoint_jacobian,
+    [LOAM_ENDPOINT_FEM_NODE] = fem_jacobian,
+    [LOAM_ENDPOINT_MPM_NODE] = loam_world_endpoint_jacobian,
+    [LOAM_ENDPOINT_TERRAIN_FOOT] = loam_world_endpoint_jacobian,
+};

@@ -17,6 +17,12 @@ typedef struct mb_system {
 extern const loam_endpoint_ops loam_body_endpoint_ops;
 /* FEM nodes (index = piece, sub = node) as contact endpoints: endpoint.c. */
 extern const loam_endpoint_ops loam_fem_node_endpoint_ops;
+/* Row assembly (contact/endpoint.h's Jacobian op) per endpoint kind, owner an mb_system: a body's
+ * tree columns, an FEM node's unknowns; the other kinds add nothing. A body's op reads the step's
+ * rotated columns (mb_world_columns, once per step before assembly) and the step's known
+ * velocities of prescribed dofs (work x). */
+extern const loam_endpoint_jacobian_fn mb_endpoint_jacobian[LOAM_ENDPOINT_KIND_COUNT];
+void mb_world_columns(const loam_mb_model* m, loam_mb_state* s);
 
 /* The typed endpoint (contact/endpoint.h) of a contact's side: a body, an FEM node (index = piece,
  * sub = node) or the world. */
