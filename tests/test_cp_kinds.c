@@ -39,7 +39,7 @@ static void make(fixture* f, cp_kind kind) {
         f->seg[r] = (cp_seg){0, (size_t)(r * N), 0, 0};
     }
     f->row_seg[M] = M;
-    f->group = (cp_group){0, N, f->A, f->L, 0};
+    f->group = (cp_group){0, N, f->A, f->L, 0, CP_DENSE, NULL, NULL};
     cp_seg_ranges(f->seg, M, &f->group, f->J);
     f->block[0] = (cp_block){0, kind, MU, 0.0};
     f->block[1] = (cp_block){3, CP_EQUALITY, 0.0, C};

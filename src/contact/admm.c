@@ -644,6 +644,11 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
         res.iterations = CP_UNSUPPORTED_KIND;
         return res;
     }
+    for (int g = 0; g < p->ngroup; ++g) /* its subsystems are built from A (cp_storage) */
+        if (p->group[g].storage != CP_DENSE && p->group[g].storage != CP_BANDED) {
+            res.iterations = CP_UNSUPPORTED_STORAGE;
+            return res;
+        }
     cp_admm_work* a = work ? *work : NULL;
     if (!a) {
         a = loam_calloc(1, sizeof *a);

@@ -23,18 +23,34 @@
 #include "contact/kinds.h"
 #include "core/dense.h"
 
+/* How a group stores its matrix A:
+ * DENSE       A and L n x n row-major (a tree of bodies);
+ * BANDED      A and L band-stored whole (core/dense.h, ld = 2 bw + 1; an FEM piece);
+ * DIAGONAL    A its n diagonal entries, L unused (a lumped mass: particles, soft masses, MPM nodes);
+ * MATRIX_FREE A and L unused: solve(ctx, n, x) applies A^-1 in place (an owner that keeps its own
+ *             factor or iterates).
+ * PGS, PJ and the nonsmooth Newton take all four (they use A^-1 J^T only, from cp_prepare); SubADMM
+ * and full ADMM build their subsystems from A and take DENSE and BANDED only (CP_UNSUPPORTED_STORAGE
+ * otherwise). */
+typedef enum cp_storage { CP_DENSE = 0, CP_BANDED, CP_DIAGONAL, CP_MATRIX_FREE } cp_storage;
+
 typedef struct cp_group {
     int off, n;       /* its unknowns: v[off .. off + n) */
-    const double* A;  /* n x n, row-major; banded: band-stored whole (core/dense.h, ld = 2 bw + 1) */
-    const double* L;  /* its lower Cholesky factor (core/dense.h), stored as A is */
-    int bw;           /* > 0: A and L are banded with this half bandwidth (an FEM piece); 0: dense */
+    const double* A;  /* as `storage` says */
+    const double* L;  /* DENSE, BANDED: its lower Cholesky factor (core/dense.h), stored as A is */
+    int bw;           /* BANDED: the half bandwidth (> 0); 0 otherwise */
+    cp_storage storage;
+    void (*solve)(const void* ctx, int n, double* x); /* MATRIX_FREE: x = A^-1 x */
+    const void* ctx;
 } cp_group;
 
-/* Row r of a group's matrix m (its A or its L), so that its [c] is entry (r, c), whichever the
- * storage (banded groups: core/dense.h, the whole band). */
+/* Row r of a group's matrix m (its A or its L), so that its [c] is entry (r, c), for DENSE and
+ * BANDED storage (banded groups: core/dense.h, the whole band). */
 static inline const double* cp_group_row(const cp_group* g, const double* m, int r) {
     return g->bw > 0 ? dense_band_row_c(m, g->bw, 2 * g->bw + 1, r) : m + (size_t)r * (size_t)g->n;
 }
+
+enum { CP_UNSUPPORTED_STORAGE = -3 };
 
 typedef struct cp_seg {
     int group;
@@ -68,7 +84,8 @@ typedef struct cp_problem {
 
 typedef struct cp_result {
     int iterations; /* -1: the solver could not allocate or factorize; CP_UNSUPPORTED_KIND (-2): a block
-                       of a reserved kind (kinds.h) */
+                       of a reserved kind (kinds.h); CP_UNSUPPORTED_STORAGE (-3): a group whose
+                       storage the solver does not take (cp_storage) */
     double error;   /* cp_error at the end */
 } cp_result;
 

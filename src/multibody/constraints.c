@@ -305,10 +305,10 @@ static mb_sizes count_rows(const loam_mb_model* m, const loam_mb_state* s) {
 static void make_groups(const loam_mb_model* m, mb_work* w) {
     int nf = w->gfree_off[m->ntree];
     for (int t = 0; t < m->ntree; ++t)
-        w->groups[t] = (cp_group){w->gfree_off[t], w->gfree_off[t + 1] - w->gfree_off[t], w->A0 + w->aoff[t], w->A + w->aoff[t], 0};
+        w->groups[t] = (cp_group){w->gfree_off[t], w->gfree_off[t + 1] - w->gfree_off[t], w->A0 + w->aoff[t], w->A + w->aoff[t], 0, CP_DENSE, NULL, NULL};
     for (int f = 0; f < m->nfem; ++f)
         w->groups[m->ntree + f] = (cp_group){nf + 3 * m->fem[f].node_adr, 3 * m->fem[f].def.nnode, w->fem_A0 + w->fem_aoff[f],
-                                             w->fem_A + w->fem_aoff[f], mb_fem_bandwidth(&m->fem[f])};
+                                             w->fem_A + w->fem_aoff[f], mb_fem_bandwidth(&m->fem[f]), CP_BANDED, NULL, NULL};
 }
 
 /* Where assembly writes next: row, block, segment and J value. */
