@@ -64,7 +64,7 @@ int main(void) {
         }
     CHECK(dense_cholesky(L1, N6) < 0, "6 x 6 factor");
     CHECK(dense_cholesky(L2, N7) < 0, "7 x 7 factor");
-    cp_group groups[3] = {{0, NB, A0, L0, BW}, {NB, N6, A1, L1, 0}, {NB + N6, N7, A2, L2, 0}};
+    cp_group groups[3] = {{0, NB, A0, L0, BW, CP_BANDED, NULL, NULL}, {NB, N6, A1, L1, 0, CP_DENSE, NULL, NULL}, {NB + N6, N7, A2, L2, 0, CP_DENSE, NULL, NULL}};
 
     /* rows 0-2: a contact between the piece (nodes in its middle) and the free body; row 3: the
      * piece's first unknowns and the tree; row 4: the piece's last unknowns; row 5: the tree alone */

@@ -4,15 +4,21 @@
  *   points, directions and impulses;
  * - W from first principles: 1/m for a particle and a soft-body mass; 1/m + (r x n)^T I^-1 (r x n)
  *   for a free rigid body; n^T J M^-1 J^T n for a link of an articulated tree, with M and J from the
- *   public dense mass matrix and Jacobian and an independent Gauss-Jordan inverse here;
+ *   public dense mass matrix and Jacobian and an independent Gauss-Jordan inverse here; for an FEM
+ *   node n^T (A^-1)_ii n, A the piece's step system, inverted the same way from its unfactored band;
+ * - an FEM piece's clamped nodes neither move nor yield;
  * - conservation: a free body's linear momentum changes by exactly the impulse;
- * - a tree's prescribed (KINEMATIC) joint keeps its velocity, and the world endpoint does nothing. */
+ * - a tree's prescribed (KINEMATIC) joint keeps its velocity, and the world endpoint does nothing;
+ * - the Jacobian op (row assembly): its rows times the owner's unknowns, plus the prescribed dofs'
+ *   offsets, are the velocity op's sign n . v(p), for links (free and prescribed roots) and FEM nodes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "contact/endpoint.h"
+#include "core/dense.h"
 #include "granular/world_internal.h"
+#include "multibody/fem.h"
 #include "multibody/mb_internal.h"
 #include "softbody/internal.h"
 #include "softbody_util.h"
@@ -48,6 +54,30 @@ static double check_identity(const loam_endpoint_ops* ops, void* owner, loam_end
     CHECK(isfinite(W) && W >= 0.0, "%s: W = %g", what, W); /* 0: an immovable point (a prescribed link) */
     CHECK(fabs(dv - want) <= tol * fabs(want) + 1e-12, "%s: n.dv = %.9g, lambda W = %.9g", what, dv, want);
     return W;
+}
+
+/* The Jacobian op (endpoint.h's row assembly) against the velocity op: the rows it writes for n
+ * directions, applied to the owner's unknowns u (a tree's free dofs, a piece's nodal velocities),
+ * plus the prescribed dofs' offsets, give sign n_q . v(p). u: the group's unknowns; nu their count. */
+static void check_rows(const loam_endpoint_ops* ops, void* owner, loam_endpoint e, const double p[3], const double* u, int nu, unsigned* s,
+                       const char* what) {
+    loam_vec3d dir[3];
+    double seg[3][64], off[3] = {0.0, 0.0, 0.0}, v[3], sign = (*s & 256u) ? 1.0 : -1.0;
+    for (int q = 0; q < 3; ++q) {
+        double n[3];
+        random_unit(s, n);
+        dir[q] = (loam_vec3d){n[0], n[1], n[2]};
+        memset(seg[q], 0, sizeof seg[q]);
+    }
+    CHECK(nu <= 64, "%s: %d unknowns", what, nu);
+    loam_endpoint_rows rows = {3, dir, sign, 0, {seg[0], seg[1], seg[2]}, {&off[0], &off[1], &off[2]}};
+    mb_endpoint_jacobian[e.kind](owner, e, p, &rows);
+    ops->velocity(owner, e, p, v);
+    for (int q = 0; q < 3; ++q) {
+        double w = off[q], want = sign * (dir[q].x * v[0] + dir[q].y * v[1] + dir[q].z * v[2]);
+        for (int i = 0; i < nu; ++i) w += seg[q][i] * u[i];
+        CHECK(fabs(w - want) <= 1e-12 * (1.0 + fabs(want)), "%s: row %d gives %.15g, sign n . v(p) = %.15g", what, q, w, want);
+    }
 }
 
 static void particles(void) {
@@ -182,7 +212,14 @@ static void arm(int prescribe) {
     st->q[0] = 0.3, st->q[1] = -0.7, st->q[2] = 0.05;
     st->qd[0] = 0.4;
     mb_system sys = {m, st};
+    /* one step lays out the free dofs (and their groups) as every step does; then the rows' inputs:
+     * poses, the rotated columns, the prescribed dofs' known velocities */
+    CHECK(loam_mb_step(m, st, 1, &err) == LOAM_OK, "%s", err.message);
     refresh(&sys);
+    mb_work* wk = st->work;
+    mb_world_columns(m, st);
+    for (int d = 0; d < nv; ++d) wk->x[d] = st->qd[d];
+    CHECK(wk->gfree_off[1] - wk->gfree_off[0] == (prescribe ? 2 : 3), "free dofs of the arm: %d", wk->gfree_off[1] - wk->gfree_off[0]);
     double* M = malloc(sizeof(double) * (size_t)(nv * nv)), *Minv = malloc(sizeof(double) * (size_t)(nv * nv));
     double* jac = malloc(sizeof(double) * 6 * (size_t)nv);
     unsigned s = 4u + (unsigned)prescribe;
@@ -205,6 +242,12 @@ static void arm(int prescribe) {
             double want = 0.0;
             for (int a = 0; a < nf; ++a)
                 for (int c = 0; c < nf; ++c) want += g[a] * Minv[a * nf + c] * g[c];
+            double u[3];
+            for (int d = 0; d < nv; ++d)
+                if (wk->free_dof[d] >= 0) u[wk->free_dof[d] - wk->gfree_off[0]] = st->qd[d];
+            check_rows(&loam_body_endpoint_ops, &sys, (loam_endpoint){LOAM_ENDPOINT_BODY, body, 0}, p, u, wk->gfree_off[1] - wk->gfree_off[0],
+                       &s2, prescribe ? "arm rows, prescribed root" : "arm rows");
+            for (int d = 0; d < nv; ++d) wk->x[d] = st->qd[d];
             double qd0 = st->qd[0];
             double W = check_identity(&loam_body_endpoint_ops, &sys, (loam_endpoint){LOAM_ENDPOINT_BODY, body, 0}, p, &s, 1e-8,
                                       prescribe ? "arm, prescribed root" : "arm");
@@ -212,6 +255,71 @@ static void arm(int prescribe) {
             if (prescribe) CHECK(st->qd[0] == qd0, "a KINEMATIC joint's velocity changed: %g -> %g", qd0, st->qd[0]);
         }
     free(M), free(Minv), free(jac);
+    loam_mb_state_destroy(st);
+    loam_mb_model_destroy(m);
+}
+
+/* A clamped FEM beam (3 x 1 x 1 cells, its x = 0 end fixed), bent out of its rest shape so that its
+ * elements' rotations matter, with the step's system made (mb_fem_prepare, as every step does). */
+static void fem_nodes(void) {
+    loam_mb_body_def b = loam_mb_body_default_def(); /* a model needs a body; this one is far away */
+    strcpy(b.name, "anchor");
+    b.placement.p = (loam_vec3d){0.0, 0.0, 10.0};
+    loam_mb_options o = loam_mb_default_options();
+    loam_mb_model* m = NULL;
+    loam_mb_state* st = NULL;
+    loam_error err;
+    CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) != NULL, "%s", err.message);
+    if (!m) return;
+    loam_mb_fem_beam_def bd = loam_mb_fem_beam_default_def();
+    bd.nx = 3, bd.ny = 1, bd.nz = 1, bd.size = (loam_vec3d){0.3, 0.1, 0.1};
+    enum { NN = 16, NT = 18, NFIX = 4 };
+    int nnode, ntet, tet[4 * NT], fixed[NFIX] = {0, 1, 2, 3};
+    double node[3 * NN];
+    loam_mb_fem_beam_counts(&bd, &nnode, &ntet);
+    CHECK(nnode == NN && ntet == NT, "beam counts %d %d", nnode, ntet);
+    CHECK(loam_mb_fem_beam_build(&bd, node, tet, &err) == LOAM_OK, "%s", err.message);
+    loam_mb_fem_def fd = loam_mb_fem_default_def();
+    strcpy(fd.name, "beam");
+    fd.nnode = NN, fd.ntet = NT, fd.node = node, fd.tet = tet, fd.nfixed = NFIX, fd.fixed = fixed;
+    fd.lumped = 0, fd.stiffness_damping = 0.01; /* a consistent mass: the nodes couple through M too */
+    CHECK(loam_mb_model_add_fem(m, &fd, &err) == LOAM_OK, "%s", err.message);
+    CHECK((st = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
+    if (!st) return;
+    for (int i = NFIX; i < NN; ++i) /* bend it: the free end up by up to 2 cm */
+        st->fem_x[3 * i + 2] += 0.02 * node[3 * i] / 0.3 * node[3 * i] / 0.3;
+    mb_system sys = {m, st};
+    CHECK(mb_fem_prepare(m, st) < 0, "the beam's system is not SPD");
+    /* A as a dense matrix from its unfactored band, and its inverse */
+    const mb_work* w = st->work;
+    int n = 3 * NN, bw = mb_fem_bandwidth(&m->fem[0]), ld = 2 * bw + 1;
+    double* A = calloc((size_t)(n * n), sizeof(double)), *Ainv = malloc(sizeof(double) * (size_t)(n * n));
+    for (int r = 0; r < n; ++r)
+        for (int c = r - bw > 0 ? r - bw : 0; c <= r + bw && c < n; ++c) A[r * n + c] = dense_band_row_c(w->fem_A0 + w->fem_aoff[0], bw, ld, r)[c];
+    invert(A, n, Ainv);
+    unsigned s = 9u;
+    for (int i = 0; i < NN; ++i) {
+        loam_endpoint e = {LOAM_ENDPOINT_FEM_NODE, 0, i};
+        const double* p = st->fem_x + 3 * i;
+        double n3[3];
+        unsigned s2 = s;
+        random_unit(&s2, n3); /* the direction check_identity will draw */
+        double want = 0.0;
+        for (int a = 0; a < 3; ++a)
+            for (int c = 0; c < 3; ++c) want += n3[a] * Ainv[(3 * i + a) * n + 3 * i + c] * n3[c];
+        double W = check_identity(&loam_fem_node_endpoint_ops, &sys, e, p, &s, 1e-9, i < NFIX ? "clamped FEM node" : "FEM node");
+        if (i < NFIX) {
+            CHECK(W == 0.0, "a clamped node yields: W = %g", W);
+            check_rows(&loam_fem_node_endpoint_ops, &sys, e, p, st->fem_v, 3 * NN, &s2, "clamped FEM node rows");
+            for (int j = 0; j < 3 * NN; ++j) CHECK(st->fem_v[j] == 0.0, "an impulse on a clamped node moved the piece");
+            continue;
+        }
+        CHECK(fabs(W - want) <= 1e-9 * want, "FEM node %d: W %.12g, from the inverted system %.12g", i, W, want);
+        for (int j = 0; j < 3 * NN; ++j) st->fem_v[j] = j >= 3 * NFIX ? sin(0.7 * j + i) : 0.0;
+        check_rows(&loam_fem_node_endpoint_ops, &sys, e, p, st->fem_v, 3 * NN, &s2, "FEM node rows");
+        memset(st->fem_v, 0, sizeof(double) * 3 * NN); /* keep the velocities small */
+    }
+    free(A), free(Ainv);
     loam_mb_state_destroy(st);
     loam_mb_model_destroy(m);
 }
@@ -230,6 +338,7 @@ int main(void) {
     free_body();
     arm(0);
     arm(1);
+    fem_nodes();
     world();
     TEST_MAIN_END();
 }

@@ -93,12 +93,21 @@ typedef struct loam_mb_geom_def {
                                       (contype_b & conaffinity_a) is nonzero (as MuJoCo); 1, 1 */
 } loam_mb_geom_def;
 
-/* A contact between two geoms: a point, a frame and a depth; its three Jacobian rows (normal, two
- * tangents) come from loam_mb_contact_jacobian and act on both bodies. */
+/* What one side of a contact is: a body (a free body or a link of a tree), a node of an FEM piece,
+ * or the world. */
+typedef enum loam_mb_side_kind { LOAM_MB_SIDE_WORLD = 0, LOAM_MB_SIDE_BODY = 1, LOAM_MB_SIDE_FEM_NODE = 2 } loam_mb_side_kind;
+typedef struct loam_mb_side {
+    int kind;             /* loam_mb_side_kind */
+    int index;            /* BODY: the body; FEM_NODE: the piece (loam_mb_model_add_fem's order); WORLD: -1 */
+    int node;             /* FEM_NODE: the piece's node; 0 otherwise */
+} loam_mb_side;
+
+/* A contact between two geoms, or an FEM node and a geom: a point, a frame and a depth; its three
+ * Jacobian rows (normal, two tangents) come from loam_mb_contact_jacobian and act on both sides. */
 typedef struct loam_mb_contact {
-    int body[2];          /* body[0] >= 0, or LOAM_MB_FEM_BODY(piece) for an FEM node; body[1] = -1 for the world */
+    loam_mb_side side[2]; /* side[0] a body or an FEM node, side[1] a body or the world */
+    int body[2];          /* each side's body, -1 where the side is not a body (an FEM node, the world) */
     int geom[2];          /* geom[0] = -1 for an FEM node */
-    int node;             /* FEM contacts: body[0]'s node; 0 otherwise */
     loam_vec3d point;     /* world, m: midway between the two surfaces */
     loam_vec3d frame[3];  /* world: the normal, pointing from body[1] towards body[0], then two tangents */
     double depth;         /* m: > 0 overlapping, <= 0 a gap within the contact margin */
@@ -461,7 +470,8 @@ LOAM_API loam_status loam_mb_jacobian(const loam_mb_model* model, const loam_mb_
  * an error naming the count. */
 LOAM_API loam_status loam_mb_collide(const loam_mb_model* model, loam_mb_state* state, loam_error* err);
 /* The contact's 3 x nv Jacobian (rows: normal, tangent 1, tangent 2): the relative velocity of body 0's
- * material point over body 1's at the contact point, in the contact frame. */
+ * material point over body 1's at the contact point, in the contact frame. An FEM node side adds
+ * nothing: its velocity is the node's, not a joint dof's. */
 LOAM_API loam_status loam_mb_contact_jacobian(const loam_mb_model* model, const loam_mb_state* state, const loam_mb_contact* contact,
                                      double* rows, loam_error* err);
 

@@ -486,7 +486,7 @@ static void slot_share(const cp_problem* p, cp_admm_work* a, double kappa) {
     for (int sl = 0; sl < nslot; ++sl) a->sw[sl] = 0.0;
     if (!(kappa > 0.0)) return;
     for (int c = 0; c < p->nblock; ++c) {
-        int r0 = p->block[c].row, nr = p->block[c].kind == CP_CONTACT ? 3 : 1, ns = a->slot_start[r0 + 1] - a->slot_start[r0];
+        int r0 = p->block[c].row, nr = cp_kind_rows(p->block[c].kind), ns = a->slot_start[r0 + 1] - a->slot_start[r0];
         if (a->folded[r0] || p->block[c].kind == CP_EQUALITY) continue;
         for (int i = 0; i < ns; ++i) {
             if (a->sn[a->slot_sub[a->slot_start[r0] + i]] > SMALL) continue;
@@ -640,6 +640,15 @@ static cp_result give_up(cp_admm_work* a, cp_admm_work** work) {
 cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const int* sub_of_group, int nsub, const cp_admm_settings* set,
                         cp_admm_work** work) {
     cp_result res = {0, 0.0};
+    if (cp_kinds_check(p->block, p->nblock) >= 0) {
+        res.iterations = CP_UNSUPPORTED_KIND;
+        return res;
+    }
+    for (int g = 0; g < p->ngroup; ++g) /* its subsystems are built from A (cp_storage) */
+        if (p->group[g].storage != CP_DENSE && p->group[g].storage != CP_BANDED) {
+            res.iterations = CP_UNSUPPORTED_STORAGE;
+            return res;
+        }
     cp_admm_work* a = work ? *work : NULL;
     if (!a) {
         a = loam_calloc(1, sizeof *a);

@@ -4,18 +4,7 @@
 #include <stddef.h>
 
 #include "contact/admm_work.h"
-#include "contact/cone.h"
-
-/* r = -w~ / W; a soft equality (compliance c) takes lambda = -w~ / (W + c). */
-static void project(const cp_block* k, const double* r, double W, double* l) {
-    if (k->kind == CP_EQUALITY) {
-        l[0] = r[0] * W / (W + k->compliance);
-    } else if (k->kind == CP_UNILATERAL) {
-        l[0] = r[0] > 0.0 ? r[0] : 0.0;
-    } else {
-        loam_cone_project_d(k->mu, r, l);
-    }
-}
+#include "contact/kinds.h"
 
 /* Each active slot's coefficient beta_s z - u in its subsystem's right-hand side (15), from the
  * state (z, u): at the start, and after anything but a projection changed the state or a penalty. */
@@ -36,7 +25,7 @@ void cp_admm_refresh_sub(cp_admm_work* a, int s) {
 /* (16)-(21) for block c (any kind, relaxation alpha): y, the projection, z and u, and the slots'
  * coefficients for the next (15). Returns the largest |y - y_previous| if `track`. */
 static double any_block(cp_problem* p, cp_admm_work* a, const cp_block* k, double alpha, int track) {
-    int r0 = k->row, nr = k->kind == CP_CONTACT ? 3 : 1;
+    int r0 = k->row, nr = cp_kind_rows(k->kind);
     double rv[3], l[3] = {0, 0, 0}, change = 0.0;
     for (int q = 0; q < nr; ++q) {
         int r = r0 + q;
@@ -52,7 +41,7 @@ static double any_block(cp_problem* p, cp_admm_work* a, const cp_block* k, doubl
         }
         rv[q] = -wt / a->W[r];
     }
-    project(k, rv, a->W[r0], l);
+    cp_kind_project(k, a->W + r0, rv, l); /* rv = -w~ / W: the hard update in SubADMM's metric W */
     for (int q = 0; q < nr; ++q) {
         int r = r0 + q;
         a->u[r] = -l[q];
@@ -85,7 +74,7 @@ static inline __attribute__((always_inline)) double contact_one(cp_problem* p, c
         yp[q] = y[q];
         rv[q] = -(e[q] + y[q]) / W[q];
     }
-    loam_cone_project_d(k->mu, rv, l);
+    cp_contact_project(k, rv, l);
     for (int q = 0; q < 3; ++q) {
         u[q] = -l[q];
         p->lambda[r0 + q] = l[q];
@@ -122,7 +111,7 @@ static inline __attribute__((always_inline)) double contact_pair(cp_problem* p, 
         st2(yp + 2 * q, y[q]);
         rv[q] = -((p->e[r0 + q] + y[q][0]) + y[q][1]) / W[q];
     }
-    loam_cone_project_d(k->mu, rv, l);
+    cp_contact_project(k, rv, l);
     for (int q = 0; q < 3; ++q) {
         a->u[r0 + q] = -l[q];
         p->lambda[r0 + q] = l[q];

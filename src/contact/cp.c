@@ -59,11 +59,19 @@ void cp_seg_ranges(cp_seg* seg, int nseg, const cp_group* group, const double* J
     }
 }
 
-/* x = A_g^-1 x through group g's factor (banded for an FEM piece: O(n bw)). */
+/* x = A_g^-1 x as group g stores A (banded for an FEM piece: O(n bw)). */
 static void group_solve(const cp_group* g, double* x) {
-    if (g->bw > 0) dense_cholesky_band_solve(g->L, g->n, g->bw, 2 * g->bw + 1, x);
-    else if (g->n == 6) solve6(g->L, x);
-    else dense_cholesky_solve(g->L, g->n, x);
+    switch (g->storage) {
+    case CP_BANDED: dense_cholesky_band_solve(g->L, g->n, g->bw, 2 * g->bw + 1, x); break;
+    case CP_DIAGONAL:
+        for (int i = 0; i < g->n; ++i) x[i] /= g->A[i];
+        break;
+    case CP_MATRIX_FREE: g->solve(g->ctx, g->n, x); break;
+    default:
+        if (g->n == 6) solve6(g->L, x);
+        else dense_cholesky_solve(g->L, g->n, x);
+        break;
+    }
 }
 
 /* Rows r and r + 1 touch the same groups in the same order. */
@@ -88,7 +96,7 @@ static void prepare_rows(cp_problem* p, int r, int nr) {
             a[i] = p->AJ + sg->val, j[i] = p->J + sg->val;
             memcpy(a[i], j[i], sizeof(double) * (size_t)g->n);
         }
-        if (nr == 3 && g->bw == 0 && g->n == 6) solve6x3(g->L, a[0], a[1], a[2]);
+        if (nr == 3 && g->storage == CP_DENSE && g->n == 6) solve6x3(g->L, a[0], a[1], a[2]);
         else
             for (int i = 0; i < nr; ++i) group_solve(g, a[i]);
         for (int i = 0; i < nr; ++i) {
@@ -120,7 +128,17 @@ void cp_prepare(cp_problem* p) {
  * subtractions, and three side by side keep the floating-point unit busy. sg[q]: their segments (the
  * nonzero ranges); y[q]: n scratch each. */
 static void half_norm2(const cp_group* g, int nj, const double* const* j, const cp_seg* const* sg, double* const* y, double* out) {
-    if (g->n == 6 && g->bw == 0 && nj == 3) { /* a contact on a free body: no divisions in the chain */
+    if (g->storage == CP_DIAGONAL || g->storage == CP_MATRIX_FREE) { /* j . A^-1 j directly */
+        for (int q = 0; q < nj; ++q) {
+            double s = 0.0;
+            memcpy(y[q], j[q], sizeof(double) * (size_t)g->n);
+            group_solve(g, y[q]);
+            for (int i = sg[q]->lo; i < sg[q]->hi; ++i) s += j[q][i] * y[q][i];
+            out[q] = s;
+        }
+        return;
+    }
+    if (g->n == 6 && g->storage == CP_DENSE && nj == 3) { /* a contact on a free body: no divisions in the chain */
         double inv[6];
         for (int i = 0; i < 6; ++i) inv[i] = 1.0 / g->L[i * 6 + i];
         for (int q = 0; q < 3; ++q) memcpy(y[q], j[q], sizeof(double) * 6);
@@ -199,30 +217,14 @@ void cp_prepare_diag(cp_problem* p, double* segd, double* t) {
     }
 }
 
-static double fb(double a, double b) { return a + b - sqrt(a * a + b * b); }
-
 double cp_error(const cp_problem* p) {
     double err = 0.0;
     for (int b = 0; b < p->nblock; ++b) {
         const cp_block* k = &p->block[b];
-        int r = k->row;
-        double w = cp_row_velocity(p, r);
-        if (k->kind == CP_EQUALITY) {
-            err = fmax(err, fabs(w + k->compliance * p->lambda[r]));
-            continue;
-        }
-        err = fmax(err, fabs(fb(w, p->diag[r] * p->lambda[r])));
-        if (k->kind != CP_CONTACT) continue;
-        double w1 = cp_row_velocity(p, r + 1), w2 = cp_row_velocity(p, r + 2);
-        /* One scalar for both tangents: the natural map's fixed point is then exactly maximal
-         * dissipation (sliding opposite to the friction impulse). */
-        double d = fmax(p->diag[r + 1], p->diag[r + 2]);
-        if (!(d > 0.0)) d = 1.0;
-        double y1 = p->lambda[r + 1] - w1 / d, y2 = p->lambda[r + 2] - w2 / d;
-        double s = loam_disk_scale_d(y1 * y1 + y2 * y2, k->mu * fmax(p->lambda[r], 0.0));
-        y1 *= s, y2 *= s;
-        double dx = (p->lambda[r + 1] - y1) * d, dy = (p->lambda[r + 2] - y2) * d;
-        err = fmax(err, sqrt(dx * dx + dy * dy));
+        int r = k->row, nr = cp_kind_rows(k->kind);
+        double w[3];
+        for (int q = 0; q < nr; ++q) w[q] = cp_row_velocity(p, r + q);
+        err = fmax(err, cp_kind_error(k, w, p->lambda + r, p->diag + r));
     }
     return err;
 }

@@ -3,11 +3,13 @@
  *   v = v_free + A^-1 J^T lambda,   w = J v + e,
  *
  * with A the step's SPD system matrix, block diagonal over groups (the subsystems: trees of bodies),
- * and per block of rows:
+ * and per block of rows one of the kinds of kinds.h (each kind's projection, diagonal and error in
+ * one place there):
  * UNILATERAL  w >= 0, lambda >= 0, w lambda = 0          (joint limits, one-sided hard constraints)
  * EQUALITY    w + c lambda = 0, lambda free               (bilateral hard constraints; soft with c > 0)
  * CONTACT     3 rows (normal, two tangents): Signorini on the normal, Coulomb disk |lambda_t| <= mu
  *             lambda_n, and maximal dissipation (sliding opposes the tangential velocity).
+ * A problem with a reserved kind (kinds.h) is refused: every solver returns CP_UNSUPPORTED_KIND.
  * A row is stored as segments, one per group it touches, each a dense piece over that group's
  * unknowns; so every operation costs what the rows touch, not the system size.
  * Units: v and w in the dofs' velocity units (m/s, rad/s), lambda in impulse units (N s, N m s).
@@ -18,30 +20,37 @@
 #include <stddef.h>
 
 #include "contact/cone.h"
+#include "contact/kinds.h"
 #include "core/dense.h"
 
-typedef enum cp_kind { CP_UNILATERAL = 0, CP_EQUALITY, CP_CONTACT } cp_kind;
-
-typedef struct cp_block {
-    int row;           /* first row */
-    cp_kind kind;
-    double mu;         /* CONTACT: friction coefficient */
-    double compliance; /* EQUALITY: c >= 0, the row asks w + c lambda = 0 (c > 0: a soft constraint,
-                          lambda = -(w) / c at rest: a spring-damper; see multibody/constraints.c) */
-} cp_block;
+/* How a group stores its matrix A:
+ * DENSE       A and L n x n row-major (a tree of bodies);
+ * BANDED      A and L band-stored whole (core/dense.h, ld = 2 bw + 1; an FEM piece);
+ * DIAGONAL    A its n diagonal entries, L unused (a lumped mass: particles, soft masses, MPM nodes);
+ * MATRIX_FREE A and L unused: solve(ctx, n, x) applies A^-1 in place (an owner that keeps its own
+ *             factor or iterates).
+ * PGS, PJ and the nonsmooth Newton take all four (they use A^-1 J^T only, from cp_prepare); SubADMM
+ * and full ADMM build their subsystems from A and take DENSE and BANDED only (CP_UNSUPPORTED_STORAGE
+ * otherwise). */
+typedef enum cp_storage { CP_DENSE = 0, CP_BANDED, CP_DIAGONAL, CP_MATRIX_FREE } cp_storage;
 
 typedef struct cp_group {
     int off, n;       /* its unknowns: v[off .. off + n) */
-    const double* A;  /* n x n, row-major; banded: band-stored whole (core/dense.h, ld = 2 bw + 1) */
-    const double* L;  /* its lower Cholesky factor (core/dense.h), stored as A is */
-    int bw;           /* > 0: A and L are banded with this half bandwidth (an FEM piece); 0: dense */
+    const double* A;  /* as `storage` says */
+    const double* L;  /* DENSE, BANDED: its lower Cholesky factor (core/dense.h), stored as A is */
+    int bw;           /* BANDED: the half bandwidth (> 0); 0 otherwise */
+    cp_storage storage;
+    void (*solve)(const void* ctx, int n, double* x); /* MATRIX_FREE: x = A^-1 x */
+    const void* ctx;
 } cp_group;
 
-/* Row r of a group's matrix m (its A or its L), so that its [c] is entry (r, c), whichever the
- * storage (banded groups: core/dense.h, the whole band). */
+/* Row r of a group's matrix m (its A or its L), so that its [c] is entry (r, c), for DENSE and
+ * BANDED storage (banded groups: core/dense.h, the whole band). */
 static inline const double* cp_group_row(const cp_group* g, const double* m, int r) {
     return g->bw > 0 ? dense_band_row_c(m, g->bw, 2 * g->bw + 1, r) : m + (size_t)r * (size_t)g->n;
 }
+
+enum { CP_UNSUPPORTED_STORAGE = -3 };
 
 typedef struct cp_seg {
     int group;
@@ -74,7 +83,9 @@ typedef struct cp_problem {
 } cp_problem;
 
 typedef struct cp_result {
-    int iterations; /* -1: the solver could not allocate or factorize */
+    int iterations; /* -1: the solver could not allocate or factorize; CP_UNSUPPORTED_KIND (-2): a block
+                       of a reserved kind (kinds.h); CP_UNSUPPORTED_STORAGE (-3): a group whose
+                       storage the solver does not take (cp_storage) */
     double error;   /* cp_error at the end */
 } cp_result;
 
@@ -113,10 +124,10 @@ static inline void cp_apply(cp_problem* p, int r, double d) {
             for (int i = 0; i < g->n; ++i) v[i] += a[i] * d;
     }
 }
-/* The constraint error (m/s): per block the largest of the Fischer-Burmeister function of (w,
- * W_rr lambda) for unilateral rows and contact normals, |w| for equalities, and for friction the
- * natural-map residual |lambda_t - proj_disk(lambda_t - w_t / d)| d, with d the larger tangential
- * diagonal (one scalar for both tangents, so that zero means maximal dissipation). */
+/* The constraint error (m/s): the largest of the blocks' cp_kind_error (kinds.h: the
+ * Fischer-Burmeister function of (w, W_rr lambda) for unilateral rows and contact normals,
+ * |w + c lambda| for equalities, and for friction the natural-map residual with the tangents' one
+ * scalar, so that zero means maximal dissipation). */
 double cp_error(const cp_problem* p);
 
 /* Projected Gauss-Seidel: sweeps over the blocks in order, the normal solved with its diagonal, the

@@ -59,68 +59,12 @@ static void velocities(const nn* s, const double* lambda, double* w) {
     }
 }
 
-/* F at lambda (with w = W lambda + w0); with G != NULL also a generalized Jacobian (m x m). */
+/* F at lambda (with w = W lambda + w0); with G != NULL also a generalized Jacobian (m x m): each
+ * block's Alart-Curnier form of its kind's projection (kinds.c). */
 static double residual(const cp_problem* p, const nn* s, const double* lambda, const double* w, double* F, double* G) {
     int m = s->m;
     if (G) memset(G, 0, sizeof(double) * (size_t)m * (size_t)m);
-    for (int b = 0; b < p->nblock; ++b) {
-        const cp_block* k = &p->block[b];
-        int r = k->row;
-        double rho = rho_of(p, k);
-        const double* Wr = s->W + (size_t)r * (size_t)m;
-        if (k->kind == CP_EQUALITY) { /* w + c lambda = 0 */
-            F[r] = rho * (w[r] + k->compliance * lambda[r]);
-            if (G) {
-                for (int j = 0; j < m; ++j) G[r * m + j] = rho * Wr[j];
-                G[r * m + r] += rho * k->compliance;
-            }
-            continue;
-        }
-        double gam = lambda[r] - rho * w[r];
-        int active = gam > 0.0;
-        F[r] = active ? rho * w[r] : lambda[r];
-        if (G) {
-            if (active)
-                for (int j = 0; j < m; ++j) G[r * m + j] = rho * Wr[j];
-            else
-                G[r * m + r] = 1.0;
-        }
-        if (k->kind != CP_CONTACT) continue;
-        double g = fmax(gam, 0.0), radius = k->mu * g;
-        double y[2] = {lambda[r + 1] - rho * w[r + 1], lambda[r + 2] - rho * w[r + 2]};
-        double t2 = y[0] * y[0] + y[1] * y[1];
-        if (!(radius > 0.0)) { /* no normal impulse: no friction, F_t = lambda_t */
-            for (int q = 0; q < 2; ++q) {
-                F[r + 1 + q] = lambda[r + 1 + q];
-                if (G) G[(r + 1 + q) * m + r + 1 + q] = 1.0;
-            }
-            continue;
-        }
-        if (!loam_disk_slides_d(t2, radius)) { /* sticking: F_t = rho w_t */
-            for (int q = 0; q < 2; ++q) {
-                F[r + 1 + q] = rho * w[r + 1 + q];
-                if (G)
-                    for (int j = 0; j < m; ++j) G[(r + 1 + q) * m + j] = rho * s->W[(size_t)(r + 1 + q) * (size_t)m + j];
-            }
-            continue;
-        }
-        /* sliding: F_t = lambda_t - proj(y) = lambda_t - c y, with c = radius / |y| (contact/cone.h) */
-        double c = loam_disk_scale_d(t2, radius), len = sqrt(t2), yh[2] = {y[0] / len, y[1] / len};
-        for (int q = 0; q < 2; ++q) F[r + 1 + q] = lambda[r + 1 + q] - y[q] * c;
-        if (!G) continue;
-        /* dF_t = E_t - c (I - yh yh^T)(E_t - rho W_t) - yh mu dg, dg = (E_n - rho W_n) if active */
-        for (int q = 0; q < 2; ++q)
-            for (int j = 0; j < m; ++j) {
-                double v = (j == r + 1 + q) ? 1.0 : 0.0;
-                for (int t = 0; t < 2; ++t) {
-                    double P = (q == t ? 1.0 : 0.0) - yh[q] * yh[t];
-                    double dy = (j == r + 1 + t ? 1.0 : 0.0) - rho * s->W[(size_t)(r + 1 + t) * (size_t)m + j];
-                    v -= c * P * dy;
-                }
-                if (active) v -= yh[q] * k->mu * ((j == r ? 1.0 : 0.0) - rho * Wr[j]);
-                G[(r + 1 + q) * m + j] = v;
-            }
-    }
+    for (int b = 0; b < p->nblock; ++b) cp_kind_ac_residual(&p->block[b], rho_of(p, &p->block[b]), m, s->W, lambda, w, F, G);
     /* In velocity units: each block's rows divided by its rho (active rows read w, inactive ones
      * W_rr lambda, as cp_error's Fischer-Burmeister terms do), so the merit weighs a rad/s on a light
      * segment's angular row like a m/s on a contact, and the tolerance (m/s) means what it says. With
@@ -130,7 +74,7 @@ static double residual(const cp_problem* p, const nn* s, const double* lambda, c
     for (int b = 0; b < p->nblock; ++b) {
         const cp_block* k = &p->block[b];
         double inv = 1.0 / rho_of(p, k);
-        for (int q = 0; q < (k->kind == CP_CONTACT ? 3 : 1); ++q) {
+        for (int q = 0; q < cp_kind_rows(k->kind); ++q) {
             int r = k->row + q;
             F[r] *= inv;
             f += F[r] * F[r];
@@ -181,6 +125,10 @@ static void lm_matrix(nn* s, double mu) {
 
 cp_result cp_solve_nnewton(cp_problem* p, int iterations, double tolerance) {
     cp_result res = {0, 0.0};
+    if (cp_kinds_check(p->block, p->nblock) >= 0) {
+        res.iterations = CP_UNSUPPORTED_KIND;
+        return res;
+    }
     int m = p->m;
     nn s = {m, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     size_t mm = (size_t)m * (size_t)m + 1, m1 = (size_t)m + 1;
@@ -230,7 +178,7 @@ cp_result cp_solve_nnewton(cp_problem* p, int iterations, double tolerance) {
     for (int b = 0; b < p->nblock; ++b) {
         const cp_block* k = &p->block[b];
         if (k->kind == CP_EQUALITY && k->compliance > 0.0) continue;
-        for (int q = 0; q < (k->kind == CP_CONTACT ? 3 : 1); ++q) {
+        for (int q = 0; q < cp_kind_rows(k->kind); ++q) {
             int r = k->row + q;
             s.eps[r] = NN_REG / rho_of(p, k);
             s.W[(size_t)r * (size_t)m + r] += s.eps[r];

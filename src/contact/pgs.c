@@ -102,21 +102,20 @@ static void contact6(cp_problem* p, const cp_block* k, const contact6_rows* c, d
     const double *const *jn = c->jn, *const *j1 = c->j1, *const *j2 = c->j2;
     const double *const *an = c->an, *const *a1 = c->a1, *const *a2 = c->a2;
     double w = ns == 2 ? p->e[r] + (dot6(jn[0], v[0]) + dot6(jn[1], v[1])) : p->e[r] + dot6(jn[0], v[0]);
-    double l = max2(p->lambda[r] - w / p->diag[r], 0.0), d = l - p->lambda[r];
+    double l = cp_unilateral_project(p->lambda[r] - w / p->diag[r]), d = l - p->lambda[r];
     if (d != 0.0) {
         for (int q = 0; q < ns; ++q)
             for (int i = 0; i < 6; ++i) v[q][i] += an[q][i] * d;
         p->lambda[r] = l;
         *change = max2(*change, fabs(d) * p->diag[r]);
     }
-    double dd = max2(p->diag[r + 1], p->diag[r + 2]), t[2] = {0.0, 0.0};
+    double dd = cp_contact_tangent_diag(p->diag[r + 1], p->diag[r + 2]), t[2] = {0.0, 0.0};
     if (dd > 0.0) {
         double w1 = ns == 2 ? p->e[r + 1] + (dot6(j1[0], v[0]) + dot6(j1[1], v[1])) : p->e[r + 1] + dot6(j1[0], v[0]);
         double w2 = ns == 2 ? p->e[r + 2] + (dot6(j2[0], v[0]) + dot6(j2[1], v[1])) : p->e[r + 2] + dot6(j2[0], v[0]);
         t[0] = p->lambda[r + 1] - w1 / dd, t[1] = p->lambda[r + 2] - w2 / dd;
     }
-    double s = loam_disk_scale_d(t[0] * t[0] + t[1] * t[1], k->mu * p->lambda[r]);
-    t[0] *= s, t[1] *= s;
+    cp_contact_project_tangents(k, p->lambda[r], t);
     double d1 = t[0] - p->lambda[r + 1], d2 = t[1] - p->lambda[r + 2];
     if (d1 != 0.0 || d2 != 0.0)
         for (int q = 0; q < ns; ++q)
@@ -144,21 +143,18 @@ static double sweep(cp_problem* p, const contact6_rows* fast) {
             contact6(p, k, c6, &change);
             continue;
         }
-        double l;
-        if (k->kind == CP_EQUALITY) l = p->lambda[r] - (cp_row_velocity(p, r) + k->compliance * p->lambda[r]) / (p->diag[r] + k->compliance);
-        else l = max2(p->lambda[r] - cp_row_velocity(p, r) / p->diag[r], 0.0);
-        change = max2(change, apply(p, r, l));
+        /* The kind's lead row (a contact's normal) first, applied at once; then a contact's
+         * tangents from the velocities it left (kinds.h: the projection and the metric). */
+        double D[3];
+        cp_kind_diag(k, p->diag + r, D);
+        change = max2(change, apply(p, r, cp_kind_project_lead(k, D[0], p->lambda[r] - cp_row_velocity(p, r) / D[0])));
         if (k->kind != CP_CONTACT) continue;
-        /* One scalar for both tangents: with two different diagonals the projected fixed point
-         * would make the sliding velocity anti-parallel to D lambda_t, not to lambda_t (not
-         * maximal dissipation). */
-        double d = max2(p->diag[r + 1], p->diag[r + 2]), t[2] = {0.0, 0.0}, w1, w2;
-        if (d > 0.0) {
+        double t[2] = {0.0, 0.0}, w1, w2;
+        if (D[1] > 0.0) {
             tangent_velocities(p, r + 1, &w1, &w2);
-            t[0] = p->lambda[r + 1] - w1 / d, t[1] = p->lambda[r + 2] - w2 / d;
+            t[0] = p->lambda[r + 1] - w1 / D[1], t[1] = p->lambda[r + 2] - w2 / D[2];
         }
-        double s = loam_disk_scale_d(t[0] * t[0] + t[1] * t[1], k->mu * p->lambda[r]);
-        t[0] *= s, t[1] *= s;
+        cp_contact_project_tangents(k, p->lambda[r], t);
         double d1 = t[0] - p->lambda[r + 1], d2 = t[1] - p->lambda[r + 2];
         if (d1 != 0.0 || d2 != 0.0) apply_tangents(p, r + 1, d1, r + 2, d2);
         p->lambda[r + 1] = t[0], p->lambda[r + 2] = t[1];
@@ -184,7 +180,7 @@ static void cg_step(cp_problem* p, const contact6_rows* fast, const double* prev
     }
     for (int b = 0; b < p->nblock; ++b) { /* x_k += beta p_{k-1}; p_k = beta p_{k-1} - g_k */
         const cp_block* k = &p->block[b];
-        int r = k->row, nr = k->kind == CP_CONTACT ? 3 : 1;
+        int r = k->row, nr = cp_kind_rows(k->kind);
         double x[3];
         for (int q = 0; q < nr; ++q) {
             x[q] = beta * dir[r + q];
@@ -203,6 +199,10 @@ static void cg_step(cp_problem* p, const contact6_rows* fast, const double* prev
 
 cp_result cp_solve_pgs(cp_problem* p, int iterations, double tolerance, int cg) {
     cp_result res = {0, 0.0};
+    if (cp_kinds_check(p->block, p->nblock) >= 0) {
+        res.iterations = CP_UNSUPPORTED_KIND;
+        return res;
+    }
     void* mem = p->pgs_scratch ? p->pgs_scratch : loam_malloc(cp_pgs_scratch_bytes(p->nblock, cg ? p->m : 0));
     if (!mem && cg) {
         res.iterations = -1;

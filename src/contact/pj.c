@@ -15,24 +15,19 @@ cp_result cp_solve_pj(cp_problem* p, int iterations, double tolerance, double re
         res.iterations = -1;
         return res;
     }
+    if (cp_kinds_check(p->block, p->nblock) >= 0) {
+        loam_free(next);
+        res.iterations = CP_UNSUPPORTED_KIND;
+        return res;
+    }
     for (int it = 0; it < iterations; ++it) {
-        for (int b = 0; b < p->nblock; ++b) {
+        for (int b = 0; b < p->nblock; ++b) { /* the kind's hard update in its metric, projected */
             const cp_block* k = &p->block[b];
-            int r = k->row;
-            double den = p->diag[r] + (k->kind == CP_EQUALITY ? k->compliance : 0.0);
-            if (k->kind == CP_EQUALITY)
-                next[r] = den > 0.0 ? p->lambda[r] - (cp_row_velocity(p, r) + k->compliance * p->lambda[r]) / den : p->lambda[r];
-            else
-                next[r] = p->diag[r] > 0.0 ? p->lambda[r] - cp_row_velocity(p, r) / p->diag[r] : p->lambda[r];
-            if (k->kind == CP_CONTACT) { /* one scalar for both tangents (see pgs.c) */
-                double d = fmax(p->diag[r + 1], p->diag[r + 2]);
-                for (int q = 1; q < 3; ++q) next[r + q] = d > 0.0 ? p->lambda[r + q] - cp_row_velocity(p, r + q) / d : p->lambda[r + q];
-            }
-            if (k->kind != CP_EQUALITY) next[r] = fmax(next[r], 0.0);
-            if (k->kind == CP_CONTACT) {
-                double s = loam_disk_scale_d(next[r + 1] * next[r + 1] + next[r + 2] * next[r + 2], k->mu * next[r]);
-                next[r + 1] *= s, next[r + 2] *= s;
-            }
+            int r = k->row, nr = cp_kind_rows(k->kind);
+            double D[3];
+            cp_kind_diag(k, p->diag + r, D);
+            for (int q = 0; q < nr; ++q) next[r + q] = D[q] > 0.0 ? p->lambda[r + q] - cp_row_velocity(p, r + q) / D[q] : p->lambda[r + q];
+            cp_kind_project(k, D, next + r, next + r);
         }
         double change = 0.0;
         for (int r = 0; r < p->m; ++r) {

@@ -30,9 +30,9 @@ void mb_emit(sink* k, int ga, int gb, loam_vec3d point, loam_vec3d n, double dep
         return;
     }
     loam_mb_contact* c = &k->s->contact[k->s->ncontact++];
+    c->side[0] = mb_body_side(A->body), c->side[1] = mb_body_side(B->body);
     c->body[0] = A->body, c->body[1] = B->body;
     c->geom[0] = ga, c->geom[1] = gb;
-    c->node = 0;
     c->point = point;
     c->frame[0] = n;
     d3_tangents(n, &c->frame[1], &c->frame[2]);
@@ -325,10 +325,19 @@ loam_status loam_mb_contact_jacobian(const loam_mb_model* m, const loam_mb_state
     int nv = m->nv;
     for (int k = 0; k < 3 * nv; ++k) rows[k] = 0.0;
     for (int side = 0; side < 2; ++side) {
-        if (c->body[side] < -1 || c->body[side] >= m->nbody)
-            return loam_error_set(err, LOAM_ERR_INPUT, "multibody: contact jacobian: body %d, expected -1 to %d", c->body[side], m->nbody - 1);
+        const loam_mb_side* sd = &c->side[side];
+        if (sd->kind == LOAM_MB_SIDE_FEM_NODE) {
+            if (sd->index < 0 || sd->index >= m->nfem || sd->node < 0 || sd->node >= m->fem[sd->index].def.nnode)
+                return loam_error_set(err, LOAM_ERR_INPUT, "multibody: contact jacobian: FEM piece %d node %d does not exist", sd->index, sd->node);
+            continue; /* not a joint dof */
+        }
+        int body = sd->kind == LOAM_MB_SIDE_BODY ? sd->index : -1;
+        if (sd->kind != LOAM_MB_SIDE_BODY && sd->kind != LOAM_MB_SIDE_WORLD)
+            return loam_error_set(err, LOAM_ERR_INPUT, "multibody: contact jacobian: side %d has kind %d, expected a loam_mb_side_kind", side, sd->kind);
+        if (body < -1 || body >= m->nbody || (sd->kind == LOAM_MB_SIDE_BODY && body < 0))
+            return loam_error_set(err, LOAM_ERR_INPUT, "multibody: contact jacobian: body %d, expected 0 to %d", body, m->nbody - 1);
         double sign = side == 0 ? 1.0 : -1.0;
-        for (int j = c->body[side]; j >= 0; j = m->body[j].parent)
+        for (int j = body; j >= 0; j = m->body[j].parent)
             for (int k = 0; k < loam_joint_nv(m->body[j].joint); ++k) {
                 loam_vec3d lin, ang;
                 mb_dof_column(s, j, k, c->point, &lin, &ang);

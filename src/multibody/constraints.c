@@ -87,11 +87,10 @@ static double offset(double phi, double h, double erp) { return phi >= 0.0 ? phi
 
 /* The group (cp_group) an endpoint moves: its body's tree (groups 0 .. ntree - 1) if that has free
  * dofs, or its FEM piece (group ntree + piece) unless the node is fixed; -1 for none (the world). */
-static int endpoint_group(const loam_mb_model* m, const mb_work* w, int body, int node) {
-    int f = mb_fem_piece(body);
-    if (f >= 0) return mb_fem_priv(&m->fem[f])->fixed[node] ? -1 : m->ntree + f;
-    if (body < 0) return -1;
-    int t = m->body_tree[body];
+static int endpoint_group(const loam_mb_model* m, const mb_work* w, loam_endpoint e) {
+    if (e.kind == LOAM_ENDPOINT_FEM_NODE) return mb_fem_priv(&m->fem[e.index])->fixed[e.sub] ? -1 : m->ntree + e.index;
+    if (e.kind != LOAM_ENDPOINT_BODY) return -1;
+    int t = m->body_tree[e.index];
     return w->gfree_off[t + 1] == w->gfree_off[t] ? -1 : t;
 }
 
@@ -101,10 +100,10 @@ static int group_n(const loam_mb_model* m, const mb_work* w, int g) {
 }
 
 /* The groups two endpoints move (at most two; the world and prescribed dofs move none). */
-static int body_trees(const loam_mb_model* m, const mb_work* w, const int* body, const int* node, int* trees) {
+static int endpoint_trees(const loam_mb_model* m, const mb_work* w, const loam_endpoint* end, int* trees) {
     int n = 0;
     for (int side = 0; side < 2; ++side) {
-        int t = endpoint_group(m, w, body[side], node[side]);
+        int t = endpoint_group(m, w, end[side]);
         if (t < 0 || (n == 1 && trees[0] == t)) continue;
         trees[n++] = t;
     }
@@ -112,15 +111,19 @@ static int body_trees(const loam_mb_model* m, const mb_work* w, const int* body,
 }
 
 static int contact_trees(const loam_mb_model* m, const mb_work* w, const loam_mb_contact* c, int* trees) {
-    int node[2] = {c->node, 0};
-    return body_trees(m, w, c->body, node, trees);
+    loam_endpoint end[2] = {mb_side_endpoint(c->side[0]), mb_side_endpoint(c->side[1])};
+    return endpoint_trees(m, w, end, trees);
+}
+
+static int constraint_trees(const loam_mb_model* m, const mb_work* w, const loam_mb_constraint_def* c, int* trees) {
+    loam_endpoint end[2] = {mb_constraint_endpoint(c, 0), mb_constraint_endpoint(c, 1)};
+    return endpoint_trees(m, w, end, trees);
 }
 
 /* An endpoint's world position: an FEM node, a body's anchor, or the world point. */
-static loam_vec3d endpoint_pos(const loam_mb_model* m, const loam_mb_state* s, int body, int node, loam_vec3d anchor) {
-    int f = mb_fem_piece(body);
-    if (f >= 0) return d3_load(s->fem_x + 3 * ((size_t)m->fem[f].node_adr + (size_t)node));
-    return body >= 0 ? pd_apply(s->xpose[body], anchor) : anchor;
+static loam_vec3d endpoint_pos(const loam_mb_model* m, const loam_mb_state* s, loam_endpoint e, loam_vec3d anchor) {
+    if (e.kind == LOAM_ENDPOINT_FEM_NODE) return d3_load(s->fem_x + 3 * ((size_t)m->fem[e.index].node_adr + (size_t)e.sub));
+    return e.kind == LOAM_ENDPOINT_BODY ? pd_apply(s->xpose[e.index], anchor) : anchor;
 }
 
 /* Re-express a 3-row constraint along the axes of anchor frame 0 (per-axis stiffness). The rows'
@@ -137,8 +140,8 @@ static void to_anchor_axes(const loam_mb_state* s, const loam_mb_constraint_def*
 /* A constraint's rows now: world anchor points, row directions, position errors; returns the count. */
 static int constraint_rows(const loam_mb_model* m, const loam_mb_state* s, const loam_mb_constraint_def* c, loam_vec3d* pa, loam_vec3d* pb,
                            loam_vec3d* dir, double* phi) {
-    *pa = endpoint_pos(m, s, c->body[0], c->node[0], c->anchor[0]);
-    *pb = endpoint_pos(m, s, c->body[1], c->node[1], c->anchor[1]);
+    *pa = endpoint_pos(m, s, mb_constraint_endpoint(c, 0), c->anchor[0]);
+    *pb = endpoint_pos(m, s, mb_constraint_endpoint(c, 1), c->anchor[1]);
     loam_vec3d d = d3_sub(*pa, *pb);
     if (c->type == LOAM_CONSTRAINT_NO_SLIP) { /* body 1's material point at the same place; no position error */
         *pb = *pa;
@@ -168,49 +171,19 @@ static int constraint_rows(const loam_mb_model* m, const loam_mb_state* s, const
     return 1;
 }
 
-/* Add the velocity of body's material point at p (angular: the body's angular velocity) along dirs
- * (times sign) into the rows' segments (the tree's slot) or, for prescribed dofs, into e. */
-static void add_point_rows(const loam_mb_model* m, const loam_mb_state* s, int body, loam_vec3d p, int angular, double sign,
-                           const loam_vec3d* dirs, int nrow, int row0, const int* trees, size_t base[3][2]) {
-    mb_work* w = s->work;
-    for (int j = body; j >= 0; j = m->body[j].parent)
-        for (int k = 0; k < loam_joint_nv(m->body[j].joint); ++k) {
-            /* mb_dof_column, with the rotated columns of world_columns */
-            const sv6* c = &w->Sw[6 * j + k];
-            loam_vec3d ang = c->ang, lin = d3_add(c->lin, d3_cross(ang, d3_sub(p, s->xpose[j].p)));
-            int d = m->v_adr[j] + k, t = m->body_tree[j], slot = trees[0] == t ? 0 : 1;
-            for (int q = 0; q < nrow; ++q) {
-                double val = sign * d3_dot(dirs[q], angular ? ang : lin);
-                if (w->free_dof[d] >= 0) w->J[base[q][slot] + (size_t)(w->free_dof[d] - w->gfree_off[t])] += val;
-                else w->e[row0 + q] += val * w->x[d]; /* a prescribed dof's known velocity */
-            }
-        }
-}
-
-/* Every body's motion subspace columns in world axes (mb_dof_column's rotations), once per step. */
-static void world_columns(const loam_mb_model* m, const loam_mb_state* s) {
-    mb_work* w = s->work;
-    for (int j = 0; j < m->nbody; ++j)
-        for (int k = 0; k < loam_joint_nv(m->body[j].joint); ++k) {
-            const sv6* c = &w->S[6 * j + k];
-            w->Sw[6 * j + k].ang = qd_rotate(s->xpose[j].q, c->ang);
-            w->Sw[6 * j + k].lin = qd_rotate(s->xpose[j].q, c->lin);
-        }
-}
-
-/* The same for an endpoint that may be an FEM node: its velocity is its 3 unknowns (a fixed node has
- * none). */
-static void add_endpoint_rows(const loam_mb_model* m, const loam_mb_state* s, int body, int node, loam_vec3d p, int angular, double sign,
+/* Add an endpoint's rows along dirs (times sign: +1 side 0, -1 side 1) through its kind's Jacobian
+ * op (multibody/endpoint.c: a body's or link's tree columns, an FEM node's 3 unknowns, the world's
+ * nothing) into the rows' segments for its group (the tree's or piece's slot) and, for prescribed
+ * dofs, into e. */
+static void add_endpoint_rows(const loam_mb_model* m, const loam_mb_state* s, loam_endpoint e, loam_vec3d p, int angular, double sign,
                               const loam_vec3d* dirs, int nrow, int row0, const int* trees, size_t base[3][2]) {
-    int f = mb_fem_piece(body);
-    if (f < 0) {
-        if (body >= 0) add_point_rows(m, s, body, p, angular, sign, dirs, nrow, row0, trees, base);
-        return;
-    }
-    int g = endpoint_group(m, s->work, body, node), slot = trees[0] == g ? 0 : 1;
-    if (g < 0) return;
-    for (int q = 0; q < nrow; ++q)
-        for (int k = 0; k < 3; ++k) ((mb_work*)s->work)->J[base[q][slot] + 3 * (size_t)node + (size_t)k] += sign * d3_get(dirs[q], k);
+    mb_work* w = s->work;
+    int g = endpoint_group(m, w, e), slot = g >= 0 && trees[0] != g ? 1 : 0;
+    loam_endpoint_rows rows = {nrow, dirs, sign, angular, {NULL, NULL, NULL}, {NULL, NULL, NULL}};
+    for (int q = 0; q < nrow; ++q) rows.seg[q] = g >= 0 ? w->J + base[q][slot] : NULL, rows.offset[q] = w->e + row0 + q;
+    mb_system sys = {m, (loam_mb_state*)s};
+    double pt[3] = {p.x, p.y, p.z};
+    mb_endpoint_jacobian[e.kind](&sys, e, pt, &rows);
 }
 
 static int limit_row_needed(const loam_mb_model* m, const loam_mb_state* s, int d) {
@@ -225,8 +198,8 @@ static int limit_row_needed(const loam_mb_model* m, const loam_mb_state* s, int 
  * the same pair; of those, the nearest point gives its world impulse, re-expressed in the new frame
  * and put back inside the friction cone. */
 static long long pair_key(const loam_mb_model* m, const loam_mb_contact* c) {
-    int f = mb_fem_piece(c->body[0]); /* FEM node contacts: negative keys by global node and geom */
-    if (f >= 0) return -1 - ((long long)(m->fem[f].node_adr + c->node) * m->ngeom + c->geom[1]);
+    const loam_mb_side* n = &c->side[0]; /* FEM node contacts: negative keys by global node and geom */
+    if (n->kind == LOAM_MB_SIDE_FEM_NODE) return -1 - ((long long)(m->fem[n->index].node_adr + n->node) * m->ngeom + c->geom[1]);
     return (long long)c->geom[0] * m->ngeom + c->geom[1];
 }
 
@@ -314,7 +287,7 @@ static mb_sizes count_rows(const loam_mb_model* m, const loam_mb_state* s) {
     for (int d = 0; d < m->nv; ++d)
         if (limit_row_needed(m, s, d)) z.rows += 1, z.segs += 1, z.vals += (size_t)group_n(m, w, m->body_tree[m->dof_body[d]]);
     for (int ci = 0; ci < m->nconstraint; ++ci) {
-        int nt = body_trees(m, w, m->constraint[ci].body, m->constraint[ci].node, trees), nr = constraint_nrows(&m->constraint[ci]);
+        int nt = constraint_trees(m, w, &m->constraint[ci], trees), nr = constraint_nrows(&m->constraint[ci]);
         if (nt == 0) continue; /* between the world and prescribed dofs: no row */
         z.rows += nr, z.segs += nr * nt;
         for (int k = 0; k < nt; ++k) z.vals += (size_t)nr * (size_t)group_n(m, w, trees[k]);
@@ -332,10 +305,10 @@ static mb_sizes count_rows(const loam_mb_model* m, const loam_mb_state* s) {
 static void make_groups(const loam_mb_model* m, mb_work* w) {
     int nf = w->gfree_off[m->ntree];
     for (int t = 0; t < m->ntree; ++t)
-        w->groups[t] = (cp_group){w->gfree_off[t], w->gfree_off[t + 1] - w->gfree_off[t], w->A0 + w->aoff[t], w->A + w->aoff[t], 0};
+        w->groups[t] = (cp_group){w->gfree_off[t], w->gfree_off[t + 1] - w->gfree_off[t], w->A0 + w->aoff[t], w->A + w->aoff[t], 0, CP_DENSE, NULL, NULL};
     for (int f = 0; f < m->nfem; ++f)
         w->groups[m->ntree + f] = (cp_group){nf + 3 * m->fem[f].node_adr, 3 * m->fem[f].def.nnode, w->fem_A0 + w->fem_aoff[f],
-                                             w->fem_A + w->fem_aoff[f], mb_fem_bandwidth(&m->fem[f])};
+                                             w->fem_A + w->fem_aoff[f], mb_fem_bandwidth(&m->fem[f]), CP_BANDED, NULL, NULL};
 }
 
 /* Where assembly writes next: row, block, segment and J value. */
@@ -382,7 +355,7 @@ static void assemble_constraints(const loam_mb_model* m, const loam_mb_state* s,
     int trees[2];
     for (int ci = 0; ci < m->nconstraint; ++ci) {
         const loam_mb_constraint_def* cd = &m->constraint[ci];
-        int nt = body_trees(m, w, cd->body, cd->node, trees), r = at->r;
+        int nt = constraint_trees(m, w, cd, trees), r = at->r;
         if (nt == 0) continue;
         loam_vec3d pa, pb, dir[3];
         double phi[3];
@@ -399,8 +372,8 @@ static void assemble_constraints(const loam_mb_model* m, const loam_mb_state* s,
             w->blocks[at->nb++] = (cp_block){r + q, CP_EQUALITY, 0.0, compliance};
         }
         int angular = cd->type == LOAM_CONSTRAINT_ANGULAR;
-        add_endpoint_rows(m, s, cd->body[0], cd->node[0], pa, angular, 1.0, dir, nr, r, trees, base);
-        add_endpoint_rows(m, s, cd->body[1], cd->node[1], pb, angular, -1.0, dir, nr, r, trees, base);
+        add_endpoint_rows(m, s, mb_constraint_endpoint(cd, 0), pa, angular, 1.0, dir, nr, r, trees, base);
+        add_endpoint_rows(m, s, mb_constraint_endpoint(cd, 1), pb, angular, -1.0, dir, nr, r, trees, base);
         at->r += nr;
     }
 }
@@ -419,8 +392,8 @@ static void assemble_contacts(const loam_mb_model* m, const loam_mb_state* s, mb
             w->e[r + q] = q == 0 ? offset(-ct->depth, m->opt.dt, m->opt.contact_erp) : 0.0;
             w->row_origin[r + q] = (mb_row_origin){MB_ROW_CONTACT, c};
         }
-        add_endpoint_rows(m, s, ct->body[0], ct->node, ct->point, 0, 1.0, ct->frame, 3, r, trees, base);
-        if (ct->body[1] >= 0) add_point_rows(m, s, ct->body[1], ct->point, 0, -1.0, ct->frame, 3, r, trees, base);
+        add_endpoint_rows(m, s, mb_side_endpoint(ct->side[0]), ct->point, 0, 1.0, ct->frame, 3, r, trees, base);
+        add_endpoint_rows(m, s, mb_side_endpoint(ct->side[1]), ct->point, 0, -1.0, ct->frame, 3, r, trees, base);
         w->blocks[at->nb++] = (cp_block){r, CP_CONTACT, ct->friction, 0.0};
         at->r += 3;
     }
@@ -465,6 +438,11 @@ static loam_status solve_stage(const loam_mb_model* m, loam_mb_state* s, cp_prob
     case LOAM_MB_SOLVER_NNEWTON: res = cp_solve_nnewton(p, m->opt.iterations, m->opt.tolerance); break;
     case LOAM_MB_SOLVER_PGS_CG: res = cp_solve_pgs(p, m->opt.iterations, m->opt.tolerance, 1); break;
     default: res = cp_solve_pgs(p, m->opt.iterations, m->opt.tolerance, 0); break;
+    }
+    if (res.iterations == CP_UNSUPPORTED_KIND) {
+        int b = cp_kinds_check(p->block, p->nblock);
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step %lld: constraint block %d is of kind '%s', reserved and not implemented by any solver",
+                              (long long)s->step, b, cp_kind_name(p->block[b].kind));
     }
     if (res.iterations < 0)
         return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: step %lld: the %s solver could not allocate or factorize its systems (%d rows)",
@@ -522,7 +500,7 @@ loam_status mb_solve_constraints(const loam_mb_model* m, loam_mb_state* s, loam_
         return LOAM_OK;
     }
     if ((st = reserve(w, z.rows, z.segs, z.vals, err)) != LOAM_OK) return st;
-    world_columns(m, s);
+    mb_world_columns(m, s);
     make_groups(m, w);
     memset(w->J, 0, sizeof(double) * z.vals);
     mb_cursor at = {0, 0, 0, 0};

@@ -16,8 +16,6 @@ typedef struct mb_fem_data {
 } mb_fem_data;
 
 static inline const mb_fem_data* mb_fem_priv(const loam_mb_fem* f) { return (const mb_fem_data*)f->priv; }
-/* An FEM endpoint (body <= -2): its piece; -1 for a body or the world. */
-static inline int mb_fem_piece(int body) { return body <= -2 ? -2 - body : -1; }
 
 /* The half bandwidth the piece's system is stored and factorized with (loam_mb_fem_bandwidth of its
  * mesh, at most 3 nnode - 1). */

@@ -68,9 +68,9 @@ int mb_fem_collide(const loam_mb_model* m, loam_mb_state* s) {
                     continue;
                 }
                 loam_mb_contact* c = &s->contact[s->ncontact++];
-                c->body[0] = LOAM_MB_FEM_BODY(fi), c->body[1] = g->body;
+                c->side[0] = (loam_mb_side){LOAM_MB_SIDE_FEM_NODE, fi, i}, c->side[1] = mb_body_side(g->body);
+                c->body[0] = -1, c->body[1] = g->body;
                 c->geom[0] = -1, c->geom[1] = gi;
-                c->node = i;
                 c->point = d3_sub(xi, d3_scale(n, 0.5 * d)); /* midway between the node and the surface */
                 c->frame[0] = n;
                 d3_tangents(n, &c->frame[1], &c->frame[2]);

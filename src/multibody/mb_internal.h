@@ -15,6 +15,34 @@ typedef struct mb_system {
 } mb_system;
 /* Bodies (free or links) as contact endpoints: contact/endpoint.h. */
 extern const loam_endpoint_ops loam_body_endpoint_ops;
+/* FEM nodes (index = piece, sub = node) as contact endpoints: endpoint.c. */
+extern const loam_endpoint_ops loam_fem_node_endpoint_ops;
+/* Row assembly (contact/endpoint.h's Jacobian op) per endpoint kind, owner an mb_system: a body's
+ * tree columns, an FEM node's unknowns; the other kinds add nothing. A body's op reads the step's
+ * rotated columns (mb_world_columns, once per step before assembly) and the step's known
+ * velocities of prescribed dofs (work x). */
+extern const loam_endpoint_jacobian_fn mb_endpoint_jacobian[LOAM_ENDPOINT_KIND_COUNT];
+void mb_world_columns(const loam_mb_model* m, loam_mb_state* s);
+
+/* The typed endpoint (contact/endpoint.h) of a contact's side: a body, an FEM node (index = piece,
+ * sub = node) or the world. */
+static inline loam_endpoint mb_side_endpoint(loam_mb_side side) {
+    switch (side.kind) {
+    case LOAM_MB_SIDE_BODY: return (loam_endpoint){LOAM_ENDPOINT_BODY, side.index, 0};
+    case LOAM_MB_SIDE_FEM_NODE: return (loam_endpoint){LOAM_ENDPOINT_FEM_NODE, side.index, side.node};
+    default: return (loam_endpoint){LOAM_ENDPOINT_WORLD, -1, 0};
+    }
+}
+static inline loam_mb_side mb_body_side(int body) {
+    return body >= 0 ? (loam_mb_side){LOAM_MB_SIDE_BODY, body, 0} : (loam_mb_side){LOAM_MB_SIDE_WORLD, -1, 0};
+}
+/* The typed endpoint of a model constraint's side (loam_mb_constraint_def: body[side] a body, -1 the
+ * world, or LOAM_MB_FEM_BODY(piece) with node[side]): the one place that reads that encoding. */
+static inline loam_endpoint mb_constraint_endpoint(const loam_mb_constraint_def* c, int side) {
+    int b = c->body[side];
+    if (b <= -2) return (loam_endpoint){LOAM_ENDPOINT_FEM_NODE, -2 - b, c->node[side]};
+    return b >= 0 ? (loam_endpoint){LOAM_ENDPOINT_BODY, b, 0} : (loam_endpoint){LOAM_ENDPOINT_WORLD, -1, 0};
+}
 
 /* Where a constraint row came from: a joint limit's dof (lower or upper), a model constraint's row
  * (3 ci + q), or a contact (its three rows). Warm starts read and results go back through it. */

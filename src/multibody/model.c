@@ -338,8 +338,9 @@ loam_status loam_mb_model_set_constraints(loam_mb_model* m, const loam_mb_constr
             BAD("multibody: constraint %d '%s': a no-slip constraint is hard (stiffness 0) with a finite frame[0]", i, n);
         if ((unsigned)c->type > (unsigned)LOAM_CONSTRAINT_NO_SLIP) BAD("multibody: constraint %d '%s': type %d is unknown", i, n, (int)c->type);
         for (int side = 0; side < 2; ++side) { /* FEM node endpoints (LOAM_MB_FEM_BODY) */
-            int f = mb_fem_piece(c->body[side]);
-            if (f < 0) continue;
+            loam_endpoint e = mb_constraint_endpoint(c, side);
+            if (e.kind != LOAM_ENDPOINT_FEM_NODE) continue;
+            int f = e.index;
             if (f >= m->nfem) BAD("multibody: constraint %d '%s': body[%d] = %d names FEM piece %d, the model has %d", i, n, side, c->body[side], f, m->nfem);
             if (c->node[side] < 0 || c->node[side] >= m->fem[f].def.nnode)
                 BAD("multibody: constraint %d '%s': node[%d] = %d, FEM piece %d has %d nodes", i, n, side, c->node[side], f, m->fem[f].def.nnode);
@@ -347,11 +348,11 @@ loam_status loam_mb_model_set_constraints(loam_mb_model* m, const loam_mb_constr
                 BAD("multibody: constraint %d '%s': an FEM node endpoint takes POINT or DISTANCE constraints only", i, n);
             if (c->body[0] == c->body[1] && c->node[0] == c->node[1]) BAD("multibody: constraint %d '%s': both endpoints are the same FEM node", i, n);
         }
-        if ((c->body[0] < 0 && mb_fem_piece(c->body[0]) < 0) || c->body[0] >= m->nbody)
+        if ((c->body[0] < 0 && mb_constraint_endpoint(c, 0).kind != LOAM_ENDPOINT_FEM_NODE) || c->body[0] >= m->nbody)
             BAD("multibody: constraint %d '%s': body[0] = %d, expected 0 to %d or an FEM node", i, n, c->body[0], m->nbody - 1);
-        if ((c->body[1] < -1 && mb_fem_piece(c->body[1]) < 0) || c->body[1] >= m->nbody || (c->body[1] == c->body[0] && c->body[0] >= 0))
+        if ((c->body[1] < -1 && mb_constraint_endpoint(c, 1).kind != LOAM_ENDPOINT_FEM_NODE) || c->body[1] >= m->nbody || (c->body[1] == c->body[0] && c->body[0] >= 0))
             BAD("multibody: constraint %d '%s': body[1] = %d, expected -1 (world) or another body", i, n, c->body[1]);
-        if ((mb_fem_piece(c->body[0]) >= 0 || mb_fem_piece(c->body[1]) >= 0) && anisotropic_def(c))
+        if ((mb_constraint_endpoint(c, 0).kind == LOAM_ENDPOINT_FEM_NODE || mb_constraint_endpoint(c, 1).kind == LOAM_ENDPOINT_FEM_NODE) && anisotropic_def(c))
             BAD("multibody: constraint %d '%s': axis_stiffness needs body frames, not FEM nodes", i, n);
         if (!d3_is_finite(c->anchor[0]) || !d3_is_finite(c->anchor[1])) BAD("multibody: constraint %d '%s': an anchor is not finite", i, n);
         if (c->type == LOAM_CONSTRAINT_DISTANCE && !(c->length > 0.0 && isfinite(c->length)))
