@@ -76,8 +76,10 @@ typedef struct loam_env loam_env;
 
 /* Builds and settles the bed (seconds for 10k particles; the settled bed is reused by every reset). */
 LOAM_API loam_env* loam_env_create(const loam_env_config* config, loam_error* err);
-/* A new environment like `env` (same config, settled bed and grids) without building or settling
- * anything: how a vector environment makes its B copies. It starts without a world (reset it). */
+/* A new environment like `env` (same config) without building or settling anything: it shares env's
+ * settled bed, grids and granular model (reference counted, so it may outlive env), and each of its
+ * episodes is a world of that model. How a vector environment makes its B copies, and what a batch
+ * of environments shares. It starts without a world (reset it). */
 LOAM_API loam_env* loam_env_clone(const loam_env* env, loam_error* err);
 LOAM_API void loam_env_destroy(loam_env* env);
 /* The episode's state (the world with its caches, the task's episode data, clock, action, tool

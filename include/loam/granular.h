@@ -1,9 +1,15 @@
 /* loam granular: spherical particles in rigid frictional contact, solved implicitly at the velocity
  * level by Projected Jacobi (paper 000, section II), pushed by kinematic bodies.
  *
- * A world holds a model (what does not change while stepping: radii, masses, bodies' shapes and
- * motions, parameters) and a state (positions, velocities, time, body poses). Build it, add particles
- * and bodies, then step. */
+ * A model (loam_granular_model) is what does not change while stepping: particles by id (radius,
+ * mass, and their initial positions and velocities, the default initial state as MuJoCo's qpos0),
+ * bodies (shapes, motions, initial poses) and default parameters. A world (loam_world) is a state
+ * of one model: positions, velocities, time, body poses and the solver's caches. Many worlds of one
+ * model (a batch of environments) share its memory and step independently, from any host threads.
+ *
+ * Two ways to build a world: a model filled with loam_granular_model_add_particles / _add_body,
+ * then loam_world_create_from_model for each world; or, for one world, loam_world_create and
+ * loam_world_add_particles / loam_world_add_body, which fill the world's own private model. */
 #ifndef LOAM_GRANULAR_H
 #define LOAM_GRANULAR_H
 
@@ -69,6 +75,7 @@ LOAM_API float loam_granular_relaxation(const loam_granular_params* p);
 LOAM_API int loam_granular_push_sweeps(const loam_granular_params* p);
 
 typedef struct loam_world loam_world;
+typedef struct loam_granular_model loam_granular_model;
 
 /* Structure-of-arrays view of particle data owned by the world; valid until particles are added.
  * Slots are renumbered every params.reorder_interval steps for speed: particle id[k] sits in slot k,
@@ -119,14 +126,48 @@ typedef struct loam_step_stats {
                                 contact (a bed disturbed in one place costs what that place costs) */
 } loam_step_stats;
 
+/* ---- Model ---------------------------------------------------------------------------------- */
+
+/* An empty model with these parameters (NULL: the defaults), which its worlds start with. */
+LOAM_API loam_granular_model* loam_granular_model_create(const loam_granular_params* params, loam_error* err);
+/* Drops the caller's reference: the model is freed when its last world is destroyed too, so worlds
+ * may outlive this call (NULL-safe). Mesh grids its bodies' shapes point to must outlive every
+ * world of it. */
+LOAM_API void loam_granular_model_destroy(loam_granular_model* model);
+/* Append n particles, as loam_world_add_particles: ids are the order of addition, xyz and vel (NULL:
+ * at rest) their initial state. Only before the first world is made from the model (then
+ * LOAM_ERR_INPUT: a model is fixed once it has worlds). */
+LOAM_API loam_status loam_granular_model_add_particles(loam_granular_model* model, int n, const float* xyz, const float* vel,
+                                                       const float* radius, float density, loam_error* err);
+/* Append a body (its def.pose and twist are its initial state); returns its index, or -1 with err
+ * set. Only before the first world is made from the model. */
+LOAM_API int loam_granular_model_add_body(loam_granular_model* model, const loam_body_def* def, loam_error* err);
+LOAM_API int loam_granular_model_particle_count(const loam_granular_model* model);
+LOAM_API int loam_granular_model_body_count(const loam_granular_model* model);
+LOAM_API const loam_granular_params* loam_granular_model_params(const loam_granular_model* model);
+/* Bytes the model holds (its particles by id and its bodies), shared by all its worlds. */
+LOAM_API size_t loam_granular_model_memory(const loam_granular_model* model);
+
+/* ---- World ---------------------------------------------------------------------------------- */
+
+/* A world in the model's initial state (particle k in slot k at its initial position and velocity,
+ * bodies at their initial poses, time 0), stepping with the model's parameters. It references the
+ * model (no copy of its particles by id or its bodies) and keeps it alive. Worlds of one model are
+ * independent: stepping one touches no other, and two host threads may step two of them at once.
+ * Particles and bodies cannot be added to such a world (add them to the model before). */
+LOAM_API loam_world* loam_world_create_from_model(loam_granular_model* model, loam_error* err);
+/* An empty world with a private model: fill it with loam_world_add_particles / _add_body. */
 LOAM_API loam_world* loam_world_create(const loam_granular_params* params, loam_error* err);
 LOAM_API void loam_world_destroy(loam_world* world);
+/* The model the world steps (its private one for a world of loam_world_create). */
+LOAM_API const loam_granular_model* loam_world_model(const loam_world* world);
 
 /* Append n particles. xyz: 3n positions; vel: 3n or NULL (at rest); radius: n values (m);
- * density: kg/m^3 (mass = density * 4/3 pi r^3). Only before the first step. */
+ * density: kg/m^3 (mass = density * 4/3 pi r^3). Only before the first step, and only to a world of
+ * loam_world_create (a world of a shared model: LOAM_ERR_INPUT). */
 LOAM_API loam_status loam_world_add_particles(loam_world* world, int n, const float* xyz, const float* vel,
                                      const float* radius, float density, loam_error* err);
-/* Returns the body's index, or -1 with err set. */
+/* Returns the body's index, or -1 with err set. Only to a world of loam_world_create. */
 LOAM_API int loam_world_add_body(loam_world* world, const loam_body_def* def, loam_error* err);
 
 /* Advance `steps` steps (0 does nothing; negative is LOAM_ERR_INPUT), the same bits as that many calls
@@ -160,14 +201,17 @@ LOAM_API const loam_body_def* loam_world_body_def(const loam_world* world, int b
 LOAM_API const loam_body_state* loam_world_body_state(const loam_world* world, int body);
 LOAM_API int loam_world_find_body(const loam_world* world, const char* name);
 LOAM_API loam_step_stats loam_world_last_stats(const loam_world* world);
-/* Bytes held by the world (model, state and scratch). */
+/* Bytes held by the world (state, scratch and a private model; a shared model is counted once, by
+ * loam_granular_model_memory). */
 LOAM_API size_t loam_world_memory(const loam_world* world);
-/* A new world that is a copy of `world`, model and state, down to its caches (warm-start impulses,
- * contact colours and row order, neighbour list, sleep counters, particle numbering): stepping the
- * copy gives the bits stepping the original gives. Mesh shapes share the original's grids. */
+/* A new world that is a copy of `world`'s state, down to its caches (warm-start impulses, contact
+ * colours and row order, neighbour list, sleep counters, particle numbering), of the same model
+ * (shared; a private model is copied): stepping the copy gives the bits stepping the original
+ * gives. Mesh shapes share the original's grids. */
 LOAM_API loam_world* loam_world_clone(const loam_world* world, loam_error* err);
 /* The whole state of src into dst, a world of the same particles (same radii and masses by id) and
- * bodies: dst then steps exactly as src would. dst keeps its own mesh grids. */
+ * bodies: dst then steps exactly as src would. dst keeps its own model (body definitions and mesh
+ * grids), so the two may be worlds of one model or of two models built alike. */
 LOAM_API loam_status loam_world_copy_state(loam_world* dst, const loam_world* src, loam_error* err);
 /* The same to a file (docs/state-files.md: versioned, checksummed, written to a temporary name and
  * renamed into place), and back into a world of the same particles and bodies, made by the same

@@ -40,7 +40,7 @@ from .geometry import (
     tube_container,
 )
 from .scene import Scene, load_world
-from .world import BODY_STATE_DTYPE, Particles, World, default_params
+from .world import BODY_STATE_DTYPE, Model, Particles, World, default_params
 
 __version__ = "0.1.0"
 
@@ -85,7 +85,7 @@ if _gymnasium is not None and HAS_ENVIRONMENTS:
     register()
 
 __all__ = [
-    "World", "Particles", "Scene", "load_world", "default_params", "BODY_STATE_DTYPE",
+    "World", "Model", "Particles", "Scene", "load_world", "default_params", "BODY_STATE_DTYPE",
     "Body", "Shape", "Mesh", "SdfGrid", "plane", "box", "sphere", "capsule", "cylinder", "tube", "mesh", "open_box",
     "tube_container",
     "LoamError", "InternalError", "InputError", "DivergedError", "LoamIOError", "NoMemoryError", "ClosedError",

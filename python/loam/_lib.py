@@ -60,6 +60,7 @@ P = C.POINTER
 c_int, c_float, c_double, c_char_p, c_void_p, c_size_t = C.c_int, C.c_float, C.c_double, C.c_char_p, C.c_void_p, C.c_size_t
 ERR = P(T.Error)
 WORLD = c_void_p
+MODEL = c_void_p
 ENV = c_void_p
 
 _PROTOTYPES = {
@@ -87,6 +88,16 @@ _PROTOTYPES = {
     "loam_world_destroy": (None, [WORLD]),
     "loam_world_add_particles": (c_int, [WORLD, c_int, P(c_float), P(c_float), P(c_float), c_float, ERR]),
     "loam_world_add_body": (c_int, [WORLD, P(T.BodyDef), ERR]),
+    "loam_granular_model_create": (MODEL, [P(T.GranularParams), ERR]),
+    "loam_granular_model_destroy": (None, [MODEL]),
+    "loam_granular_model_add_particles": (c_int, [MODEL, c_int, P(c_float), P(c_float), P(c_float), c_float, ERR]),
+    "loam_granular_model_add_body": (c_int, [MODEL, P(T.BodyDef), ERR]),
+    "loam_granular_model_particle_count": (c_int, [MODEL]),
+    "loam_granular_model_body_count": (c_int, [MODEL]),
+    "loam_granular_model_params": (P(T.GranularParams), [MODEL]),
+    "loam_granular_model_memory": (c_size_t, [MODEL]),
+    "loam_world_create_from_model": (WORLD, [MODEL, ERR]),
+    "loam_world_model": (MODEL, [WORLD]),
     "loam_world_step": (c_int, [WORLD, c_int, ERR]),
     "loam_world_set_params": (c_int, [WORLD, P(T.GranularParams), ERR]),
     "loam_world_set_threads": (c_int, [WORLD, c_int, ERR]),

@@ -196,7 +196,8 @@ class LoamVectorEnv(VectorEnv):
         self.num_envs = int(num_envs)
         self.envs = []
         try:
-            # One bed is built and settled; the others are copies of it (loam_env_clone).
+            # One bed is built and settled; the others share it, its grids and its granular model
+            # (loam_env_clone).
             self.envs.append(Env(kind, **config))
             for _ in range(self.num_envs - 1):
                 self.envs.append(self.envs[0].clone())

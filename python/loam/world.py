@@ -8,6 +8,14 @@
     p = w.particles          # views of loam's arrays, no copies
     p.z[p.id == 0]           # slots are renumbered every reorder_interval steps; id maps slot -> particle
 
+Model and state apart, as in C: a Model holds the particles by id (with their initial state) and the
+bodies, once; each of its worlds is a state that steps on its own:
+
+    m = loam.Model(dt=1e-3)
+    m.add_body(loam.Body("ground", [loam.plane()]))
+    m.add_particles(positions, radius=0.01)
+    worlds = [m.world() for _ in range(8)]   # or loam.World(model=m); the model is fixed from here
+
 Views read and write loam's memory directly: writing p.vz changes what the next step sees. Their
 pointers stay valid until particles are added (which loam allows only before the first step, and which
 this wrapper refuses while views are alive), and the memory stays alive as long as any view does.
@@ -134,6 +142,103 @@ def _no_destroy(ptr):
     pass
 
 
+def _particle_arrays(positions, radius, velocities):
+    xyz = cv.real_array(positions, "positions", (None, 3))
+    n = len(xyz)
+    r = cv.real_array(radius, "radius")
+    if r.ndim == 0:
+        r = np.full(n, r, np.float32)
+    elif r.shape != (n,):
+        raise InputError(f"radius: shape {r.shape}, expected a single value or ({n},)")
+    vel = None if velocities is None else cv.real_array(velocities, "velocities", (n, 3))
+    return xyz, r, vel
+
+
+class Model(Owned):
+    """What does not change while stepping (loam_granular_model): particles by id with their initial
+    positions and velocities, bodies, and the parameters its worlds start with.
+
+    Model(params=None, **kw) takes World's parameters. Fill it with add_particles and add_body, then make
+    worlds of it (model.world() or World(model=model)): each holds a reference to the model's memory
+    instead of a copy, and steps independently of the others (from any Python thread). A model is fixed
+    once it has worlds: adding then raises loam.InputError. The model's memory lives as long as any of
+    its worlds, whatever order they are closed in."""
+
+    _what = "model"
+
+    def __init__(self, params=None, **overrides):
+        p = make_params(params, **overrides)
+        err = T.new(T.Error, "loam_error")
+        ptr = lib.loam_granular_model_create(C.byref(p), C.byref(err))
+        if not ptr:
+            check(err.status or T.ERR_INTERNAL, err)
+        self._h = Handle(ptr, lib.loam_granular_model_destroy)
+
+    def _ptr(self):
+        return self._handle().obj
+
+    @locked
+    def add_particles(self, positions, radius, density=2500.0, velocities=None):
+        """Append n particles, as World.add_particles: their ids (a range). Only before the first world."""
+        ptr = self._ptr()
+        xyz, r, vel = _particle_arrays(positions, radius, velocities)
+        dens = cv.real(density, "density")
+        first = self.particle_count
+        err = T.new(T.Error, "loam_error")
+        fp = C.POINTER(C.c_float)
+        st = lib.loam_granular_model_add_particles(ptr, len(xyz), xyz.ctypes.data_as(fp),
+                                                   None if vel is None else vel.ctypes.data_as(fp),
+                                                   r.ctypes.data_as(fp), dens, C.byref(err))
+        check(st, err)
+        return range(first, first + len(xyz))
+
+    @locked
+    def add_body(self, body):
+        """Add a kinematic body (loam.Body; its pose is its initial pose); returns its index. Only before
+        the first world."""
+        ptr = self._ptr()
+        if not isinstance(body, Body):
+            raise InputError(f"add_body: expected a loam.Body, not {type(body).__name__}")
+        d = body._to_c()
+        err = T.new(T.Error, "loam_error")
+        idx = lib.loam_granular_model_add_body(ptr, C.byref(d), C.byref(err))
+        if idx < 0:
+            check(err.status or T.ERR_INPUT, err)
+        self._h.keep.extend(g._handle() for g in body.grids())  # its worlds point into the grids
+        return idx
+
+    def world(self):
+        """A new World in the model's initial state (World(model=self))."""
+        return World(model=self)
+
+    @property
+    @locked
+    def particle_count(self):
+        return lib.loam_granular_model_particle_count(self._ptr())
+
+    @property
+    @locked
+    def body_count(self):
+        return lib.loam_granular_model_body_count(self._ptr())
+
+    @property
+    @locked
+    def params(self):
+        """The parameters its worlds start with, as a dict (a copy)."""
+        return params_dict(lib.loam_granular_model_params(self._ptr()).contents)
+
+    @property
+    @locked
+    def memory(self):
+        """Bytes the model holds, once for all its worlds."""
+        return lib.loam_granular_model_memory(self._ptr())
+
+    def __repr__(self):
+        if self.closed:
+            return "<loam.Model closed>"
+        return f"<loam.Model particles={self.particle_count} bodies={self.body_count}>"
+
+
 class World(Owned):
     """A granular world: particles pushed by kinematic bodies.
 
@@ -144,18 +249,31 @@ class World(Owned):
     periodic_lo, periodic_hi (m), bound (m), sleep_speed (m/s), sleep_time (s), threads (this world's
     OpenMP threads, 0 = loam.set_threads's default). Defaults: loam.default_params().
 
+    World(model=m): a world of a loam.Model, in its initial state, with its particles and bodies
+    (nothing can be added to it) and its parameters (set_params changes this world's only).
+
     Thread-safe: calls on one world from several Python threads take turns (a lock); steps release
     the GIL, so different worlds step in parallel."""
 
     _what = "world"
 
-    def __init__(self, params=None, **overrides):
-        p = make_params(params, **overrides)
+    def __init__(self, params=None, model=None, **overrides):
         err = T.new(T.Error, "loam_error")
-        ptr = lib.loam_world_create(C.byref(p), C.byref(err))
+        if model is not None:
+            if not isinstance(model, Model):
+                raise InputError(f"model: expected a loam.Model, not {type(model).__name__}")
+            if params is not None or overrides:
+                raise InputError("World(model=...): the parameters are the model's (change them with set_params)")
+            with model._lock:
+                ptr = lib.loam_world_create_from_model(model._ptr(), C.byref(err))
+            keep = [model._handle()]  # and through it the grids its bodies point into
+        else:
+            p = make_params(params, **overrides)
+            ptr = lib.loam_world_create(C.byref(p), C.byref(err))
+            keep = []
         if not ptr:
             check(err.status or T.ERR_INTERNAL, err)
-        self._h = Handle(ptr, lib.loam_world_destroy)
+        self._h = Handle(ptr, lib.loam_world_destroy, keep=keep)
         self._views = new_registry()
         self._valid = None
 
@@ -194,14 +312,8 @@ class World(Owned):
         velocities (n x 3, m/s, or None for at rest). Only before the first step. Returns the ids
         given to them (a range)."""
         ptr = self._ptr()
-        xyz = cv.real_array(positions, "positions", (None, 3))
+        xyz, r, vel = _particle_arrays(positions, radius, velocities)
         n = len(xyz)
-        r = cv.real_array(radius, "radius")
-        if r.ndim == 0:
-            r = np.full(n, r, np.float32)
-        elif r.shape != (n,):
-            raise InputError(f"radius: shape {r.shape}, expected a single value or ({n},)")
-        vel = None if velocities is None else cv.real_array(velocities, "velocities", (n, 3))
         dens = cv.real(density, "density")
         self._refuse_if_views("add_particles")
         first = self.particle_count
@@ -379,8 +491,8 @@ class World(Owned):
     # ---- state copies and state files (docs/state-files.md) --------------------------------------
 
     def clone(self):
-        """A new World that is a copy of this one, model and state down to its caches (warm start,
-        contact colours, neighbour list, numbering): stepping either gives the same bits."""
+        """A new World that is a copy of this one's state down to its caches (warm start, contact
+        colours, neighbour list, numbering), of the same model: stepping either gives the same bits."""
         err = T.new(T.Error, "loam_error")
         ptr = lib.loam_world_clone(self._ptr(), C.byref(err))
         if not ptr:
@@ -392,7 +504,8 @@ class World(Owned):
         return c
 
     def copy_state_from(self, other):
-        """Make this world's whole state `other`'s (a World of the same particles and bodies)."""
+        """Make this world's whole state `other`'s (a World of the same particles and bodies: of the same
+        Model, or of one built alike); this world keeps its model."""
         if not isinstance(other, World):
             raise InputError(f"copy_state_from: expected a loam.World, not {type(other).__name__}")
         ptr, src = self._ptr(), other._ptr()

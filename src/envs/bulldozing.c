@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "envs/env_internal.h"
+#include "granular/model_build.h"
 #include "loam/mesh_gen.h"
 
 enum { DEPTH_SIDE = 36, HEIGHT_W = 72, HEIGHT_H = 36 };
@@ -78,27 +79,37 @@ static loam_status build(loam_env* env, loam_error* err) {
     return st;
 }
 
-static loam_status populate(loam_env* env, loam_rng* rng, loam_error* err) {
+/* The episodes' bodies: the arena (0) and the bulldozer (1), placed by populate. */
+static loam_status add_bodies(loam_env* env, loam_world* w, loam_error* err) {
     bulldozing* b = env->task_data;
-    float dx = (float)(0.6 * loam_rng_uniform(rng) - 0.3), dy = (float)(0.6 * loam_rng_uniform(rng) - 0.3);
-    loam_status st = add_arena(env, env->world, err);
-    if (st == LOAM_OK) st = env_add_bed(env, dx, dy, err);
+    loam_status st = add_arena(env, w, err);
     if (st != LOAM_OK) return st;
     loam_body_def def = loam_body_default_def();
     snprintf(def.name, sizeof def.name, "bulldozer");
     def.motion = LOAM_MOTION_COMMANDED;
-    float yaw = (float)(0.6 * loam_rng_uniform(rng) - 0.3);
-    def.pose.p = (loam_vec3){-3.5f + (float)(0.2 * loam_rng_uniform(rng) - 0.1), (float)(loam_rng_uniform(rng) - 0.5), 0.0f};
-    def.pose.q = loam_quat_from_axis_angle((loam_vec3){0, 0, 1}, yaw);
+    def.pose.p = (loam_vec3){-3.5f, 0.0f, 0.0f};
     def.shape_count = 1;
     def.shapes[0].type = LOAM_SHAPE_MESH;
     def.shapes[0].local = loam_pose_identity();
     def.shapes[0].friction = env->cfg.friction;
     def.shapes[0].grid = &env->grids[b->grid];
-    b->dozer = loam_world_add_body(env->world, &def, err);
+    b->dozer = loam_world_add_body(w, &def, err);
+    return b->dozer < 0 ? (err ? err->status : LOAM_ERR_INPUT) : LOAM_OK;
+}
+
+static loam_status populate(loam_env* env, loam_rng* rng, loam_error* err) {
+    (void)err;
+    bulldozing* b = env->task_data;
+    float dx = (float)(0.6 * loam_rng_uniform(rng) - 0.3), dy = (float)(0.6 * loam_rng_uniform(rng) - 0.3);
+    env_shift_bed(env, dx, dy);
+    loam_pose pose;
+    float yaw = (float)(0.6 * loam_rng_uniform(rng) - 0.3);
+    pose.p = (loam_vec3){-3.5f + (float)(0.2 * loam_rng_uniform(rng) - 0.1), (float)(loam_rng_uniform(rng) - 0.5), 0.0f};
+    pose.q = loam_quat_from_axis_angle((loam_vec3){0, 0, 1}, yaw);
+    loam_world_start_body(env->world, b->dozer, pose, (loam_twist){{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}});
     b->lane = 0;
     b->backing = 0;
-    return b->dozer < 0 ? (err ? err->status : LOAM_ERR_INPUT) : LOAM_OK;
+    return LOAM_OK;
 }
 
 static loam_status drive(loam_env* env, loam_error* err) {
@@ -190,5 +201,5 @@ static loam_camera camera(const loam_env* env) {
     return env_view((loam_vec3){0.0f, -7.5f, 5.5f}, (loam_vec3){0.0f, 0.0f, 0.0f}, 45.0f);
 }
 
-const env_task env_bulldozing_task = {build,  populate, drive,  after_step,        observe, score,
+const env_task env_bulldozing_task = {build,  add_bodies, populate, drive,  after_step,        observe, score,
                                        scripted, camera, NULL, sizeof(bulldozing), NULL, NULL};

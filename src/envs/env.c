@@ -7,6 +7,7 @@
 #include "core/clock.h"
 #include "core/threads.h"
 #include "envs/env_internal.h"
+#include "granular/model_build.h"
 
 static const env_task* task_of(loam_env_kind kind) {
     switch (kind) {
@@ -139,8 +140,9 @@ int env_add_grid(loam_env* env, const loam_mesh* mesh, float cell, float margin,
     }
     char cache[1024];
     loam_sdf_cache_dir(cache, sizeof cache);
-    loam_sdf_grid* g = &env->grids[env->grid_count];
+    loam_sdf_grid* g = &env->assets->grids[env->grid_count];
     if (loam_sdf_grid_build_cached(mesh, cell, margin, cache[0] ? cache : NULL, g, NULL, err) != LOAM_OK) return -1;
+    env->assets->grid_count = env->grid_count + 1;
     return env->grid_count++;
 }
 
@@ -183,12 +185,15 @@ static loam_status add_particles(loam_world* w, int n, const float* xyz, const f
 
 loam_status env_bed_settle(loam_env* env, const float* xyz, int n, float r, env_add_bodies_fn confined,
                            env_add_bodies_fn released, loam_error* err) {
-    env->bed_count = n;
-    env->bed_xyz = loam_malloc(sizeof(float) * 3 * (size_t)n);
-    env->bed_radius = loam_malloc(sizeof(float) * (size_t)n);
-    if (!env->bed_xyz || !env->bed_radius) return loam_error_set(err, LOAM_ERR_NOMEM, "environment: out of memory for the bed");
-    for (int i = 0; i < n; ++i) env->bed_radius[i] = r;
-    memcpy(env->bed_xyz, xyz, sizeof(float) * 3 * (size_t)n);
+    env_assets* a = env->assets;
+    float* bed_xyz = a->bed_xyz = loam_malloc(sizeof(float) * 3 * (size_t)n);
+    float* bed_radius = a->bed_radius = loam_malloc(sizeof(float) * (size_t)n);
+    a->bed_count = env->bed_count = n;
+    env->bed_xyz = bed_xyz;
+    env->bed_radius = bed_radius;
+    if (!bed_xyz || !bed_radius) return loam_error_set(err, LOAM_ERR_NOMEM, "environment: out of memory for the bed");
+    for (int i = 0; i < n; ++i) bed_radius[i] = r;
+    memcpy(bed_xyz, xyz, sizeof(float) * 3 * (size_t)n);
     if (env->cfg.settle_steps == 0) return LOAM_OK;
     /* Settling is damped so the bed comes to rest in few steps; the episodes run undamped. */
     loam_granular_params p = env->params;
@@ -221,27 +226,52 @@ loam_status env_bed_settle(loam_env* env, const float* xyz, int n, float r, env_
         loam_particles pp = loam_world_particles(w);
         for (int k = 0; k < pp.count; ++k) {
             int id = pp.id[k];
-            env->bed_xyz[3 * id] = pp.x[k];
-            env->bed_xyz[3 * id + 1] = pp.y[k];
-            env->bed_xyz[3 * id + 2] = pp.z[k];
+            bed_xyz[3 * id] = pp.x[k];
+            bed_xyz[3 * id + 1] = pp.y[k];
+            bed_xyz[3 * id + 2] = pp.z[k];
         }
     }
     loam_world_destroy(w);
     return st;
 }
 
-loam_status env_add_bed(loam_env* env, float dx, float dy, loam_error* err) {
-    int n = env->bed_count;
-    float* xyz = loam_malloc(sizeof(float) * 3 * (size_t)n);
-    if (!xyz) return loam_error_set(err, LOAM_ERR_NOMEM, "environment: out of memory for %d particles", n);
-    for (int i = 0; i < n; ++i) {
-        xyz[3 * i] = env->bed_xyz[3 * i] + dx;
-        xyz[3 * i + 1] = env->bed_xyz[3 * i + 1] + dy;
-        xyz[3 * i + 2] = env->bed_xyz[3 * i + 2];
+void env_shift_bed(loam_env* env, float dx, float dy) {
+    loam_particles p = loam_world_particles(env->world);
+    for (int i = 0; i < p.count; ++i) { /* a fresh world: slot i holds particle i */
+        p.x[i] = env->bed_xyz[3 * i] + dx;
+        p.y[i] = env->bed_xyz[3 * i + 1] + dy;
     }
-    loam_status st = add_particles(env->world, n, xyz, env->bed_radius, env->cfg.density, err);
-    loam_free(xyz);
+}
+
+/* The episodes' model: the settled bed at rest and the task's bodies at default poses, built in a
+ * world of their own (the tasks' body helpers take worlds) and taken over as a model. */
+static loam_status make_model(loam_env* env, loam_error* err) {
+    loam_world* w = loam_world_create(&env->params, err);
+    if (!w) return err ? err->status : LOAM_ERR_NOMEM;
+    loam_status st = add_particles(w, env->bed_count, env->bed_xyz, env->bed_radius, env->cfg.density, err);
+    if (st == LOAM_OK) st = env->task->add_bodies(env, w, err);
+    if (st == LOAM_OK && !(env->assets->model = loam_granular_model_from_world(w, err))) st = err ? err->status : LOAM_ERR_NOMEM;
+    loam_world_destroy(w);
     return st;
+}
+
+static void assets_release(env_assets* a) {
+    if (!a || __atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+    loam_granular_model_destroy(a->model);
+    for (int i = 0; i < a->grid_count; ++i) loam_sdf_grid_destroy(&a->grids[i]);
+    loam_free(a->bed_xyz);
+    loam_free(a->bed_radius);
+    loam_free(a);
+}
+
+/* env's views of its assets. */
+static void see_assets(loam_env* env) {
+    env_assets* a = env->assets;
+    env->bed_count = a->bed_count;
+    env->bed_xyz = a->bed_xyz;
+    env->bed_radius = a->bed_radius;
+    env->grid_count = a->grid_count;
+    env->grids = a->grids;
 }
 
 loam_camera env_view(loam_vec3 eye, loam_vec3 target, float fov_deg) {
@@ -276,11 +306,9 @@ void loam_env_destroy(loam_env* env) {
     if (!env) return;
     if (env->task && env->task->destroy) env->task->destroy(env);
     loam_free(env->task_data);
-    loam_world_destroy(env->world);
+    loam_world_destroy(env->world); /* before the assets: its model's shapes point at their grids */
     for (int i = 0; i < env->obs_count; ++i) loam_free(env->obs[i]);
-    for (int i = 0; i < env->grid_count; ++i) loam_sdf_grid_destroy(&env->grids[i]);
-    loam_free(env->bed_xyz);
-    loam_free(env->bed_radius);
+    assets_release(env->assets);
     loam_free(env);
 }
 
@@ -293,6 +321,14 @@ loam_env* loam_env_create(const loam_env_config* config, loam_error* err) {
     }
     env->cfg = *config;
     env->task = task_of(config->kind);
+    env->assets = loam_calloc(1, sizeof *env->assets);
+    if (!env->assets) {
+        loam_free(env);
+        loam_error_set(err, LOAM_ERR_NOMEM, "environment: out of memory");
+        return NULL;
+    }
+    env->assets->refs = 1;
+    see_assets(env);
     loam_granular_params p = loam_granular_default_params();
     p.dt = config->dt;
     p.sweeps = config->sweeps;
@@ -309,6 +345,7 @@ loam_env* loam_env_create(const loam_env_config* config, loam_error* err) {
     int scope = loam_threads_scope_enter(config->threads);
     loam_status st = env->task->build(env, err);
     loam_threads_scope_leave(scope);
+    if (st == LOAM_OK) st = make_model(env, err);
     if (st == LOAM_OK) st = env_alloc_obs(env, err);
     if (st != LOAM_OK) {
         loam_env_destroy(env);
@@ -327,14 +364,15 @@ loam_env* loam_env_clone(const loam_env* src, loam_error* err) {
         loam_error_set(err, LOAM_ERR_NOMEM, "environment clone: out of memory");
         return NULL;
     }
-    /* Copy the scalars, then give every owned buffer its own copy; never share. */
+    /* Copy the scalars and share the assets (bed, grids, model); the task data and observations
+     * are the clone's own. */
     *env = *src;
     env->world = NULL;
     env->broken = 0;
     env->task_data = NULL;
-    env->bed_xyz = env->bed_radius = NULL;
     for (int i = 0; i < env->obs_count; ++i) env->obs[i] = NULL;
-    for (int i = 0; i < env->grid_count; ++i) env->grids[i].values = NULL;
+    __atomic_fetch_add(&env->assets->refs, 1, __ATOMIC_RELAXED);
+    see_assets(env);
     int ok = 1;
     env->task_data = loam_malloc(src->task->data_size);
     if (env->task_data) {
@@ -343,20 +381,6 @@ loam_env* loam_env_clone(const loam_env* src, loam_error* err) {
         if (env->task->clone && env->task->clone(env, src, err) != LOAM_OK) ok = 0;
     } else {
         ok = 0;
-    }
-    size_t n = (size_t)src->bed_count;
-    env->bed_xyz = loam_malloc(sizeof(float) * 3 * (n ? n : 1));
-    env->bed_radius = loam_malloc(sizeof(float) * (n ? n : 1));
-    ok = ok && env->bed_xyz && env->bed_radius;
-    if (ok && n) {
-        memcpy(env->bed_xyz, src->bed_xyz, sizeof(float) * 3 * n);
-        memcpy(env->bed_radius, src->bed_radius, sizeof(float) * n);
-    }
-    for (int i = 0; ok && i < env->grid_count; ++i) {
-        size_t bytes = sizeof(float) * (size_t)src->grids[i].nx * (size_t)src->grids[i].ny * (size_t)src->grids[i].nz;
-        env->grids[i].values = loam_malloc(bytes);
-        if (env->grids[i].values) memcpy(env->grids[i].values, src->grids[i].values, bytes);
-        else ok = 0;
     }
     loam_status st = ok ? env_alloc_obs(env, err) : loam_error_set(err, LOAM_ERR_NOMEM, "environment clone: out of memory");
     if (st != LOAM_OK) {
@@ -384,8 +408,9 @@ loam_world* loam_env_world(loam_env* env) { return env ? env->world : NULL; }
 
 static loam_status reset_one(loam_env* env, uint64_t seed, loam_error* err) {
     loam_world_destroy(env->world);
-    env->world = loam_world_create(&env->params, err);
+    env->world = loam_world_create_from_model(env->assets->model, err);
     if (!env->world) return err ? err->status : LOAM_ERR_NOMEM;
+    loam_world_set_threads(env->world, env->params.threads, NULL); /* this environment's count */
     loam_rng rng = {seed * 0x2545F4914F6CDD1Dull + 0x632BE59BD9B4E019ull};
     memset(env->action, 0, sizeof env->action);
     env->episode_time = 0.0;

@@ -16,8 +16,13 @@ typedef struct env_task {
     /* Once, at creation: assets, observation specs (env->spec, env->obs_count), env->action_dim,
      * and the bed (env_bed_settle fills env->bed_xyz / bed_radius). */
     loam_status (*build)(loam_env* env, loam_error* err);
-    /* At reset: add particles and bodies to env->world (just created from env->params) and set the
-     * task's episode state, drawing what is random from rng. */
+    /* Once, after build: the episodes' bodies into w (a world that becomes the environments' shared
+     * model, holding the settled bed already), at default poses; record their indices in the task
+     * data. */
+    loam_status (*add_bodies)(loam_env* env, loam_world* w, loam_error* err);
+    /* At reset: env->world is fresh from the model (the bed at rest, bodies at default poses): set
+     * what is random (shift the bed, place the tools, drawing from rng) and the task's episode
+     * state. */
     loam_status (*populate)(loam_env* env, loam_rng* rng, loam_error* err);
     /* Before each physics step: command the tools from env->action (clipped to [-1, 1]). */
     loam_status (*drive)(loam_env* env, loam_error* err);
@@ -39,11 +44,25 @@ typedef struct env_task {
     float* (*state_floats)(loam_env* env, size_t* count);
 } env_task;
 
+/* What environments made alike share (loam_env_clone): the settled bed, the grids the tools'
+ * shapes point at, and the granular model every episode's world is made from. Reference counted
+ * (atomically): the last environment to go frees it. */
+typedef struct env_assets {
+    int refs;
+    loam_granular_model* model; /* NULL until the build is done */
+    int bed_count;
+    float* bed_xyz;
+    float* bed_radius;
+    int grid_count;
+    loam_sdf_grid grids[ENV_MAX_GRIDS];
+} env_assets;
+
 struct loam_env {
     loam_env_config cfg;
     const env_task* task;
     void* task_data;
     loam_granular_params params;
+    env_assets* assets;         /* shared with every environment made alike */
     loam_world* world;          /* the current episode's, NULL before the first reset */
     int broken;                 /* a step failed: the world is kept for inspection, steps need a reset */
     int action_dim;
@@ -51,13 +70,13 @@ struct loam_env {
     int obs_count;
     loam_env_obs_spec spec[LOAM_ENV_MAX_OBS];
     float* obs[LOAM_ENV_MAX_OBS];
-    /* The settled bed, by particle id (reset copies it into each new world). */
+    /* The settled bed, by particle id (the model's initial positions), and the grids the task's
+     * bodies point to: the assets'. */
     int bed_count;
-    float* bed_xyz;
-    float* bed_radius;
-    /* Grids the task's bodies point to (owned). */
+    const float* bed_xyz;
+    const float* bed_radius;
     int grid_count;
-    loam_sdf_grid grids[ENV_MAX_GRIDS];
+    loam_sdf_grid* grids;
     double episode_time;        /* simulated seconds since reset */
     int64_t physics_steps;      /* of this episode */
     double force_sum[3];        /* tool force summed over this action's physics steps */
@@ -69,8 +88,8 @@ loam_status env_alloc_obs(loam_env* env, loam_error* err);
 void env_add_obs(loam_env* env, const char* name, int rank, int d0, int d1, int d2, float low, float high);
 /* A grid sampled from a mesh (through the disk cache); returns its index or -1 with err set. */
 int env_add_grid(loam_env* env, const loam_mesh* mesh, float cell, float margin, loam_error* err);
-/* Particles of the settled bed into env->world, each moved by (dx, dy). */
-loam_status env_add_bed(loam_env* env, float dx, float dy, loam_error* err);
+/* Move the fresh episode's bed (particle k in slot k) by (dx, dy) from where the model has it. */
+void env_shift_bed(loam_env* env, float dx, float dy);
 /* A jittered cubic lattice of n spheres of radius r filling the box [lo, hi] from the bottom up,
  * skipping points where keep() says no (keep may be NULL). xyz holds 3n floats. Returns the number
  * placed (< n when the box is full). */

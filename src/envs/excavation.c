@@ -11,6 +11,7 @@
 
 #include "core/sort.h"
 #include "envs/env_internal.h"
+#include "granular/model_build.h"
 #include "loam/mesh_gen.h"
 
 enum { JOINTS = 7, MAP_SIDE = 44 };
@@ -119,7 +120,7 @@ static loam_status build(loam_env* env, loam_error* err) {
 }
 
 /* A capsule from a link's origin to its child's joint origin; the link with the bucket carries it. */
-static loam_status add_arm(loam_env* env, loam_error* err) {
+static loam_status add_arm(loam_env* env, loam_world* w, loam_error* err) {
     excavation* x = env->task_data;
     loam_chain* c = &x->chain;
     for (int i = 0; i < c->link_count; ++i) {
@@ -149,7 +150,7 @@ static loam_status add_arm(loam_env* env, loam_error* err) {
             def.shapes[0].size = (loam_vec3){LINK_RADIUS, 0.0f, 0.5f * len};
             def.shapes[0].friction = env->cfg.friction;
         }
-        int b = loam_world_add_body(env->world, &def, err);
+        int b = loam_world_add_body(w, &def, err);
         if (b < 0) return err ? err->status : LOAM_ERR_INPUT;
         x->body_of_link[i] = b;
         if (last) x->bucket_body = b;
@@ -157,14 +158,19 @@ static loam_status add_arm(loam_env* env, loam_error* err) {
     return LOAM_OK;
 }
 
+/* The episodes' bodies: floor, pen and bin, then the arm's links (placed by populate). */
+static loam_status add_bodies(loam_env* env, loam_world* w, loam_error* err) {
+    loam_status st = add_pen_and_bin(env, w, err);
+    return st == LOAM_OK ? add_arm(env, w, err) : st;
+}
+
 static loam_status populate(loam_env* env, loam_rng* rng, loam_error* err) {
     excavation* x = env->task_data;
     float q[JOINTS];
     for (int j = 0; j < JOINTS; ++j) q[j] = HOME[j] + (float)(0.1 * loam_rng_uniform(rng) - 0.05);
     loam_status st = loam_chain_set_positions(&x->chain, q, err);
-    if (st == LOAM_OK) st = add_pen_and_bin(env, env->world, err);
-    if (st == LOAM_OK) st = env_add_bed(env, 0.0f, 0.0f, err);
-    if (st == LOAM_OK) st = add_arm(env, err);
+    for (int i = 0; st == LOAM_OK && i < x->chain.link_count; ++i)
+        if (x->body_of_link[i] >= 0) loam_world_start_body(env->world, x->body_of_link[i], x->chain.pose[i], (loam_twist){{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}});
     x->potential = 0.0;
     x->waypoint = 1;
     return st;
@@ -241,5 +247,5 @@ static loam_camera camera(const loam_env* env) {
     return env_view((loam_vec3){1.6f, -1.3f, 1.1f}, (loam_vec3){0.35f, 0.1f, 0.2f}, 40.0f);
 }
 
-const env_task env_excavation_task = {build,  populate, drive,  after_step,        observe, score,
+const env_task env_excavation_task = {build,  add_bodies, populate, drive,  after_step,        observe, score,
                                        scripted, camera, NULL, sizeof(excavation), NULL, NULL};

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "envs/env_internal.h"
+#include "granular/model_build.h"
 #include "loam/mesh_gen.h"
 
 enum { PROFILE_BINS = 32 };
@@ -136,16 +137,27 @@ static loam_status add_tower_and_gears(loam_env* env, loam_world* w, loam_error*
     return st == LOAM_OK ? add_gears(env, w, NULL, err) : st;
 }
 
+/* The episodes' bodies: the tower, then the gears (at angle 0, placed by populate). */
+static loam_status add_bodies(loam_env* env, loam_world* w, loam_error* err) {
+    loam_status st = add_tower(env, w, err);
+    return st == LOAM_OK ? add_gears(env, w, NULL, err) : st;
+}
+
 static loam_status populate(loam_env* env, loam_rng* rng, loam_error* err) {
+    (void)err;
     gear_tower* g = env->task_data;
     for (int i = 0; i < env->cfg.gears; ++i) g->speed[i] = (float)(2.0 * loam_rng_uniform(rng) - 1.0);
     memcpy(env->action, g->speed, sizeof(float) * (size_t)env->cfg.gears);
-    loam_status st = add_tower(env, env->world, err);
-    if (st == LOAM_OK) st = env_add_bed(env, 0.0f, 0.0f, err);
-    if (st == LOAM_OK) st = add_gears(env, env->world, rng, err);
+    for (int i = 0; i < env->cfg.gears; ++i) {
+        float angle = (float)(2.0 * M_PI * loam_rng_uniform(rng));
+        loam_pose pose = {{0.0f, 0.0f, gear_z(g->height, env->cfg.gears, i)}, loam_quat_from_axis_angle((loam_vec3){0, 0, 1}, angle)};
+        loam_twist twist = (loam_twist){{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
+        twist.w.z = env->cfg.max_gear_speed * g->speed[i];
+        loam_world_start_body(env->world, g->first_gear + i, pose, twist);
+    }
     for (int i = 0; i < env->bed_count; ++i) g->prev_z[i] = env->bed_xyz[3 * i + 2];
     g->crossings = 0;
-    return st;
+    return LOAM_OK;
 }
 
 static loam_status drive(loam_env* env, loam_error* err) {
@@ -224,5 +236,5 @@ static float* state_floats(loam_env* env, size_t* count) {
     return ((gear_tower*)env->task_data)->prev_z;
 }
 
-const env_task env_gear_tower_task = {build,    populate, drive,   after_step,         observe, score,
+const env_task env_gear_tower_task = {build,    add_bodies, populate, drive,   after_step,         observe, score,
                                       scripted, camera,   destroy, sizeof(gear_tower), clone, state_floats};

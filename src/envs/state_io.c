@@ -2,8 +2,9 @@
  * its granular world (copied whole, caches included: src/granular/state_io.c), the task's episode
  * data (scripted policy's progress, random speeds, the chain's joints, its float buffers), the
  * clock and step count, the current action, the tool force of the last action and the
- * observations. The assets (settled bed, grids, specs) are the environment's model: the same in
- * every environment of one kind and configuration, and never copied. No random generator lives
+ * observations. The assets (settled bed, grids, the granular model, specs) are the environment's
+ * model: the same in every environment of one kind and configuration (shared by those made alike,
+ * loam_env_clone), and never copied. No random generator lives
  * past a reset (populate draws everything then). */
 #include <string.h>
 
@@ -65,9 +66,14 @@ loam_status loam_env_copy_state(loam_env* dst, const loam_env* src, loam_error* 
     if (!src->world) return loam_error_set(err, LOAM_ERR_INPUT, "environment copy: the source was never reset (no episode to copy)");
     loam_status st = same_model(dst, src, "copy", err);
     if (st != LOAM_OK) return st;
-    loam_world* w = loam_world_clone(src->world, err);
+    /* A world of dst's model (its grids) holding src's episode: two environments made alike share
+     * one model, and two made apart have models built alike. */
+    loam_world* w = loam_world_create_from_model(dst->assets->model, err);
     if (!w) return err ? err->status : LOAM_ERR_NOMEM;
-    loam_world_remap_grids(w, src->grids, dst->grids, dst->grid_count);
+    if (loam_world_copy_state(w, src->world, err) != LOAM_OK) {
+        loam_world_destroy(w);
+        return err ? err->status : LOAM_ERR_INPUT;
+    }
     if (!take_task_data(dst, src->task_data, src, err)) {
         loam_world_destroy(w);
         return loam_error_set(err, LOAM_ERR_NOMEM, "environment copy: out of memory");

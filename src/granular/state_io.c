@@ -24,8 +24,9 @@
 /* A pointer field of the world: OWN, a block the world owns (copied); IN, a pointer into some owned
  * block (or stale: nothing uses it before it is set again); SCRATCH, a block the world owns whose
  * contents every use writes first (the radix sort's counts, 256 kB): the copy gets one as large,
- * zeroed, and a file holds only its size. */
-enum { FIELD_OWN = 1, FIELD_IN = 2, FIELD_SCRATCH = 3, MAX_FIELDS = 96 };
+ * zeroed, and a file holds only its size; MODEL, the model or an array of it: a copy references
+ * the same model, a file holds nothing of it (a load takes the destination's). */
+enum { FIELD_OWN = 1, FIELD_IN = 2, FIELD_SCRATCH = 3, FIELD_MODEL = 4, MAX_FIELDS = 96 };
 typedef struct field {
     void** at;
     int kind;
@@ -34,8 +35,10 @@ typedef struct field {
 #define F(p, k) (out[n].at = (void**)&(p), out[n].kind = (k), ++n)
 static int world_fields(loam_world* w, field* out) {
     int n = 0;
-    /* model and state */
-    F(w->radius, FIELD_OWN), F(w->inv_mass, FIELD_OWN), F(w->id, FIELD_OWN), F(w->body_defs, FIELD_OWN), F(w->shapes, FIELD_OWN);
+    /* the model (shared, never copied), then the state: per-slot radii, masses and ids follow the
+     * renumbering, so they are state */
+    F(w->model, FIELD_MODEL), F(w->body_defs, FIELD_MODEL), F(w->shapes, FIELD_MODEL);
+    F(w->radius, FIELD_OWN), F(w->inv_mass, FIELD_OWN), F(w->id, FIELD_OWN);
     F(w->x, FIELD_OWN), F(w->y, FIELD_OWN), F(w->z, FIELD_OWN), F(w->vx, FIELD_OWN), F(w->vy, FIELD_OWN), F(w->vz, FIELD_OWN);
     F(w->bodies, FIELD_OWN);
     /* the hash: its own arrays, or memory lent for a build (loam_hash_attach) */
@@ -97,7 +100,7 @@ static int own_blocks(loam_world* c, const loam_world* src) {
     world_fields(c, fc);
     int ok = 1;
     for (int f = 0; f < n; ++f) {
-        if (fc[f].kind == FIELD_IN) continue;
+        if (fc[f].kind == FIELD_IN || fc[f].kind == FIELD_MODEL) continue;
         const void* from = *fs[f].at;
         *fc[f].at = NULL;
         if (!from || !ok) continue;
@@ -119,10 +122,20 @@ static int own_blocks(loam_world* c, const loam_world* src) {
     drop_thread_scratch(c);
     if (!ok) {
         for (int f = 0; f < n; ++f)
-            if (fc[f].kind != FIELD_IN) loam_free(*fc[f].at), *fc[f].at = NULL;
+            if (fc[f].kind == FIELD_OWN || fc[f].kind == FIELD_SCRATCH) loam_free(*fc[f].at), *fc[f].at = NULL;
         if (c->hash.owned) memset(&c->hash, 0, sizeof c->hash);
+    } else {
+        loam_granular_model_retain(c->model); /* the copy's reference to src's model */
     }
     return ok;
+}
+
+/* The world steps `m` from now on (a world of the same particles and bodies' counts). */
+static void attach_model(loam_world* w, loam_granular_model* m) {
+    loam_granular_model_retain(m);
+    loam_granular_model_destroy(w->model); /* NULL-safe */
+    w->model = m;
+    loam_world_see_model(w);
 }
 
 loam_world* loam_world_clone(const loam_world* src, loam_error* err) {
@@ -178,11 +191,9 @@ loam_status loam_world_copy_state(loam_world* dst, const loam_world* src, loam_e
     if (st != LOAM_OK) return st;
     loam_world* c = loam_world_clone(src, err);
     if (!c) return err ? err->status : LOAM_ERR_NOMEM;
-    /* Mesh shapes point at grids owned by the world's host (a scene, an environment): keep dst's,
-     * so a copy between hosts never points into the other host's grids. */
-    for (int b = 0; b < c->body_count; ++b)
-        for (int s = 0; s < c->body_defs[b].shape_count; ++s) c->body_defs[b].shapes[s].grid = dst->body_defs[b].shapes[s].grid;
-    for (int s = 0; s < c->shape_count; ++s) c->shapes[s].shape.grid = dst->shapes[s].shape.grid;
+    /* dst keeps its model: its body definitions and the mesh grids they point at, owned by dst's
+     * host (a scene, an environment), so a copy between hosts never points into the other's. */
+    attach_model(c, dst->model);
     take(dst, c);
     return LOAM_OK;
 }
@@ -214,6 +225,7 @@ void loam_world_write_image(const loam_world* w, loam_state_writer* o) {
     loam_state_put(o, &image, sizeof image);
     for (int f = 0; f < n; ++f) {
         const void* p = *fs[f].at;
+        if (fs[f].kind == FIELD_MODEL) continue; /* the model is not state: a load takes dst's */
         if (fs[f].kind == FIELD_OWN) {
             loam_state_put_array(o, p, loam_block_bytes(p), 1);
         } else if (fs[f].kind == FIELD_SCRATCH) {
@@ -255,15 +267,8 @@ static int check_image(loam_state_reader* r, const loam_world* c) {
             return loam_state_fail(r, "field %s holds %zu bytes, fewer than %d particles need", per[k].name, loam_block_bytes(per[k].p), c->count);
         if (k >= 3 && !loam_state_check_finite_f(r, per[k].name, per[k].p, (size_t)c->count)) return 0;
     }
-    if (c->body_count < 0 || c->shape_count < 0 || c->body_count > c->body_capacity)
+    if (c->body_count < 0 || c->shape_count < 0)
         return loam_state_fail(r, "field body_count = %d or shape_count = %d out of range", c->body_count, c->shape_count);
-    if (c->body_count > 0 && (!c->body_defs || loam_block_bytes(c->body_defs) < sizeof(loam_body_def) * (size_t)c->body_count))
-        return loam_state_fail(r, "field body_defs: fewer than %d bodies", c->body_count);
-    for (int b = 0; b < c->body_count; ++b)
-        if (c->body_defs[b].shape_count < 0 || c->body_defs[b].shape_count > LOAM_BODY_MAX_SHAPES)
-            return loam_state_fail(r, "field body_defs[%d].shape_count = %d out of range", b, c->body_defs[b].shape_count);
-    if (c->shape_count > 0 && (!c->shapes || loam_block_bytes(c->shapes) < sizeof(loam_shape_ref) * (size_t)c->shape_count))
-        return loam_state_fail(r, "field shapes: fewer than %d shapes", c->shape_count);
     if (c->body_count > 0 && (!c->bodies || loam_block_bytes(c->bodies) < sizeof(loam_body_state) * (size_t)c->body_count))
         return loam_state_fail(r, "field bodies: fewer than %d bodies", c->body_count);
     return 1;
@@ -290,7 +295,9 @@ loam_world* loam_world_read_image(loam_state_reader* rd, const loam_world* dst) 
     uint32_t in_block[MAX_FIELDS];
     int64_t in_offset[MAX_FIELDS];
     for (; ok && f < n; ++f) {
-        if (fc[f].kind == FIELD_OWN) {
+        if (fc[f].kind == FIELD_MODEL) {
+            continue;
+        } else if (fc[f].kind == FIELD_OWN) {
             uint64_t bytes = 0;
             ok = loam_state_get(&r, "block", &bytes, sizeof bytes);
             if (ok && bytes > (uint64_t)(r.end - r.at)) ok = loam_state_fail(&r, "field block %d: %llu bytes, more than the file holds", f, (unsigned long long)bytes);
@@ -324,16 +331,15 @@ loam_world* loam_world_read_image(loam_state_reader* rd, const loam_world* dst) 
     if (!ok) {
         if (c) {
             for (int k = 0; k < n; ++k)
-                if (fc[k].kind != FIELD_IN) loam_free(*fc[k].at), *fc[k].at = NULL;
+                if (fc[k].kind == FIELD_OWN || fc[k].kind == FIELD_SCRATCH) loam_free(*fc[k].at), *fc[k].at = NULL;
             loam_free(c);
         }
         return NULL;
     }
-    /* Host-owned grids and the body definitions' shapes: dst's (a process address in a file means
-     * nothing; the model check above made sure the bodies are the same). */
-    for (int b = 0; b < c->body_count; ++b)
-        for (int s = 0; s < c->body_defs[b].shape_count; ++s) c->body_defs[b].shapes[s].grid = dst->body_defs[b].shapes[s].grid;
-    for (int s = 0; s < c->shape_count; ++s) c->shapes[s].shape.grid = dst->shapes[s].shape.grid;
+    /* The model (body definitions, the host's grids): dst's; the check above made sure the
+     * particles and the bodies' counts are the same. */
+    c->model = NULL;
+    attach_model(c, dst->model);
     return c;
 #undef r
 }
@@ -352,14 +358,4 @@ loam_status loam_world_load(loam_world* dst, const char* path, loam_error* err) 
     if (!c) return err && err->status != LOAM_OK ? err->status : LOAM_ERR_INPUT;
     take(dst, c);
     return LOAM_OK;
-}
-
-void loam_world_remap_grids(loam_world* w, const loam_sdf_grid* from, const loam_sdf_grid* to, int count) {
-    for (int b = 0; b < w->body_count; ++b)
-        for (int s = 0; s < w->body_defs[b].shape_count; ++s)
-            for (int g = 0; g < count; ++g)
-                if (w->body_defs[b].shapes[s].grid == &from[g]) w->body_defs[b].shapes[s].grid = &to[g];
-    for (int s = 0; s < w->shape_count; ++s)
-        for (int g = 0; g < count; ++g)
-            if (w->shapes[s].shape.grid == &from[g]) w->shapes[s].shape.grid = &to[g];
 }

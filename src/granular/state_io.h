@@ -8,10 +8,8 @@
 #include "loam/sdf_grid.h"
 
 void loam_world_write_image(const loam_world* w, loam_state_writer* o);
-/* A new world from the image at the reader, checked against `like` (same particles and bodies; its
- * mesh grids are kept); NULL with the reader's error set. */
+/* A new world from the image at the reader, checked against `like` (same particles and bodies),
+ * of like's model (the file holds no model); NULL with the reader's error set. */
 loam_world* loam_world_read_image(loam_state_reader* r, const loam_world* like);
-/* Shapes pointing at from[g] point at to[g] instead (a world moved between environments). */
-void loam_world_remap_grids(loam_world* w, const loam_sdf_grid* from, const loam_sdf_grid* to, int count);
 
 #endif

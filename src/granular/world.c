@@ -78,18 +78,85 @@ loam_status loam_granular_params_validate(const loam_granular_params* p, loam_er
     return LOAM_OK;
 }
 
-loam_world* loam_world_create(const loam_granular_params* params, loam_error* err) {
-    loam_granular_params p = params ? *params : loam_granular_default_params();
-    if (loam_granular_params_validate(&p, err) != LOAM_OK) return NULL;
+static loam_world* world_alloc(loam_granular_model* m, loam_error* err) {
     loam_world* w = loam_calloc(1, sizeof *w);
     if (!w) {
         loam_error_set(err, LOAM_ERR_NOMEM, "out of memory creating a world");
         return NULL;
     }
-    w->params = p;
+    w->model = m;
+    w->params = m->params;
     w->team = 1;
     w->coloring.colored_step = -1;
+    loam_world_see_model(w);
     return w;
+}
+
+loam_world* loam_world_create(const loam_granular_params* params, loam_error* err) {
+    loam_granular_model* m = loam_granular_model_alloc(params, 1, err);
+    if (!m) return NULL;
+    loam_world* w = world_alloc(m, err);
+    if (!w) loam_granular_model_destroy(m);
+    return w;
+}
+
+loam_world* loam_world_create_from_model(loam_granular_model* m, loam_error* err) {
+    if (!m) {
+        loam_error_set(err, LOAM_ERR_INPUT, "world from model: null model");
+        return NULL;
+    }
+    if (m->is_private) {
+        loam_error_set(err, LOAM_ERR_INPUT, "world from model: a world's private model (make worlds from a loam_granular_model_create model)");
+        return NULL;
+    }
+    __atomic_store_n(&m->frozen, 1, __ATOMIC_RELEASE); /* before any world can read it */
+    loam_granular_model_retain(m);
+    loam_world* w = world_alloc(m, err);
+    if (!w) {
+        loam_granular_model_destroy(m);
+        return NULL;
+    }
+    size_t n = (size_t)m->count, cap = n ? n : 1;
+    float** arrays[] = {&w->radius, &w->inv_mass, &w->x, &w->y, &w->z, &w->vx, &w->vy, &w->vz};
+    int ok = 1;
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) ok = (*arrays[k] = loam_malloc(sizeof(float) * cap)) && ok;
+    ok = (w->id = loam_malloc(sizeof(int32_t) * cap)) && ok;
+    ok = (w->bodies = loam_calloc((size_t)(m->body_count ? m->body_count : 1), sizeof(loam_body_state))) && ok;
+    if (!ok) {
+        loam_world_destroy(w);
+        loam_error_set(err, LOAM_ERR_NOMEM, "world from model: out of memory for %zu particles", n);
+        return NULL;
+    }
+    /* Slot k holds particle k, as a world filled by add_particles does: the same bits. */
+    memcpy(w->radius, m->radius, sizeof(float) * n);
+    memcpy(w->inv_mass, m->inv_mass, sizeof(float) * n);
+    for (size_t k = 0; k < n; ++k) {
+        w->id[k] = (int32_t)k;
+        w->x[k] = m->xyz[3 * k];
+        w->y[k] = m->xyz[3 * k + 1];
+        w->z[k] = m->xyz[3 * k + 2];
+        w->vx[k] = m->vel ? m->vel[3 * k] : 0.0f;
+        w->vy[k] = m->vel ? m->vel[3 * k + 1] : 0.0f;
+        w->vz[k] = m->vel ? m->vel[3 * k + 2] : 0.0f;
+    }
+    w->count = w->capacity = (int)n;
+    w->max_radius = m->max_radius;
+    for (int b = 0; b < m->body_count; ++b) loam_body_motion_eval(&m->body_defs[b], 0.0, &w->bodies[b].pose, &w->bodies[b].twist);
+    return w;
+}
+
+const loam_granular_model* loam_world_model(const loam_world* w) { return w ? w->model : NULL; }
+
+/* Before a world of loam_world_create adds to its private model: a model that a clone shares
+ * becomes this world's alone. 0 when out of memory. */
+static int own_private_model(loam_world* w) {
+    if (__atomic_load_n(&w->model->refs, __ATOMIC_ACQUIRE) == 1) return 1;
+    loam_granular_model* m = loam_granular_model_copy_private(w->model);
+    if (!m) return 0;
+    loam_granular_model_destroy(w->model);
+    w->model = m;
+    loam_world_see_model(w);
+    return 1;
 }
 
 static void scratch_free(loam_world* w) {
@@ -146,9 +213,8 @@ void loam_world_destroy(loam_world* w) {
     float* arrays[] = {w->radius, w->inv_mass, w->x, w->y, w->z, w->vx, w->vy, w->vz};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) loam_free(arrays[k]);
     loam_free(w->id);
-    loam_free(w->body_defs);
     loam_free(w->bodies);
-    loam_free(w->shapes);
+    loam_granular_model_destroy(w->model);
     loam_free(w);
 }
 
@@ -162,28 +228,22 @@ static int grow(float** a, int count, int capacity) {
     return 1;
 }
 
+static loam_status check_private(loam_world* w, const char* what, loam_error* err) {
+    if (!w) return loam_error_set(err, LOAM_ERR_INPUT, "%s: null world", what);
+    if (!w->model->is_private)
+        return loam_error_set(err, LOAM_ERR_INPUT, "%s: the world was made from a shared model (add to the model before making worlds)", what);
+    if (!own_private_model(w)) return loam_error_set(err, LOAM_ERR_NOMEM, "%s: out of memory", what);
+    return LOAM_OK;
+}
+
 loam_status loam_world_add_particles(loam_world* w, int n, const float* xyz, const float* vel,
                                      const float* radius, float density, loam_error* err) {
-    if (!w || n < 0 || (n > 0 && (!xyz || !radius)))
-        return loam_error_set(err, LOAM_ERR_INPUT, "add_particles: null world or arrays, or n = %d < 0", n);
+    loam_status st = check_private(w, "add_particles", err);
+    if (st != LOAM_OK) return st;
     if (w->step > 0)
         return loam_error_set(err, LOAM_ERR_INPUT, "add_particles: particles must be added before the first step");
-    if (!(isfinite(density) && density > 0.0f))
-        return loam_error_set(err, LOAM_ERR_INPUT, "add_particles: density %g must be > 0 (kg/m^3)", density);
-    if (n > (1 << 28) - w->count)
-        return loam_error_set(err, LOAM_ERR_INPUT, "add_particles: %d particles is more than loam supports", n);
-    for (int i = 0; i < n; ++i) {
-        float r = radius[i];
-        if (!(isfinite(r) && r > 0.0f && r < 1e3f))
-            return loam_error_set(err, LOAM_ERR_INPUT, "add_particles: particle %d radius %g must be in (0, 1000) m", i, r);
-        for (int k = 0; k < 3; ++k) {
-            if (!isfinite(xyz[3 * i + k]) || fabsf(xyz[3 * i + k]) > w->params.bound)
-                return loam_error_set(err, LOAM_ERR_INPUT, "add_particles: particle %d position %g is not finite or beyond bound %g",
-                                      i, xyz[3 * i + k], w->params.bound);
-            if (vel && !isfinite(vel[3 * i + k]))
-                return loam_error_set(err, LOAM_ERR_INPUT, "add_particles: particle %d velocity is not finite", i);
-        }
-    }
+    st = loam_granular_check_particles(&w->params, w->count, n, xyz, vel, radius, density, err);
+    if (st != LOAM_OK) return st;
     int need = w->count + n;
     if (need > w->capacity) {
         int cap = w->capacity ? w->capacity : 1024;
@@ -204,7 +264,7 @@ loam_status loam_world_add_particles(loam_world* w, int n, const float* xyz, con
         float r = radius[i];
         w->radius[k] = r;
         w->id[k] = k;
-        w->inv_mass[k] = 1.0f / (density * (float)(4.0 / 3.0 * M_PI) * r * r * r);
+        w->inv_mass[k] = loam_particle_inv_mass(density, r);
         w->x[k] = xyz[3 * i];
         w->y[k] = xyz[3 * i + 1];
         w->z[k] = xyz[3 * i + 2];
@@ -219,50 +279,24 @@ loam_status loam_world_add_particles(loam_world* w, int n, const float* xyz, con
 }
 
 int loam_world_add_body(loam_world* w, const loam_body_def* def, loam_error* err) {
-    if (!w || !def) {
-        loam_error_set(err, LOAM_ERR_INPUT, "add_body: null world or definition");
-        return -1;
-    }
-    if (loam_body_def_validate(def, err) != LOAM_OK) return -1;
-    if (w->body_count == w->body_capacity) {
-        int cap = w->body_capacity ? 2 * w->body_capacity : 8;
-        loam_body_def* defs = loam_malloc(sizeof *defs * (size_t)cap);
-        loam_body_state* states = loam_malloc(sizeof *states * (size_t)cap);
-        if (!defs || !states) {
-            loam_free(defs);
-            loam_free(states);
-            loam_error_set(err, LOAM_ERR_NOMEM, "add_body: out of memory");
-            return -1;
-        }
-        if (w->body_count) {
-            memcpy(defs, w->body_defs, sizeof *defs * (size_t)w->body_count);
-            memcpy(states, w->bodies, sizeof *states * (size_t)w->body_count);
-        }
-        loam_free(w->body_defs);
-        loam_free(w->bodies);
-        w->body_defs = defs;
-        w->bodies = states;
-        w->body_capacity = cap;
-    }
-    loam_shape_ref* shapes = loam_malloc(sizeof *shapes * (size_t)(w->shape_count + def->shape_count));
-    if (!shapes) {
+    if (check_private(w, "add_body", err) != LOAM_OK) return -1;
+    loam_body_state* states = loam_malloc(sizeof *states * (size_t)(w->body_count + 1));
+    if (!states) {
         loam_error_set(err, LOAM_ERR_NOMEM, "add_body: out of memory");
         return -1;
     }
-    if (w->shape_count) memcpy(shapes, w->shapes, sizeof *shapes * (size_t)w->shape_count);
-    int b = w->body_count++;
-    for (int s = 0; s < def->shape_count; ++s) {
-        shapes[w->shape_count + s].body = b;
-        shapes[w->shape_count + s].shape = def->shapes[s];
+    int b = loam_granular_model_append_body(w->model, def, err);
+    if (b < 0) {
+        loam_free(states);
+        return -1;
     }
-    loam_free(w->shapes);
-    w->shapes = shapes;
-    w->shape_count += def->shape_count;
-    w->body_defs[b] = *def;
-    w->body_defs[b].name[LOAM_NAME_MAX - 1] = '\0';
+    if (w->body_count) memcpy(states, w->bodies, sizeof *states * (size_t)w->body_count);
+    loam_free(w->bodies);
+    w->bodies = states;
+    loam_world_see_model(w);
     loam_body_state* st = &w->bodies[b];
     memset(st, 0, sizeof *st);
-    loam_body_motion_eval(def, w->time, &st->pose, &st->twist);
+    loam_body_motion_eval(&w->body_defs[b], w->time, &st->pose, &st->twist);
     scratch_free(w);
     return b;
 }

@@ -248,8 +248,32 @@ typedef struct loam_shape_ref {
 /* Particles as contact endpoints (endpoint.c; contact/endpoint.h): owner = the world. */
 extern const loam_endpoint_ops loam_particle_endpoint_ops;
 
+/* What does not change while stepping (loam_granular_model_create): particles by id, bodies,
+ * default parameters. Worlds made from it hold a reference; it is freed with the last. A world
+ * made by loam_world_create owns a private model that holds its bodies only: that world's
+ * particles (radius and mass by id) are its slots', so it costs no more than before the split. */
+struct loam_granular_model {
+    loam_granular_params params;
+    int count, capacity;      /* particles (a private model: 0) */
+    float* radius;            /* by id, m */
+    float* inv_mass;          /* by id, 1/kg */
+    float* xyz;               /* 3 * capacity by id: the default initial positions, m */
+    float* vel;               /* 3 * capacity by id: initial velocities; NULL while all at rest */
+    float max_radius;
+    int body_count, body_capacity;
+    loam_body_def* body_defs; /* the bodies' definitions, their initial poses included */
+    int shape_count;          /* all bodies' shapes, flattened */
+    loam_shape_ref* shapes;
+    int refs;                 /* the creator's and one per world (atomic) */
+    int frozen;               /* a world was made from it: nothing more may be added (atomic) */
+    int is_private;           /* a world's own (loam_world_create) */
+};
+
 struct loam_world {
-    /* model */
+    /* model: what the world steps with but does not change. body_defs and shapes are the model's
+     * arrays (not owned); radius, inv_mass and id are the world's per-slot copies, since slots
+     * are renumbered every reorder_interval steps and the hot loops read them by slot. */
+    loam_granular_model* model;
     loam_granular_params params;
     int team;                 /* threads of this step's regions: loam_team(params.threads), set as
                                  each step begins (1 between steps) */
@@ -258,10 +282,10 @@ struct loam_world {
     float* inv_mass;
     int32_t* id;              /* identity of the particle in each slot (slots are reordered) */
     float max_radius;
-    int body_count, body_capacity;
-    loam_body_def* body_defs;
+    int body_count;
+    const loam_body_def* body_defs; /* = model->body_defs */
     int shape_count;          /* all bodies' shapes, flattened */
-    loam_shape_ref* shapes;
+    const loam_shape_ref* shapes;   /* = model->shapes */
 
     /* state */
     float *x, *y, *z, *vx, *vy, *vz;
@@ -324,6 +348,28 @@ static inline loam_vec3 loam_body_contact_velocity(const loam_world* w, int s, i
     loam_vec3 surface = v3_sub(v3(w->x[i], w->y[i], w->z[i]), v3_scale(v3(nd[0], nd[1], nd[2]), nd[3]));
     *mu = sr->shape.friction;
     return v3_add(bs->twist.v, v3_cross(bs->twist.w, v3_sub(surface, bs->pose.p))); /* loam_twist_point_velocity */
+}
+
+/* The model (model.c). */
+loam_granular_model* loam_granular_model_alloc(const loam_granular_params* params, int is_private, loam_error* err);
+void loam_granular_model_retain(loam_granular_model* m);
+/* A private model with src's parameters and bodies (a world's clone gets its own). NULL: no memory. */
+loam_granular_model* loam_granular_model_copy_private(const loam_granular_model* src);
+/* Append a body, with no check of the model's kind or worlds; its index or -1 with err set. */
+int loam_granular_model_append_body(loam_granular_model* m, const loam_body_def* def, loam_error* err);
+/* add_particles' checks, for `count` particles already there. */
+loam_status loam_granular_check_particles(const loam_granular_params* p, int count, int n, const float* xyz, const float* vel,
+                                          const float* radius, float density, loam_error* err);
+/* A particle's inverse mass, the same bits for a model's and a world's particles. */
+static inline float loam_particle_inv_mass(float density, float r) {
+    return 1.0f / (density * (float)(4.0 / 3.0 * M_PI) * r * r * r);
+}
+/* Point the world at its model's body arrays (after the model's grew). */
+static inline void loam_world_see_model(loam_world* w) {
+    w->body_defs = w->model->body_defs;
+    w->shapes = w->model->shapes;
+    w->body_count = w->model->body_count;
+    w->shape_count = w->model->shape_count;
 }
 
 /* Stages of a step (src/granular/). */
