@@ -303,6 +303,10 @@ typedef struct loam_mb_options {
     int threads;            /* OpenMP threads of a step's solve (SUBADMM, FADMM), 0 = the default
                                (loam_set_threads; all cores); each state starts with this count
                                (loam_mb_state.threads); the bits never depend on it. 0 */
+    loam_context* context;  /* where the model's and its states' memory comes from and is counted
+                               (creation, growth during steps, copies, loads), and the thread count
+                               of states whose count is 0 (loam/core.h); NULL = the process default
+                               context. The model stores the context it resolved. NULL */
 } loam_mb_options;
 
 /* Which pairs of one robot's (one tree's) own bodies collide. A joint's parent and child never do
