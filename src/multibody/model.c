@@ -33,6 +33,7 @@ const char* loam_mb_solver_name(loam_mb_solver s) {
 
 loam_mb_options loam_mb_default_options(void) {
     loam_mb_options o;
+    memset(&o, 0, sizeof o); /* fields added later (context) start at NULL/0 */
     o.gravity = d3(0.0, 0.0, -9.81);
     o.dt = 1e-3;
     o.limit_erp = 0.2;
