@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "loam/multibody.h"
+#include "core/context.h"
 #include "loam/softbody.h"
 #include "test_util.h"
 
@@ -208,6 +209,30 @@ static void check_counted(void) {
     }
 }
 
+/* Blocks of a host's allocator: 64-byte aligned, grown within their context, never released to the
+ * kernel by loam (the pages are the host's: their bytes stay). */
+static void check_blocks(void) {
+    counter c;
+    loam_context* ctx = counted_context(&c, 0);
+    if (!ctx) return;
+    enum { BIG = 1 << 20 };
+    unsigned char* p = loam_ctx_malloc(ctx, 100);
+    CHECK(p && (uintptr_t)p % 64 == 0 && loam_block_context(p) == ctx, "a small block, aligned, in its context");
+    unsigned char* q = p ? loam_realloc(p, BIG) : NULL;
+    CHECK(q && (uintptr_t)q % 64 == 0 && loam_block_context(q) == ctx && loam_context_bytes_in_use(ctx) == BIG,
+          "grown: in its context, %zu bytes", loam_context_bytes_in_use(ctx));
+    if (q) {
+        memset(q, 7, BIG);
+        loam_release(q, 0, BIG);
+        int kept = 1;
+        for (size_t k = 0; k < BIG; ++k) kept &= q[k] == 7;
+        CHECK(kept, "loam_release changed a host allocator's block");
+    }
+    loam_free(q);
+    CHECK(loam_context_bytes_in_use(ctx) == 0 && c.live == 1, "all back: %zu bytes, %ld blocks", loam_context_bytes_in_use(ctx), c.live);
+    loam_context_destroy(ctx);
+}
+
 /* A context destroyed while it holds a block lives on until the block is freed. */
 static void check_deferred_destroy(void) {
     counter c;
@@ -361,6 +386,7 @@ int main(void) {
         if (!g_robots[k]) return fprintf(stderr, "robot: %s\n", err.message), 1;
     }
     check_api();
+    check_blocks();
     check_counted();
     check_deferred_destroy();
     check_failing();
