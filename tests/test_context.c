@@ -16,6 +16,7 @@
 #include "loam/multibody.h"
 #include "core/context.h"
 #include "loam/softbody.h"
+#include "loam/urdf.h"
 #include "test_util.h"
 
 /* A host allocator that counts, checks that free gets back the size alloc was asked for, and
@@ -233,6 +234,39 @@ static void check_blocks(void) {
     loam_context_destroy(ctx);
 }
 
+/* URDF models: the loader's scratch, the model, its mesh's grid and points, and its states, all in
+ * the options' context. */
+static void check_urdf(void) {
+    static const char* const files[] = {"urdf/panda.urdf", "tests/data/urdf_wild/elsewhere.urdf"};
+    for (int f = 0; f < 2; ++f) {
+        counter c;
+        loam_context* ctx = counted_context(&c, 1);
+        if (!ctx) return;
+        uint64_t count0 = loam_alloc_count();
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", LOAM_SOURCE_DIR, files[f]);
+        loam_urdf_options o = loam_urdf_default_options();
+        o.package_path = LOAM_SOURCE_DIR "/tests/data/urdf_wild/pkg/my_robot";
+        o.floating_base = f == 0; /* the mesh cube has no inertia: welded */
+        o.mb.context = ctx;
+        loam_error err;
+        loam_mb_model* m = loam_urdf_load(path, &o, &err);
+        CHECK(m != NULL, "%s: %s", files[f], err.message);
+        if (m && f == 1) CHECK(m->ngeom == 1 && m->geom[0].sdf, "the mesh has its grid");
+        loam_mb_state* s = m ? loam_mb_state_create(m, &err) : NULL;
+        if (s) CHECK(loam_mb_step(m, s, 20, &err) == LOAM_OK, "%s: step: %s", files[f], err.message);
+        loam_mb_state_destroy(s);
+        loam_mb_model_destroy(m);
+        CHECK(loam_alloc_count() == count0, "%s: the default context allocated %llu blocks", files[f],
+              (unsigned long long)(loam_alloc_count() - count0));
+        CHECK(loam_context_alloc_count(ctx) > 5 && loam_context_bytes_in_use(ctx) == 0 && c.live == 1,
+              "%s: %llu blocks counted, %zu bytes and %ld blocks left", files[f], (unsigned long long)loam_context_alloc_count(ctx),
+              loam_context_bytes_in_use(ctx), c.live);
+        loam_context_destroy(ctx);
+        CHECK(c.live == 0 && c.bad_sizes == 0, "%s: %ld blocks after the context", files[f], c.live);
+    }
+}
+
 /* A context destroyed while it holds a block lives on until the block is freed. */
 static void check_deferred_destroy(void) {
     counter c;
@@ -388,6 +422,7 @@ int main(void) {
     check_api();
     check_blocks();
     check_counted();
+    check_urdf();
     check_deferred_destroy();
     check_failing();
     check_host_threads();
