@@ -309,9 +309,14 @@ typedef struct loam_mb_options {
     double contact_erp;     /* fraction of a penetration removed per step, 0.2 */
     double contact_margin;  /* m: gaps below this become (speculative) contacts, 1e-3 */
     int max_contacts;       /* per state, 4096 */
-    int threads;            /* OpenMP threads of a step's solve (SUBADMM, FADMM), 0 = the default
-                               (loam_set_threads; all cores); each state starts with this count
+    int threads;            /* OpenMP threads of a step's solve (SUBADMM, FADMM), 0 = the context's
+                               count, and where that is 0, the default (loam_set_threads; all
+                               cores); each state starts with this count
                                (loam_mb_state.threads); the bits never depend on it. 0 */
+    loam_context* context;  /* where the model's and its states' memory comes from and is counted
+                               (creation, growth during steps, copies, loads), and the thread count
+                               of states whose count is 0 (loam/core.h); NULL = the process default
+                               context. The model stores the context it resolved. NULL */
 } loam_mb_options;
 
 /* Which pairs of one robot's (one tree's) own bodies collide. A joint's parent and child never do
@@ -387,7 +392,8 @@ typedef struct loam_mb_state {
     double* fem_v;       /* world velocities, m/s (inputs and outputs) */
     double* fem_f;       /* applied world forces, N (inputs) */
     loam_mb_solver_stats solver;
-    int threads;         /* threads of this state's steps, 0 = the default; model->opt.threads at
+    int threads;         /* threads of this state's steps, 0 = the model's context's (then the
+                            default); model->opt.threads at
                             creation, and the host may change it between steps */
     void* work;          /* private */
 } loam_mb_state;

@@ -184,9 +184,13 @@ typedef struct loam_softbody_def {
                                     shortest spring; default 0 */
     int max_masses;              /* masses one population slot holds; default 4096 */
     float bound;                 /* |coordinate| beyond this (m) is divergence; default 1e4 */
-    int threads;                 /* OpenMP threads a step spreads the robots over, 0 = the default
-                                    (loam_set_threads; all cores); the bits never depend on it;
-                                    default 0 */
+    int threads;                 /* OpenMP threads a step spreads the robots over, 0 = the
+                                    context's count (loam_context_def.threads), and where that is
+                                    0, the default (loam_set_threads; all cores); the bits never
+                                    depend on it; default 0 */
+    loam_context* context;       /* where the population's memory comes from and is counted, and
+                                    its thread count when threads is 0 (loam/core.h); NULL = the
+                                    process default context; default NULL */
 } loam_softbody_def;
 
 LOAM_API loam_softbody_def loam_softbody_default_def(void);

@@ -45,10 +45,10 @@ static int is_ball(const loam_mb_geom_def* g) { return g->type == LOAM_SHAPE_SPH
 /* World poses of all geoms, once per call (a geom meets many others). */
 static loam_status geom_poses(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
     mb_work* w = s->work;
-    if (!w->gpose && !(w->gpose = loam_malloc(sizeof(loam_posed) * (size_t)(m->ngeom > 0 ? m->ngeom : 1))))
+    if (!w->gpose && !(w->gpose = loam_ctx_malloc(m->opt.context, sizeof(loam_posed) * (size_t)(m->ngeom > 0 ? m->ngeom : 1))))
         return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: collide: out of memory");
     if (!w->other) { /* the geoms that are not balls on bodies, ascending */
-        if (!(w->other = loam_malloc(sizeof(int) * (size_t)(m->ngeom > 0 ? m->ngeom : 1))))
+        if (!(w->other = loam_ctx_malloc(m->opt.context, sizeof(int) * (size_t)(m->ngeom > 0 ? m->ngeom : 1))))
             return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: collide: out of memory");
         w->nother = 0;
         for (int g = 0; g < m->ngeom; ++g)
@@ -130,7 +130,7 @@ static int joined(const loam_mb_model* m, mb_work* w, int a, int b) {
 
 static loam_status make_joined(const loam_mb_model* m, mb_work* w, loam_error* err) {
     if (w->joined || m->nconstraint == 0) return LOAM_OK;
-    w->joined = loam_malloc(sizeof(long long) * (size_t)m->nconstraint);
+    w->joined = loam_ctx_malloc(m->opt.context, sizeof(long long) * (size_t)m->nconstraint);
     if (!w->joined) return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: collide: out of memory");
     int n = 0;
     for (int c = 0; c < m->nconstraint; ++c) {

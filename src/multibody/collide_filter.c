@@ -3,6 +3,7 @@
  * loam_mb_self_collision in loam/multibody.h. */
 #include <stdlib.h>
 
+#include "core/context.h"
 #include "loam/multibody.h"
 
 const char* loam_mb_self_collision_name(loam_mb_self_collision mode) {
@@ -40,7 +41,7 @@ loam_status loam_mb_model_exclude_pairs(loam_mb_model* m, const int* pairs, int 
                                   b, m->nbody - 1);
     }
     if (count == 0) return LOAM_OK;
-    long long* keys = loam_malloc(sizeof *keys * ((size_t)m->nexclude + (size_t)count));
+    long long* keys = loam_ctx_malloc(m->opt.context, sizeof *keys * ((size_t)m->nexclude + (size_t)count));
     if (!keys) return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: exclude pairs: out of memory");
     int n = 0;
     for (int i = 0; i < m->nexclude; ++i) keys[n++] = m->exclude[i];

@@ -35,11 +35,11 @@ static int rows_make(const mb_system* sys, int body, const double p[3], int fact
     const loam_mb_model* m = sys->model;
     int nv = m->nv, t = m->body_tree[body], tn = m->tree_nv[t];
     memset(b, 0, sizeof *b);
-    b->jac = loam_malloc(sizeof(double) * 6 * (size_t)(nv > 0 ? nv : 1));
+    b->jac = loam_ctx_malloc(sys->model->opt.context, sizeof(double) * 6 * (size_t)(nv > 0 ? nv : 1));
     if (!b->jac || loam_mb_jacobian(m, sys->state, body, (loam_vec3d){p[0], p[1], p[2]}, b->jac, NULL) != LOAM_OK) return 0;
     if (!factor) return 1;
-    b->dofs = loam_malloc(sizeof(int) * (size_t)(tn > 0 ? tn : 1));
-    b->L = loam_malloc(sizeof(double) * (size_t)(tn > 0 ? tn * tn : 1));
+    b->dofs = loam_ctx_malloc(sys->model->opt.context, sizeof(int) * (size_t)(tn > 0 ? tn : 1));
+    b->L = loam_ctx_malloc(sys->model->opt.context, sizeof(double) * (size_t)(tn > 0 ? tn * tn : 1));
     if (!b->dofs || !b->L) return 0;
     const int* tree = m->tree_dofs + m->tree_dof_adr[t];
     for (int k = 0; k < tn; ++k)
@@ -78,7 +78,7 @@ static void body_apply(void* owner, loam_endpoint e, const double p[3], const do
     mb_system* sys = owner;
     body_rows b;
     int ok = rows_make(sys, e.index, p, 1, &b);
-    double* x = ok ? loam_malloc(sizeof(double) * (size_t)(b.nf > 0 ? b.nf : 1)) : NULL;
+    double* x = ok ? loam_ctx_malloc(sys->model->opt.context, sizeof(double) * (size_t)(b.nf > 0 ? b.nf : 1)) : NULL;
     if (x) {
         response(sys, &b, impulse, x);
         for (int a = 0; a < b.nf; ++a) sys->state->qd[b.dofs[a]] += x[a];
@@ -95,7 +95,7 @@ static double body_delassus(const void* owner, loam_endpoint e, const double p[3
     const mb_system* sys = owner;
     body_rows b;
     double W = NAN;
-    double* x = rows_make(sys, e.index, p, 1, &b) ? loam_malloc(sizeof(double) * (size_t)(b.nf > 0 ? b.nf : 1)) : NULL;
+    double* x = rows_make(sys, e.index, p, 1, &b) ? loam_ctx_malloc(sys->model->opt.context, sizeof(double) * (size_t)(b.nf > 0 ? b.nf : 1)) : NULL;
     if (x) {
         response(sys, &b, n, x);
         int nv = sys->model->nv;

@@ -128,13 +128,13 @@ static double tet_gradients(const loam_mb_fem_def* d, int t, double* g) {
     return det;
 }
 
-loam_status loam_mb_model_add_fem(loam_mb_model* m, const loam_mb_fem_def* d, loam_error* err) {
+static loam_status mb_scoped_model_add_fem(loam_mb_model* m, const loam_mb_fem_def* d, loam_error* err) {
     if (!m || !d) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: add FEM: null model or definition");
     if (m->nfem >= 100000) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: add FEM: %d pieces already, at most 100000", m->nfem);
     loam_status st = validate(m, d, err);
     if (st != LOAM_OK) return st;
     if ((double)m->nfem_node + d->nnode > 1e7) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: FEM piece %d: too many nodes in all", m->nfem);
-    loam_mb_fem* grown = loam_malloc(sizeof *m->fem * (size_t)(m->nfem + 1));
+    loam_mb_fem* grown = loam_ctx_malloc(m->opt.context, sizeof *m->fem * (size_t)(m->nfem + 1));
     if (!grown) return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory for FEM piece %d", m->nfem);
     if (m->nfem > 0) memcpy(grown, m->fem, sizeof *m->fem * (size_t)m->nfem);
     loam_free(m->fem);
@@ -143,18 +143,18 @@ loam_status loam_mb_model_add_fem(loam_mb_model* m, const loam_mb_fem_def* d, lo
     memset(f, 0, sizeof *f);
     f->def = *d;
     size_t nn = (size_t)d->nnode, nt = (size_t)d->ntet;
-    double* node = loam_malloc(sizeof(double) * 3 * nn);
-    int* tet = loam_malloc(sizeof(int) * 4 * nt);
-    int* fixed = loam_malloc(sizeof(int) * (size_t)(d->nfixed > 0 ? d->nfixed : 1));
-    mb_fem_data* p = loam_calloc(1, sizeof *p);
+    double* node = loam_ctx_malloc(m->opt.context, sizeof(double) * 3 * nn);
+    int* tet = loam_ctx_malloc(m->opt.context, sizeof(int) * 4 * nt);
+    int* fixed = loam_ctx_malloc(m->opt.context, sizeof(int) * (size_t)(d->nfixed > 0 ? d->nfixed : 1));
+    mb_fem_data* p = loam_ctx_calloc(m->opt.context, 1, sizeof *p);
     f->def.node = node, f->def.tet = tet, f->def.fixed = fixed, f->priv = p;
-    f->mass = loam_calloc(nn, sizeof(double));
+    f->mass = loam_ctx_calloc(m->opt.context, nn, sizeof(double));
     if (p) {
-        p->grad = loam_malloc(sizeof(double) * 12 * nt);
-        p->volume = loam_malloc(sizeof(double) * nt);
-        p->ke = loam_malloc(sizeof(double) * 144 * nt);
-        p->fixed = loam_calloc(nn, 1);
-        p->surface = loam_calloc(nn, 1);
+        p->grad = loam_ctx_malloc(m->opt.context, sizeof(double) * 12 * nt);
+        p->volume = loam_ctx_malloc(m->opt.context, sizeof(double) * nt);
+        p->ke = loam_ctx_malloc(m->opt.context, sizeof(double) * 144 * nt);
+        p->fixed = loam_ctx_calloc(m->opt.context, nn, 1);
+        p->surface = loam_ctx_calloc(m->opt.context, nn, 1);
     }
     int ok = node && tet && fixed && p && f->mass && p->grad && p->volume && p->ke && p->fixed && p->surface && mark_surface(d, p->surface);
     if (!ok) {
@@ -189,4 +189,12 @@ loam_status loam_mb_model_add_fem(loam_mb_model* m, const loam_mb_fem_def* d, lo
     m->nfem_node += d->nnode;
     m->nfem += 1;
     return LOAM_OK;
+}
+
+/* In the model's context: the blocks of the layers below (contact's solvers, state files) go there. */
+loam_status loam_mb_model_add_fem(loam_mb_model* m, const loam_mb_fem_def* d, loam_error* err) {
+    loam_context* outer = loam_ctx_scope_enter(m ? m->opt.context : NULL);
+    loam_status r = mb_scoped_model_add_fem(m, d, err);
+    loam_ctx_scope_leave(outer);
+    return r;
 }

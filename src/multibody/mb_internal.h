@@ -5,6 +5,7 @@
 
 #include "collide/spatial_hash.h"
 #include "contact/endpoint.h"
+#include "core/context.h"
 #include "core/spatial.h"
 #include "loam/multibody.h"
 

@@ -33,6 +33,7 @@ const char* loam_mb_solver_name(loam_mb_solver s) {
 
 loam_mb_options loam_mb_default_options(void) {
     loam_mb_options o;
+    memset(&o, 0, sizeof o); /* fields added later (context) start at NULL/0 */
     o.gravity = d3(0.0, 0.0, -9.81);
     o.dt = 1e-3;
     o.limit_erp = 0.2;
@@ -213,21 +214,22 @@ static loam_status model_create(const loam_mb_body_def* bodies, int nbody, const
         loam_status st = check_geom(&geoms[i], i, nbody, err);
         if (st != LOAM_OK) return st;
     }
-    loam_mb_model* m = loam_calloc(1, sizeof *m);
+    o.context = loam_ctx_resolve(o.context); /* every block of the model and its states is in it */
+    loam_mb_model* m = loam_ctx_calloc(o.context, 1, sizeof *m);
     if (!m) return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory");
     m->nbody = nbody;
     m->ngeom = ngeom;
     m->opt = o;
-    m->body = loam_malloc(sizeof *m->body * (size_t)nbody);
-    m->q_adr = loam_malloc(sizeof *m->q_adr * (size_t)nbody);
-    m->v_adr = loam_malloc(sizeof *m->v_adr * (size_t)nbody);
-    m->geom = loam_malloc(sizeof *m->geom * (size_t)(ngeom > 0 ? ngeom : 1));
+    m->body = loam_ctx_malloc(m->opt.context, sizeof *m->body * (size_t)nbody);
+    m->q_adr = loam_ctx_malloc(m->opt.context, sizeof *m->q_adr * (size_t)nbody);
+    m->v_adr = loam_ctx_malloc(m->opt.context, sizeof *m->v_adr * (size_t)nbody);
+    m->geom = loam_ctx_malloc(m->opt.context, sizeof *m->geom * (size_t)(ngeom > 0 ? ngeom : 1));
     int nv = 0;
     for (int i = 0; i < nbody; ++i) nv += loam_joint_nv(bodies[i].joint);
-    m->dof_body = loam_malloc(sizeof *m->dof_body * (size_t)(nv > 0 ? nv : 1));
-    m->body_tree = loam_malloc(sizeof *m->body_tree * (size_t)nbody);
-    m->tree_dofs = loam_malloc(sizeof(int) * (size_t)(nv > 0 ? nv : 1));
-    m->dof_local = loam_malloc(sizeof(int) * (size_t)(nv > 0 ? nv : 1));
+    m->dof_body = loam_ctx_malloc(m->opt.context, sizeof *m->dof_body * (size_t)(nv > 0 ? nv : 1));
+    m->body_tree = loam_ctx_malloc(m->opt.context, sizeof *m->body_tree * (size_t)nbody);
+    m->tree_dofs = loam_ctx_malloc(m->opt.context, sizeof(int) * (size_t)(nv > 0 ? nv : 1));
+    m->dof_local = loam_ctx_malloc(m->opt.context, sizeof(int) * (size_t)(nv > 0 ? nv : 1));
     if (!m->body_tree || !m->tree_dofs || !m->dof_local || !m->q_adr || !m->v_adr || !m->geom || !m->dof_body) {
         loam_mb_model_destroy(m);
         return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory");
@@ -247,10 +249,10 @@ static loam_status model_create(const loam_mb_body_def* bodies, int nbody, const
     }
     for (int i = 0; i < ngeom; ++i) m->geom[i].pose.q = qd_normalize(m->geom[i].pose.q);
     /* Per-tree dof layout: the mass matrix's blocks. */
-    m->tree_nv = loam_calloc((size_t)m->ntree, sizeof(int));
-    m->tree_dof_adr = loam_calloc((size_t)m->ntree, sizeof(int));
-    m->tree_madr = loam_calloc((size_t)m->ntree, sizeof(int));
-    m->tree_self = loam_calloc((size_t)m->ntree, sizeof *m->tree_self); /* zero: LOAM_SELF_COLLISION_ALL */
+    m->tree_nv = loam_ctx_calloc(m->opt.context, (size_t)m->ntree, sizeof(int));
+    m->tree_dof_adr = loam_ctx_calloc(m->opt.context, (size_t)m->ntree, sizeof(int));
+    m->tree_madr = loam_ctx_calloc(m->opt.context, (size_t)m->ntree, sizeof(int));
+    m->tree_self = loam_ctx_calloc(m->opt.context, (size_t)m->ntree, sizeof *m->tree_self); /* zero: LOAM_SELF_COLLISION_ALL */
     if (!m->tree_nv || !m->tree_dof_adr || !m->tree_madr || !m->tree_self) {
         loam_mb_model_destroy(m);
         return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory");
@@ -377,7 +379,7 @@ loam_status loam_mb_model_set_constraints(loam_mb_model* m, const loam_mb_constr
     }
     loam_mb_constraint_def* copy = NULL;
     if (count > 0) {
-        copy = loam_malloc(sizeof *copy * (size_t)count);
+        copy = loam_ctx_malloc(m->opt.context, sizeof *copy * (size_t)count);
         if (!copy) return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory for %d constraints", count);
         memcpy(copy, defs, sizeof *copy * (size_t)count);
     }

@@ -6,21 +6,21 @@
 #include "multibody/mb_internal.h"
 #include "contact/cp.h"
 
-static void* zalloc(size_t count, size_t size, int* failed) {
-    void* p = loam_calloc(count > 0 ? count : 1, size);
+static void* zalloc(loam_context* ctx, size_t count, size_t size, int* failed) {
+    void* p = loam_ctx_calloc(ctx, count > 0 ? count : 1, size);
     if (!p) *failed = 1;
     return p;
 }
 
-loam_mb_state* loam_mb_state_create(const loam_mb_model* m, loam_error* err) {
+static loam_mb_state* mb_scoped_state_create(const loam_mb_model* m, loam_error* err) {
     if (!m) {
         loam_error_set(err, LOAM_ERR_INPUT, "multibody: null model");
         return NULL;
     }
     int fail = 0;
     size_t nb = (size_t)m->nbody, nv = (size_t)m->nv;
-    loam_mb_state* s = zalloc(1, sizeof *s, &fail);
-    mb_work* w = zalloc(1, sizeof *w, &fail);
+    loam_mb_state* s = zalloc(m->opt.context, 1, sizeof *s, &fail);
+    mb_work* w = zalloc(m->opt.context, 1, sizeof *w, &fail);
     if (fail) {
         loam_free(s);
         loam_free(w);
@@ -32,74 +32,74 @@ loam_mb_state* loam_mb_state_create(const loam_mb_model* m, loam_error* err) {
     s->nq = m->nq;
     s->nv = m->nv;
     s->nbody = m->nbody;
-    s->q = zalloc((size_t)m->nq, sizeof(double), &fail);
-    s->qd = zalloc(nv, sizeof(double), &fail);
-    s->tau = zalloc(nv, sizeof(double), &fail);
-    s->q_ref = zalloc(nv, sizeof(double), &fail);
-    s->qd_ref = zalloc(nv, sizeof(double), &fail);
-    s->xfrc = zalloc(6 * nb, sizeof(double), &fail);
-    s->xpose = zalloc(nb, sizeof(loam_posed), &fail);
-    s->xvel = zalloc(6 * nb, sizeof(double), &fail);
-    s->mass_matrix = zalloc((size_t)m->nM, sizeof(double), &fail);
-    s->act_force = zalloc(nv, sizeof(double), &fail);
-    s->limit_impulse = zalloc(nv, sizeof(double), &fail);
-    w->X = zalloc(nb, sizeof(sxform), &fail);
-    w->S = zalloc(6 * nb, sizeof(sv6), &fail);
-    w->Sw = zalloc(6 * nb, sizeof(sv6), &fail);
-    w->cJ = zalloc(nb, sizeof(sv6), &fail);
-    w->v = zalloc(nb, sizeof(sv6), &fail);
-    w->a = zalloc(nb, sizeof(sv6), &fail);
-    w->f = zalloc(nb, sizeof(sv6), &fail);
-    w->I = zalloc(nb, sizeof(sinertia), &fail);
-    w->Ic = zalloc(nb, sizeof(sinertia), &fail);
-    w->A = zalloc((size_t)m->nM, sizeof(double), &fail);
-    w->A0 = zalloc((size_t)m->nM, sizeof(double), &fail);
-    w->aoff = zalloc((size_t)m->ntree, sizeof(int), &fail);
-    w->gfree_off = zalloc((size_t)m->ntree + 1, sizeof(int), &fail);
-    w->b = zalloc(nv, sizeof(double), &fail);
-    w->x = zalloc(nv, sizeof(double), &fail);
+    s->q = zalloc(m->opt.context, (size_t)m->nq, sizeof(double), &fail);
+    s->qd = zalloc(m->opt.context, nv, sizeof(double), &fail);
+    s->tau = zalloc(m->opt.context, nv, sizeof(double), &fail);
+    s->q_ref = zalloc(m->opt.context, nv, sizeof(double), &fail);
+    s->qd_ref = zalloc(m->opt.context, nv, sizeof(double), &fail);
+    s->xfrc = zalloc(m->opt.context, 6 * nb, sizeof(double), &fail);
+    s->xpose = zalloc(m->opt.context, nb, sizeof(loam_posed), &fail);
+    s->xvel = zalloc(m->opt.context, 6 * nb, sizeof(double), &fail);
+    s->mass_matrix = zalloc(m->opt.context, (size_t)m->nM, sizeof(double), &fail);
+    s->act_force = zalloc(m->opt.context, nv, sizeof(double), &fail);
+    s->limit_impulse = zalloc(m->opt.context, nv, sizeof(double), &fail);
+    w->X = zalloc(m->opt.context, nb, sizeof(sxform), &fail);
+    w->S = zalloc(m->opt.context, 6 * nb, sizeof(sv6), &fail);
+    w->Sw = zalloc(m->opt.context, 6 * nb, sizeof(sv6), &fail);
+    w->cJ = zalloc(m->opt.context, nb, sizeof(sv6), &fail);
+    w->v = zalloc(m->opt.context, nb, sizeof(sv6), &fail);
+    w->a = zalloc(m->opt.context, nb, sizeof(sv6), &fail);
+    w->f = zalloc(m->opt.context, nb, sizeof(sv6), &fail);
+    w->I = zalloc(m->opt.context, nb, sizeof(sinertia), &fail);
+    w->Ic = zalloc(m->opt.context, nb, sizeof(sinertia), &fail);
+    w->A = zalloc(m->opt.context, (size_t)m->nM, sizeof(double), &fail);
+    w->A0 = zalloc(m->opt.context, (size_t)m->nM, sizeof(double), &fail);
+    w->aoff = zalloc(m->opt.context, (size_t)m->ntree, sizeof(int), &fail);
+    w->gfree_off = zalloc(m->opt.context, (size_t)m->ntree + 1, sizeof(int), &fail);
+    w->b = zalloc(m->opt.context, nv, sizeof(double), &fail);
+    w->x = zalloc(m->opt.context, nv, sizeof(double), &fail);
     size_t nfd = 3 * (size_t)m->nfem_node; /* FEM velocities follow the rigid ones in the packed order */
-    w->tmp = zalloc(nv + nfd, sizeof(double), &fail);
-    w->bias = zalloc(nv, sizeof(double), &fail);
-    w->free_dof = zalloc(nv, sizeof(int), &fail);
-    w->rows = zalloc(nv, sizeof(int), &fail);
-    w->groups = zalloc((size_t)m->ntree + (size_t)m->nfem, sizeof(cp_group), &fail);
-    w->sub_of_tree = zalloc((size_t)m->ntree + (size_t)m->nfem, sizeof(int), &fail);
+    w->tmp = zalloc(m->opt.context, nv + nfd, sizeof(double), &fail);
+    w->bias = zalloc(m->opt.context, nv, sizeof(double), &fail);
+    w->free_dof = zalloc(m->opt.context, nv, sizeof(int), &fail);
+    w->rows = zalloc(m->opt.context, nv, sizeof(int), &fail);
+    w->groups = zalloc(m->opt.context, (size_t)m->ntree + (size_t)m->nfem, sizeof(cp_group), &fail);
+    w->sub_of_tree = zalloc(m->opt.context, (size_t)m->ntree + (size_t)m->nfem, sizeof(int), &fail);
     s->nfem_node = m->nfem_node;
-    s->fem_x = zalloc(nfd, sizeof(double), &fail);
-    s->fem_v = zalloc(nfd, sizeof(double), &fail);
-    s->fem_f = zalloc(nfd, sizeof(double), &fail);
-    w->fem_vel = zalloc(nfd, sizeof(double), &fail);
-    w->fem_aoff = zalloc((size_t)m->nfem, sizeof(size_t), &fail);
-    w->fem_tet_adr = zalloc((size_t)m->nfem, sizeof(int), &fail);
+    s->fem_x = zalloc(m->opt.context, nfd, sizeof(double), &fail);
+    s->fem_v = zalloc(m->opt.context, nfd, sizeof(double), &fail);
+    s->fem_f = zalloc(m->opt.context, nfd, sizeof(double), &fail);
+    w->fem_vel = zalloc(m->opt.context, nfd, sizeof(double), &fail);
+    w->fem_aoff = zalloc(m->opt.context, (size_t)m->nfem, sizeof(size_t), &fail);
+    w->fem_tet_adr = zalloc(m->opt.context, (size_t)m->nfem, sizeof(int), &fail);
     size_t fem_a = 0, fem_t = 0;
     for (int f = 0; !fail && f < m->nfem; ++f) {
         size_t n = 3 * (size_t)m->fem[f].def.nnode, ld = 2 * (size_t)mb_fem_bandwidth(&m->fem[f]) + 1;
         w->fem_aoff[f] = fem_a, w->fem_tet_adr[f] = (int)fem_t;
         fem_a += n * ld, fem_t += (size_t)m->fem[f].def.ntet;
     }
-    w->fem_A0 = zalloc(fem_a, sizeof(double), &fail);
-    w->fem_A = zalloc(fem_a, sizeof(double), &fail);
-    w->fem_rot = zalloc(4 * fem_t, sizeof(double), &fail);
-    w->uf = zalloc((size_t)m->ntree, sizeof(int), &fail);
-    w->prev = zalloc((size_t)m->opt.max_contacts, sizeof(mb_prev), &fail);
-    w->prev_limit = zalloc(nv, sizeof(double), &fail);
+    w->fem_A0 = zalloc(m->opt.context, fem_a, sizeof(double), &fail);
+    w->fem_A = zalloc(m->opt.context, fem_a, sizeof(double), &fail);
+    w->fem_rot = zalloc(m->opt.context, 4 * fem_t, sizeof(double), &fail);
+    w->uf = zalloc(m->opt.context, (size_t)m->ntree, sizeof(int), &fail);
+    w->prev = zalloc(m->opt.context, (size_t)m->opt.max_contacts, sizeof(mb_prev), &fail);
+    w->prev_limit = zalloc(m->opt.context, nv, sizeof(double), &fail);
     w->ncon = m->nconstraint;
-    w->prev_con = zalloc(3 * (size_t)m->nconstraint, sizeof(double), &fail);
-    s->constraint_impulse = zalloc(3 * (size_t)m->nconstraint, sizeof(double), &fail);
+    w->prev_con = zalloc(m->opt.context, 3 * (size_t)m->nconstraint, sizeof(double), &fail);
+    s->constraint_impulse = zalloc(m->opt.context, 3 * (size_t)m->nconstraint, sizeof(double), &fail);
     for (int g = 0; g < m->ngeom; ++g) w->nball += m->geom[g].type == LOAM_SHAPE_SPHERE && m->geom[g].body >= 0;
-    w->ball_geom = zalloc((size_t)w->nball, sizeof(int), &fail);
-    w->bx = zalloc((size_t)w->nball, sizeof(float), &fail);
-    w->by = zalloc((size_t)w->nball, sizeof(float), &fail);
-    w->bz = zalloc((size_t)w->nball, sizeof(float), &fail);
-    w->cand = zalloc((size_t)w->nball, sizeof(int), &fail);
+    w->ball_geom = zalloc(m->opt.context, (size_t)w->nball, sizeof(int), &fail);
+    w->bx = zalloc(m->opt.context, (size_t)w->nball, sizeof(float), &fail);
+    w->by = zalloc(m->opt.context, (size_t)w->nball, sizeof(float), &fail);
+    w->bz = zalloc(m->opt.context, (size_t)w->nball, sizeof(float), &fail);
+    w->cand = zalloc(m->opt.context, (size_t)w->nball, sizeof(int), &fail);
     if (!fail && w->nball > 0) {
         for (int g = 0, k = 0; g < m->ngeom; ++g)
             if (m->geom[g].type == LOAM_SHAPE_SPHERE && m->geom[g].body >= 0) w->ball_geom[k++] = g;
         if (!loam_hash_init(&w->hash, 2 * w->nball + 1, w->nball)) fail = 1;
     }
-    s->contact = zalloc((size_t)m->opt.max_contacts, sizeof(loam_mb_contact), &fail);
-    s->contact_impulse = zalloc(3 * (size_t)m->opt.max_contacts, sizeof(double), &fail);
+    s->contact = zalloc(m->opt.context, (size_t)m->opt.max_contacts, sizeof(loam_mb_contact), &fail);
+    s->contact_impulse = zalloc(m->opt.context, 3 * (size_t)m->opt.max_contacts, sizeof(double), &fail);
     if (fail) {
         loam_mb_state_destroy(s);
         loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory for a state of %d dofs", m->nv);
@@ -113,7 +113,7 @@ loam_mb_state* loam_mb_state_create(const loam_mb_model* m, loam_error* err) {
     return s;
 }
 
-loam_status loam_mb_state_reset(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
+static loam_status mb_scoped_state_reset(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
     if (!m || !s) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: null model or state");
     if (s->nq != m->nq || s->nv != m->nv || s->nbody != m->nbody)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: state (nq %d, nv %d) was made for another model (nq %d, nv %d)", s->nq,
@@ -176,7 +176,7 @@ void loam_mb_state_destroy(loam_mb_state* s) {
     loam_free(s);
 }
 
-loam_status loam_mb_state_copy(const loam_mb_model* m, loam_mb_state* d, const loam_mb_state* s, loam_error* err) {
+static loam_status mb_scoped_state_copy(const loam_mb_model* m, loam_mb_state* d, const loam_mb_state* s, loam_error* err) {
     if (!m || !d || !s) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: state copy: null model or state");
     if (d->nq != m->nq || s->nq != m->nq || d->nv != m->nv || s->nv != m->nv || d->nbody != m->nbody || s->nbody != m->nbody)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: state copy: the states were made for another model");
@@ -206,4 +206,28 @@ loam_status loam_mb_state_copy(const loam_mb_model* m, loam_mb_state* d, const l
     /* and so does SubADMM's adapted penalty (admm_adapt), or the copy would take other steps */
     if (!cp_admm_work_copy_penalty(&wd->admm, ws->admm)) return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: state copy: out of memory");
     return loam_mb_kinematics(m, d, err);
+}
+
+/* In the model's context: the blocks of the layers below (contact's solvers, state files) go there. */
+loam_mb_state* loam_mb_state_create(const loam_mb_model* m, loam_error* err) {
+    loam_context* outer = loam_ctx_scope_enter(m ? m->opt.context : NULL);
+    loam_mb_state* r = mb_scoped_state_create(m, err);
+    loam_ctx_scope_leave(outer);
+    return r;
+}
+
+/* In the model's context: the blocks of the layers below (contact's solvers, state files) go there. */
+loam_status loam_mb_state_reset(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
+    loam_context* outer = loam_ctx_scope_enter(m ? m->opt.context : NULL);
+    loam_status r = mb_scoped_state_reset(m, s, err);
+    loam_ctx_scope_leave(outer);
+    return r;
+}
+
+/* In the model's context: the blocks of the layers below (contact's solvers, state files) go there. */
+loam_status loam_mb_state_copy(const loam_mb_model* m, loam_mb_state* d, const loam_mb_state* s, loam_error* err) {
+    loam_context* outer = loam_ctx_scope_enter(m ? m->opt.context : NULL);
+    loam_status r = mb_scoped_state_copy(m, d, s, err);
+    loam_ctx_scope_leave(outer);
+    return r;
 }

@@ -23,7 +23,7 @@ static loam_status check(const loam_mb_model* m, const loam_mb_state* s, const c
     return LOAM_OK;
 }
 
-loam_status loam_mb_state_save(const loam_mb_model* m, const loam_mb_state* s, const char* path, loam_error* err) {
+static loam_status mb_scoped_state_save(const loam_mb_model* m, const loam_mb_state* s, const char* path, loam_error* err) {
     loam_status st = check(m, s, "save", err);
     if (st != LOAM_OK) return st;
     const mb_work* w = s->work;
@@ -109,14 +109,14 @@ static int read_state(loam_state_reader* r, const loam_mb_model* m, loam_mb_stat
          loam_state_check_finite_d(r, "prev_con", w->prev_con, 3 * (size_t)w->ncon);
     /* At most one penalty factor per subsystem, and subsystems are trees and FEM pieces. */
     size_t most = (size_t)m->ntree + (size_t)m->nfem, nratio = 0;
-    double* ratio = loam_malloc(sizeof(double) * (most + 1));
+    double* ratio = loam_ctx_malloc(m->opt.context, sizeof(double) * (most + 1));
     if (!ratio) return loam_state_fail(r, "out of memory");
     ok = ok && loam_state_get_array_upto(r, "admm_ratio", ratio, most, sizeof(double), &nratio);
     for (size_t k = 0; ok && k < nratio; ++k)
         if (!(isfinite(ratio[k]) && ratio[k] > 0.0)) ok = loam_state_fail(r, "field admm_ratio[%zu] = %g is not a positive number", k, ratio[k]);
     ok = ok && loam_state_finish(r);
     if (ok && nratio) { /* handed to the scratch state's solver workspace, where the copy finds it */
-        w->admm = loam_calloc(1, sizeof *w->admm);
+        w->admm = loam_ctx_calloc(m->opt.context, 1, sizeof *w->admm);
         if (!w->admm) ok = loam_state_fail(r, "out of memory");
         else w->admm->ratio = ratio, w->admm->nratio = (int)nratio, ratio = NULL;
     }
@@ -124,7 +124,7 @@ static int read_state(loam_state_reader* r, const loam_mb_model* m, loam_mb_stat
     return ok;
 }
 
-loam_status loam_mb_state_load(const loam_mb_model* m, loam_mb_state* s, const char* path, loam_error* err) {
+static loam_status mb_scoped_state_load(const loam_mb_model* m, loam_mb_state* s, const char* path, loam_error* err) {
     loam_status st = check(m, s, "load", err);
     if (st != LOAM_OK) return st;
     loam_state_reader r;
@@ -138,4 +138,20 @@ loam_status loam_mb_state_load(const loam_mb_model* m, loam_mb_state* s, const c
     if (st == LOAM_OK) st = loam_mb_state_copy(m, s, t, err);
     loam_mb_state_destroy(t);
     return st;
+}
+
+/* In the model's context: the blocks of the layers below (contact's solvers, state files) go there. */
+loam_status loam_mb_state_save(const loam_mb_model* m, const loam_mb_state* s, const char* path, loam_error* err) {
+    loam_context* outer = loam_ctx_scope_enter(m ? m->opt.context : NULL);
+    loam_status r = mb_scoped_state_save(m, s, path, err);
+    loam_ctx_scope_leave(outer);
+    return r;
+}
+
+/* In the model's context: the blocks of the layers below (contact's solvers, state files) go there. */
+loam_status loam_mb_state_load(const loam_mb_model* m, loam_mb_state* s, const char* path, loam_error* err) {
+    loam_context* outer = loam_ctx_scope_enter(m ? m->opt.context : NULL);
+    loam_status r = mb_scoped_state_load(m, s, path, err);
+    loam_ctx_scope_leave(outer);
+    return r;
 }

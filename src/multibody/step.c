@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/dense.h"
+#include "core/threads.h"
 #include "multibody/fem.h"
 #include "multibody/mb_internal.h"
 
@@ -192,9 +193,7 @@ static loam_status step_once(const loam_mb_model* m, loam_mb_state* s, loam_erro
     return LOAM_OK;
 }
 
-loam_status loam_mb_step(const loam_mb_model* m, loam_mb_state* s, int steps, loam_error* err) {
-    if (!m || !s) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step: null model or state");
-    if (steps < 0) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step: steps = %d, expected >= 0", steps);
+static loam_status run_steps(const loam_mb_model* m, loam_mb_state* s, int steps, loam_error* err) {
     /* The same single step each time, so N steps in one call are the bits of N calls; a failing step
      * stops the run, and its message names the step, counted from 1 as in every module (s->step + 1). */
     for (int k = 0; k < steps; ++k) {
@@ -202,4 +201,17 @@ loam_status loam_mb_step(const loam_mb_model* m, loam_mb_state* s, int steps, lo
         if (st != LOAM_OK) return st;
     }
     return LOAM_OK;
+}
+
+loam_status loam_mb_step(const loam_mb_model* m, loam_mb_state* s, int steps, loam_error* err) {
+    if (!m || !s) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step: null model or state");
+    if (steps < 0) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: step: steps = %d, expected >= 0", steps);
+    /* The model's context: the solvers' workspace grows there, and a state whose thread count is 0
+     * takes the context's. */
+    loam_context* outer = loam_ctx_scope_enter(m->opt.context);
+    int outer_threads = loam_threads_scope_enter(loam_context_threads(m->opt.context));
+    loam_status st = run_steps(m, s, steps, err);
+    loam_threads_scope_leave(outer_threads);
+    loam_ctx_scope_leave(outer);
+    return st;
 }

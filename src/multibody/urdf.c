@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/context.h"
 #include "core/vecd.h"
 #include "loam/io.h"
 #include "loam/urdf.h"
@@ -568,13 +569,17 @@ static loam_status urdf_parse(const char* text, size_t length, const char* name,
     return st;
 }
 
+/* The loaders work in the context of the options' model (opt->mb.context): the model, its mesh
+ * grids and the loader's scratch all go there. */
 loam_mb_model* loam_urdf_parse(const char* text, size_t length, const char* name, const loam_urdf_options* opt, loam_error* err) {
+    loam_context* outer = loam_ctx_scope_enter(opt ? opt->mb.context : NULL);
     loam_mb_model* m;
     urdf_parse(text, length, name, opt, &m, err);
+    loam_ctx_scope_leave(outer);
     return m;
 }
 
-loam_mb_model* loam_urdf_load(const char* path, const loam_urdf_options* opt, loam_error* err) {
+static loam_mb_model* urdf_load(const char* path, const loam_urdf_options* opt, loam_error* err) {
     if (!path) {
         loam_error_set(err, LOAM_ERR_INPUT, "urdf: null path");
         return NULL;
@@ -585,5 +590,12 @@ loam_mb_model* loam_urdf_load(const char* path, const loam_urdf_options* opt, lo
     loam_mb_model* m;
     urdf_parse((const char*)data, len, path, opt, &m, err);
     loam_free(data);
+    return m;
+}
+
+loam_mb_model* loam_urdf_load(const char* path, const loam_urdf_options* opt, loam_error* err) {
+    loam_context* outer = loam_ctx_scope_enter(opt ? opt->mb.context : NULL);
+    loam_mb_model* m = urdf_load(path, opt, err);
+    loam_ctx_scope_leave(outer);
     return m;
 }

@@ -61,6 +61,7 @@ struct loam_softbody_pop {
     double time;
     int64_t steps_done;
     int64_t springs;
+    loam_context* ctx;                  /* every block of the population is in it */
 };
 
 /* Soft-body masses as contact endpoints (endpoint.c; contact/endpoint.h): owner = the population. */

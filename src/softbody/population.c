@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/context.h"
 #include "core/threads.h"
 #include "core/vec.h"
 #include "softbody/internal.h"
@@ -68,8 +69,8 @@ loam_status loam_softbody_def_validate(const loam_softbody_def* d, loam_error* e
     return LOAM_OK;
 }
 
-loam_softbody_pop* loam_softbody_pop_create(const loam_softbody_def* def, const loam_softbody_materials* mats,
-                                            const loam_softbody_robot* const* robots, int count, loam_error* err) {
+static loam_softbody_pop* pop_create(const loam_softbody_def* def, const loam_softbody_materials* mats,
+                                     const loam_softbody_robot* const* robots, int count, loam_error* err) {
     if (loam_softbody_def_validate(def, err) || loam_softbody_materials_validate(mats, err)) return NULL;
     if (!robots || count < 1 || count > (1 << 24)) {
         loam_error_set(err, LOAM_ERR_INPUT, "softbody population: %d robots (need 1..%d and a robot array)", count, 1 << 24);
@@ -86,12 +87,14 @@ loam_softbody_pop* loam_softbody_pop_create(const loam_softbody_def* def, const 
             return NULL;
         }
     }
-    loam_softbody_pop* p = loam_calloc(1, sizeof *p);
-    if (!p || !(p->slots = loam_calloc((size_t)count, sizeof *p->slots))) {
+    loam_context* ctx = loam_ctx_resolve(def->context);
+    loam_softbody_pop* p = loam_ctx_calloc(ctx, 1, sizeof *p);
+    if (!p || !(p->slots = loam_ctx_calloc(ctx, (size_t)count, sizeof *p->slots))) {
         loam_free(p);
         loam_error_set(err, LOAM_ERR_NOMEM, "softbody population: out of memory for %d robots", count);
         return NULL;
     }
+    p->ctx = ctx;
     p->def = *def;
     for (int g = 0; g < def->ground_count; ++g) {
         p->ground[g] = def->ground[g];
@@ -108,6 +111,16 @@ loam_softbody_pop* loam_softbody_pop_create(const loam_softbody_def* def, const 
         p->springs += robots[b]->spring_count;
         p->count = b + 1;
     }
+    return p;
+}
+
+/* In the population's context from the start: the blocks of the layers below (robot checks, the
+ * spatial hash, colouring scratch) go there too. */
+loam_softbody_pop* loam_softbody_pop_create(const loam_softbody_def* def, const loam_softbody_materials* mats,
+                                            const loam_softbody_robot* const* robots, int count, loam_error* err) {
+    loam_context* outer = loam_ctx_scope_enter(def ? def->context : NULL);
+    loam_softbody_pop* p = pop_create(def, mats, robots, count, err);
+    loam_ctx_scope_leave(outer);
     return p;
 }
 
@@ -136,7 +149,7 @@ loam_status loam_softbody_pop_step(loam_softbody_pop* p, int steps, loam_error* 
     int bad_robot = p->count, bad_step = 0, bad_mass = -1;
     const double dt = p->def.dt;
     const int64_t first = p->steps_done;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(loam_team(p->def.threads)) if (p->count > 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(loam_team(loam_ctx_threads(p->ctx, p->def.threads))) if (p->count > 1)
     for (int b = 0; b < p->count; ++b) {
         for (int k = 0; k < steps; ++k) {
             /* Time from the step index, not a running sum, so every robot sees the same t. */

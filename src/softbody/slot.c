@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "collide/color.h"
+#include "core/context.h"
 #include "softbody/internal.h"
 
 static size_t pad64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
@@ -84,7 +85,7 @@ static int offset_row(const int32_t* offs, int rows, int32_t d) {
 loam_status sb_build_slot(const loam_softbody_pop* p, const loam_softbody_robot* r, int b, sb_slot* s,
                               loam_error* err) {
     int nm = r->mass_count, ns = r->spring_count, nf = r->face_count;
-    int32_t* order = loam_malloc(sizeof(int32_t) * (size_t)(ns + 1));
+    int32_t* order = loam_ctx_malloc(p->ctx, sizeof(int32_t) * (size_t)(ns + 1));
     int32_t cstart[SB_MAX_COLORS + 1];
     if (!order) return loam_error_set(err, LOAM_ERR_NOMEM, "softbody population: out of memory");
     int ncolor = 0;
@@ -103,7 +104,7 @@ loam_status sb_build_slot(const loam_softbody_pop* p, const loam_softbody_robot*
     size_t fm = pad64(sizeof(float) * (size_t)nm), fs = pad64(sizeof(float) * (size_t)ns);
     size_t us = pad64(sizeof(uint16_t) * (size_t)ns), fmat = pad64(sizeof(float) * LOAM_SB_MATERIAL_COUNT);
     /* Degrees for the per-mass tables: springs per mass (force solver only), faces per mass. */
-    int32_t* degs = loam_calloc((size_t)nm * 2 + 1, sizeof(int32_t));
+    int32_t* degs = loam_ctx_calloc(p->ctx, (size_t)nm * 2 + 1, sizeof(int32_t));
     if (!degs) {
         loam_free(order);
         return loam_error_set(err, LOAM_ERR_NOMEM, "softbody population: out of memory");
@@ -138,7 +139,7 @@ loam_status sb_build_slot(const loam_softbody_pop* p, const loam_softbody_robot*
                    pad64(sizeof(int32_t) * (size_t)(ncolor + 1)) + pad64(LOAM_SB_MATERIAL_COUNT) + 3 * fmat +
                    nbr_bytes + 3 * pad64(sizeof(int32_t) * slots) + 2 * pad64(sizeof(float) * jslots) + pad64(sizeof(int32_t) * (size_t)nsurf) +
                    pad64(sizeof(int32_t) * fslots) + 3 * fg + 3 * fsu;
-    char* m = loam_calloc(1, bytes);
+    char* m = loam_ctx_calloc(p->ctx, 1, bytes);
     if (!m) {
         loam_free(degs);
         loam_free(order);
@@ -258,8 +259,8 @@ loam_status sb_build_slot(const loam_softbody_pop* p, const loam_softbody_robot*
         s->skin = s->contact_r;
         s->pair_cap = 8 * nm;
         s->npairs = -1;
-        s->bx = loam_malloc(sizeof(float) * 3 * (size_t)nm);
-        s->pairs = loam_malloc(sizeof(int32_t) * 2 * (size_t)s->pair_cap);
+        s->bx = loam_ctx_malloc(p->ctx, sizeof(float) * 3 * (size_t)nm);
+        s->pairs = loam_ctx_malloc(p->ctx, sizeof(int32_t) * 2 * (size_t)s->pair_cap);
         s->has_hash = 1;
         if (!s->bx || !s->pairs)
             return loam_error_set(err, LOAM_ERR_NOMEM, "softbody population: out of memory for robot %d's contacts", b);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "io/state_file.h"
+#include "core/context.h"
 #include "softbody/internal.h"
 
 /* A fingerprint of robot s's model (sizes, inverse masses, rest lengths, materials): FNV-1a. */
@@ -68,7 +69,7 @@ loam_status loam_softbody_pop_copy_state(loam_softbody_pop* dst, const loam_soft
     return LOAM_OK;
 }
 
-loam_status loam_softbody_pop_save(const loam_softbody_pop* p, const char* path, loam_error* err) {
+static loam_status pop_save(const loam_softbody_pop* p, const char* path, loam_error* err) {
     if (!p) return loam_error_set(err, LOAM_ERR_INPUT, "softbody state save: NULL population");
     loam_state_writer o = {0};
     loam_state_put_u32(&o, (uint32_t)p->count);
@@ -137,7 +138,7 @@ static int read_pop(loam_state_reader* r, loam_softbody_pop* p, int commit, floa
     return ok;
 }
 
-loam_status loam_softbody_pop_load(loam_softbody_pop* p, const char* path, loam_error* err) {
+static loam_status pop_load(loam_softbody_pop* p, const char* path, loam_error* err) {
     if (!p) return loam_error_set(err, LOAM_ERR_INPUT, "softbody state load: NULL population");
     loam_state_reader r;
     loam_status st = loam_state_file_open(&r, path, LOAM_STATE_SOFTBODY, err);
@@ -147,8 +148,8 @@ loam_status loam_softbody_pop_load(loam_softbody_pop* p, const char* path, loam_
         most = 3 * (size_t)p->slots[b].nm > most ? 3 * (size_t)p->slots[b].nm : most;
         most_pairs = 2 * (size_t)p->slots[b].pair_cap > most_pairs ? 2 * (size_t)p->slots[b].pair_cap : most_pairs;
     }
-    float* scratch = loam_malloc(sizeof(float) * most);
-    int32_t* pair_scratch = loam_malloc(sizeof(int32_t) * most_pairs);
+    float* scratch = loam_ctx_malloc(p->ctx, sizeof(float) * most);
+    int32_t* pair_scratch = loam_ctx_malloc(p->ctx, sizeof(int32_t) * most_pairs);
     const unsigned char* start = r.at;
     if (!scratch || !pair_scratch) st = loam_error_set(err, LOAM_ERR_NOMEM, "%s: out of memory", path);
     else if (!read_pop(&r, p, 0, scratch, pair_scratch)) st = err ? err->status : LOAM_ERR_INPUT;
@@ -159,5 +160,20 @@ loam_status loam_softbody_pop_load(loam_softbody_pop* p, const char* path, loam_
     loam_free(scratch);
     loam_free(pair_scratch);
     loam_state_reader_close(&r);
+    return st;
+}
+
+/* The file buffers of the layer below (io/state_file) go to the population's context. */
+loam_status loam_softbody_pop_save(const loam_softbody_pop* p, const char* path, loam_error* err) {
+    loam_context* outer = loam_ctx_scope_enter(p ? p->ctx : NULL);
+    loam_status st = pop_save(p, path, err);
+    loam_ctx_scope_leave(outer);
+    return st;
+}
+
+loam_status loam_softbody_pop_load(loam_softbody_pop* p, const char* path, loam_error* err) {
+    loam_context* outer = loam_ctx_scope_enter(p ? p->ctx : NULL);
+    loam_status st = pop_load(p, path, err);
+    loam_ctx_scope_leave(outer);
     return st;
 }
