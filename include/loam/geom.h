@@ -97,6 +97,10 @@ LOAM_API int loam_tube_pieces(float inner_radius, float half_height, float wall,
 
 /* Pose algebra. */
 LOAM_API loam_pose loam_pose_identity(void);
+/* Between the precisions (docs/architecture.md, "Precision policy"): a shape's float pose from a
+ * double one (each number rounded to nearest), and back (exact). */
+LOAM_API loam_pose loam_pose_from_posed(loam_posed pose);
+LOAM_API loam_posed loam_posed_from_pose(loam_pose pose);
 LOAM_API loam_vec3 loam_pose_apply(loam_pose pose, loam_vec3 local);
 LOAM_API loam_vec3 loam_pose_apply_inverse(loam_pose pose, loam_vec3 world);
 LOAM_API loam_pose loam_pose_mul(loam_pose a, loam_pose b);
