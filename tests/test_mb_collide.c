@@ -336,6 +336,39 @@ static void sdf(void) {
     loam_sdf_grid_destroy(&grid);
 }
 
+/* The shape vocabulary's types multibody does not collide with are refused when the model is made
+ * (not skipped silently at every step), by name; the defaults fill the embedded shape; the model
+ * normalises a geom's quaternion. */
+static void shape_types(void) {
+    loam_mb_geom_def d = loam_mb_geom_default_def();
+    CHECK(d.shape.type == LOAM_SHAPE_SPHERE && d.shape.friction == 0.5f && d.shape.local.q.w == 1.0f && d.shape.local.q.x == 0.0f &&
+              d.shape.local.p.z == 0.0f && d.shape.grid == NULL && d.mesh_scale.x == 1.0 && d.contype == 1 && d.conaffinity == 1,
+          "geom defaults");
+    loam_mb_body_def body = loam_mb_body_default_def();
+    body.joint = LOAM_JOINT_FLOATING, body.mass = 1, body.inertia[0] = body.inertia[1] = body.inertia[2] = 0.01;
+    const loam_shape_type refused[2] = {LOAM_SHAPE_HEIGHTFIELD, LOAM_SHAPE_TUBE};
+    for (int k = 0; k < 2; ++k) {
+        loam_mb_geom_def g = geom(k == 0 ? -1 : 0, refused[k], 0.05, 0.01, 0.1);
+        loam_error err;
+        loam_mb_model* m = loam_mb_model_create(&body, 1, &g, 1, NULL, &err);
+        fprintf(stderr, "%s geom: %s\n", loam_shape_type_name(refused[k]), m ? "accepted" : err.message);
+        CHECK(!m && err.status == LOAM_ERR_INPUT && strstr(err.message, "geom 0") && strstr(err.message, loam_shape_type_name(refused[k])),
+              "a %s geom was not refused by name", loam_shape_type_name(refused[k]));
+        loam_mb_model_destroy(m);
+    }
+    loam_mb_geom_def g = geom(0, LOAM_SHAPE_SPHERE, 0.05, 0, 0);
+    g.shape.local.q = (loam_quat){2.0f, 0.0f, 0.0f, 2.0f};
+    loam_error err;
+    loam_mb_model* m = loam_mb_model_create(&body, 1, &g, 1, NULL, &err);
+    CHECK(m != NULL, "%s", err.message);
+    if (m) {
+        loam_quat q = m->geom[0].shape.local.q;
+        CHECK(fabs(q.w - sqrt(0.5)) < 1e-7 && fabs(q.z - sqrt(0.5)) < 1e-7 && q.x == 0.0f && q.y == 0.0f, "quaternion (%g %g %g %g) not normalised",
+              q.w, q.x, q.y, q.z);
+    }
+    loam_mb_model_destroy(m);
+}
+
 /* Drop body 0 from 2 mm above its resting pose and step 1 s: it must land and stay (no drift,
  * rocking or spin, which a single contact point would allow), within max_move of its resting pose. */
 static void rest(const char* what, loam_mb_geom_def* g, int ng, loam_posed* p, loam_mb_solver solver, double max_move) {
@@ -465,6 +498,7 @@ int main(void) {
     box_box();
     cylinder();
     sdf();
+    shape_types();
     resting();
     TEST_MAIN_END();
 }
