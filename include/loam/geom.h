@@ -27,8 +27,11 @@ typedef enum loam_shape_type {
     LOAM_SHAPE_TYPE_COUNT
 } loam_shape_type;
 
-/* One convex-ish piece of a body. Hollow containers (open box, tube with a floor) are built from
- * several pieces so a particle in a corner gets one contact per wall, not one diagonal contact. */
+/* One convex-ish piece of a body: loam's one shape type, for granular bodies, renders, the soft-body
+ * ground and multibody geoms (loam_mb_geom_def embeds one). Described in float (docs/architecture.md,
+ * "Precision policy"); multibody converts it to double once, when its model is created. Hollow
+ * containers (open box, tube with a floor) are built from several pieces so a particle in a corner
+ * gets one contact per wall, not one diagonal contact. */
 typedef struct loam_shape {
     loam_shape_type type;
     loam_pose local;      /* pose of the shape in its body's frame */
@@ -36,7 +39,8 @@ typedef struct loam_shape {
     float friction;       /* Coulomb coefficient against particles (-) */
     union { /* one pointer, so the struct's layout (which bindings mirror) is that of a mesh shape */
         const struct loam_sdf_grid* grid; /* LOAM_SHAPE_MESH only: not owned; it must outlive every
-                                             world using the shape (a loaded scene owns its grids) */
+                                             world or multibody model using the shape (a loaded scene
+                                             owns its grids, a URDF model its meshes') */
         const struct loam_heightfield* heightfield; /* LOAM_SHAPE_HEIGHTFIELD only: not owned, the
                                              same lifetime rule as grid (a scene owns its fields) */
     };
