@@ -36,7 +36,7 @@ typedef struct loam_shape {
     loam_shape_type type;
     loam_pose local;      /* pose of the shape in its body's frame */
     loam_vec3 size;       /* meaning depends on type, see above (m) */
-    float friction;       /* Coulomb coefficient against particles (-) */
+    float friction;       /* Coulomb coefficient (-): against particles; a multibody pair uses sqrt(mu_a mu_b) */
     union { /* one pointer, so the struct's layout (which bindings mirror) is that of a mesh shape */
         const struct loam_sdf_grid* grid; /* LOAM_SHAPE_MESH only: not owned; it must outlive every
                                              world or multibody model using the shape (a loaded scene
