@@ -42,9 +42,9 @@ static void setup(void) {
     b[0].joint = LOAM_JOINT_FLOATING, b[0].placement.p.z = 0.1;
     b[1].parent = 0, b[1].joint = LOAM_JOINT_REVOLUTE, b[1].placement.p.x = 0.1, b[1].limited = 1, b[1].lower = -1, b[1].upper = 1;
     loam_mb_geom_def g[3] = {loam_mb_geom_default_def(), loam_mb_geom_default_def(), loam_mb_geom_default_def()};
-    g[0].body = -1, g[0].type = LOAM_SHAPE_PLANE;
-    g[1].body = 0, g[1].type = LOAM_SHAPE_SPHERE, g[1].size.x = 0.05;
-    g[2].body = 1, g[2].type = LOAM_SHAPE_BOX, g[2].size = (loam_vec3d){0.05, 0.02, 0.02};
+    g[0].body = -1, g[0].shape.type = LOAM_SHAPE_PLANE;
+    g[1].body = 0, g[1].shape.type = LOAM_SHAPE_SPHERE, g[1].shape.size.x = 0.05;
+    g[2].body = 1, g[2].shape.type = LOAM_SHAPE_BOX, g[2].shape.size = (loam_vec3){0.05, 0.02, 0.02};
     loam_mb_options o = loam_mb_default_options();
     o.solver = LOAM_MB_SOLVER_SUBADMM;
     if ((g_model = loam_mb_model_create(b, 2, g, 3, &o, &err)) != NULL) g_state = loam_mb_state_create(g_model, &err);

@@ -111,19 +111,19 @@ static loam_mb_model* make_model(loam_context* ctx, loam_mb_solver solver, loam_
             b[i].joint = LOAM_JOINT_REVOLUTE;
             b[i].axis = (loam_vec3d){0, 1, 0};
             b[i].placement.p = (loam_vec3d){i ? 0.3 : 0.0, 0.0, i ? 0.0 : 0.6};
-            g[i].type = LOAM_SHAPE_CAPSULE;
-            g[i].size = (loam_vec3d){0.04, 0.15, 0};
+            g[i].shape.type = LOAM_SHAPE_CAPSULE;
+            g[i].shape.size = (loam_vec3){0.04f, 0.15f, 0};
         } else {
             b[i].parent = -1;
             b[i].joint = LOAM_JOINT_FLOATING;
             b[i].placement.p = (loam_vec3d){0.25 * (i - 2) - 0.3, 0.4, 0.12 + 0.05 * i};
-            g[i].type = i % 2 ? LOAM_SHAPE_BOX : LOAM_SHAPE_SPHERE;
-            g[i].size = (loam_vec3d){0.1, 0.1, 0.1};
+            g[i].shape.type = i % 2 ? LOAM_SHAPE_BOX : LOAM_SHAPE_SPHERE;
+            g[i].shape.size = (loam_vec3){0.1f, 0.1f, 0.1f};
         }
     }
     g[NB] = loam_mb_geom_default_def();
     g[NB].body = -1;
-    g[NB].type = LOAM_SHAPE_PLANE;
+    g[NB].shape.type = LOAM_SHAPE_PLANE;
     loam_mb_options o = loam_mb_default_options();
     o.solver = solver;
     o.context = ctx;
@@ -252,7 +252,7 @@ static void check_urdf(void) {
         loam_error err;
         loam_mb_model* m = loam_urdf_load(path, &o, &err);
         CHECK(m != NULL, "%s: %s", files[f], err.message);
-        if (m && f == 1) CHECK(m->ngeom == 1 && m->geom[0].sdf, "the mesh has its grid");
+        if (m && f == 1) CHECK(m->ngeom == 1 && m->geom[0].shape.grid, "the mesh has its grid");
         loam_mb_state* s = m ? loam_mb_state_create(m, &err) : NULL;
         if (s) CHECK(loam_mb_step(m, s, 20, &err) == LOAM_OK, "%s: step: %s", files[f], err.message);
         loam_mb_state_destroy(s);

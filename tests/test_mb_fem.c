@@ -21,7 +21,7 @@ static loam_mb_model* ground_model(loam_mb_options* o, int plane) {
     loam_mb_body_def b = loam_mb_body_default_def(); /* a model needs a body: a massless welded one */
     strcpy(b.name, "ground");
     loam_mb_geom_def g = loam_mb_geom_default_def();
-    g.body = -1, g.type = LOAM_SHAPE_PLANE;
+    g.body = -1, g.shape.type = LOAM_SHAPE_PLANE;
     loam_mb_model* m = NULL;
     loam_error err;
     CHECK((m = loam_mb_model_create(&b, 1, &g, plane ? 1 : 0, o, &err)) != NULL, "%s", err.message);
@@ -234,8 +234,8 @@ static void ball_on_block(loam_mb_solver solver) {
     b[1].joint = LOAM_JOINT_FLOATING, b[1].mass = mass;
     b[1].inertia[0] = b[1].inertia[1] = b[1].inertia[2] = 0.4 * mass * r * r;
     loam_mb_geom_def g[2] = {loam_mb_geom_default_def(), loam_mb_geom_default_def()};
-    g[0].body = -1, g[0].type = LOAM_SHAPE_PLANE;
-    g[1].body = 1, g[1].size.x = r;
+    g[0].body = -1, g[0].shape.type = LOAM_SHAPE_PLANE;
+    g[1].body = 1, g[1].shape.size.x = r;
     loam_mb_model* m = NULL;
     loam_error err;
     CHECK((m = loam_mb_model_create(b, 2, g, 2, &o, &err)) != NULL, "%s", err.message);

@@ -23,8 +23,8 @@ static scene make(double theta) {
     b.inertia[0] = MASS / 3.0 * (HY * HY + HZ * HZ), b.inertia[1] = MASS / 3.0 * (HX * HX + HZ * HZ), b.inertia[2] = MASS / 3.0 * (HX * HX + HY * HY);
     loam_mb_geom_def g[2] = {loam_mb_geom_default_def(), loam_mb_geom_default_def()};
     loam_quatd tilt = {cos(0.5 * theta), 0, sin(0.5 * theta), 0}; /* about y */
-    g[0].body = -1, g[0].type = LOAM_SHAPE_PLANE, g[0].pose.q = tilt, g[0].friction = MU;
-    g[1].body = 0, g[1].type = LOAM_SHAPE_BOX, g[1].size = (loam_vec3d){HX, HY, HZ}, g[1].friction = MU;
+    g[0].body = -1, g[0].shape.type = LOAM_SHAPE_PLANE, g[0].shape.local = loam_pose_from_posed((loam_posed){{0, 0, 0}, tilt}), g[0].shape.friction = MU;
+    g[1].body = 0, g[1].shape.type = LOAM_SHAPE_BOX, g[1].shape.size = (loam_vec3){HX, HY, HZ}, g[1].shape.friction = MU;
     loam_mb_options o = loam_mb_default_options();
     o.dt = DT;
     loam_error err;

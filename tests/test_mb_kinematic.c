@@ -53,9 +53,9 @@ static void pusher(void) {
     loam_mb_body_def b[2] = {free_body("pusher", 5.0, 0.1), free_body("ball", 0.2, 0.4 * 0.2 * R * R)};
     b[0].motion = LOAM_MB_KINEMATIC;
     loam_mb_geom_def g[3] = {loam_mb_geom_default_def(), loam_mb_geom_default_def(), loam_mb_geom_default_def()};
-    g[0].body = -1, g[0].type = LOAM_SHAPE_PLANE, g[0].friction = 0.0;
-    g[1].body = 0, g[1].type = LOAM_SHAPE_CAPSULE, g[1].size = (loam_vec3d){0.03, 0, 0.1}, g[1].friction = 0.0; /* upright */
-    g[2].body = 1, g[2].size.x = R, g[2].friction = 0.0;
+    g[0].body = -1, g[0].shape.type = LOAM_SHAPE_PLANE, g[0].shape.friction = 0.0;
+    g[1].body = 0, g[1].shape.type = LOAM_SHAPE_CAPSULE, g[1].shape.size = (loam_vec3){0.03, 0, 0.1}, g[1].shape.friction = 0.0; /* upright */
+    g[2].body = 1, g[2].shape.size.x = R, g[2].shape.friction = 0.0;
     loam_mb_model* m = NULL;
     loam_mb_state* s = NULL;
     loam_error err;

@@ -32,11 +32,11 @@ static loam_mb_model* scene(loam_mb_solver solver, int iterations, double tolera
                              free_body("box", 2.0, 2.0 / 3 * (0.01 + 0.0025), 2.0 / 3 * (0.01 + 0.0025), 2.0 / 3 * 0.02)};
     loam_mb_geom_def g[5];
     for (int i = 0; i < 5; ++i) g[i] = loam_mb_geom_default_def();
-    g[0].body = -1, g[0].type = LOAM_SHAPE_PLANE;
-    g[1].body = 0, g[1].size.x = 0.1;
-    g[2].body = 1, g[2].size.x = 0.1;
-    g[3].body = 2, g[3].size.x = 0.1, g[3].friction = 0.8;
-    g[4].body = 3, g[4].type = LOAM_SHAPE_BOX, g[4].size = (loam_vec3d){0.1, 0.1, 0.05};
+    g[0].body = -1, g[0].shape.type = LOAM_SHAPE_PLANE;
+    g[1].body = 0, g[1].shape.size.x = 0.1;
+    g[2].body = 1, g[2].shape.size.x = 0.1;
+    g[3].body = 2, g[3].shape.size.x = 0.1, g[3].shape.friction = 0.8;
+    g[4].body = 3, g[4].shape.type = LOAM_SHAPE_BOX, g[4].shape.size = (loam_vec3){0.1, 0.1, 0.05};
     loam_mb_options o = loam_mb_default_options();
     o.solver = solver;
     o.iterations = iterations;
@@ -53,11 +53,11 @@ static loam_mb_model* scene(loam_mb_solver solver, int iterations, double tolera
 static int stack_sweeps(loam_mb_solver solver, int n, double* error) {
     loam_mb_body_def b[16];
     loam_mb_geom_def g[17];
-    g[0] = loam_mb_geom_default_def(), g[0].body = -1, g[0].type = LOAM_SHAPE_PLANE;
+    g[0] = loam_mb_geom_default_def(), g[0].body = -1, g[0].shape.type = LOAM_SHAPE_PLANE;
     for (int i = 0; i < n; ++i) {
         b[i] = free_body("ball", 1.0, 0.004, 0.004, 0.004);
         snprintf(b[i].name, sizeof b[i].name, "ball%d", i);
-        g[i + 1] = loam_mb_geom_default_def(), g[i + 1].body = i, g[i + 1].size.x = 0.1;
+        g[i + 1] = loam_mb_geom_default_def(), g[i + 1].body = i, g[i + 1].shape.size.x = 0.1;
     }
     loam_mb_options o = loam_mb_default_options();
     o.solver = solver, o.iterations = 100000, o.tolerance = 1e-12, o.warm_start = 0;

@@ -107,9 +107,11 @@ static void panda(void) {
                                  fabs(a->placement.q.y + b->placement.q.y) + fabs(a->placement.q.z + b->placement.q.z));
             CHECK(dp == 0.0 && dq < 1e-15, "round trip moved body %d's joint frame by %.3e m, %.3e", i, dp, dq);
         }
-        for (int g = 0; g < m->ngeom && g < r->ngeom; ++g)
-            CHECK(m->geom[g].type == r->geom[g].type && m->geom[g].size.x == r->geom[g].size.x && m->geom[g].size.z == r->geom[g].size.z &&
-                      m->geom[g].body == r->geom[g].body, "round trip changed geom %d", g);
+        for (int g = 0; g < m->ngeom && g < r->ngeom; ++g) {
+            const loam_shape *a = &m->geom[g].shape, *b = &r->geom[g].shape;
+            CHECK(a->type == b->type && a->size.x == b->size.x && a->size.z == b->size.z && m->geom[g].body == r->geom[g].body,
+                  "round trip changed geom %d", g);
+        }
     }
     remove(tmp);
     loam_mb_model_destroy(r);
@@ -132,7 +134,7 @@ static void mobile_base(void) {
         CHECK(m->body[w].joint == LOAM_JOINT_REVOLUTE && !m->body[w].limited && m->body[w].damping == 0.01, "wheel joint");
         CHECK(m->body[w].axis.y == 1.0, "wheel axis");
     }
-    CHECK(m->ngeom == 5 && m->geom[0].type == LOAM_SHAPE_BOX && m->geom[0].size.x == 0.3 && m->geom[0].size.z == 0.1, "chassis box");
+    CHECK(m->ngeom == 5 && m->geom[0].shape.type == LOAM_SHAPE_BOX && m->geom[0].shape.size.x == 0.3f && m->geom[0].shape.size.z == 0.1f, "chassis box");
     loam_mb_model_destroy(m);
 }
 
@@ -215,11 +217,11 @@ static void wild(void) {
     loam_mb_model* m = load_wild("pkg/my_robot/urdf/robot.urdf", NULL, LOAM_OK, NULL);
     if (m) {
         CHECK(m->nbody == 2 && m->body[1].joint == LOAM_JOINT_FIXED, "version 0.0 + fixed joint with zero axis: %d bodies", m->nbody);
-        CHECK(m->ngeom == 1 && m->geom[0].type == LOAM_SHAPE_MESH && m->geom[0].sdf && m->geom[0].npoints == 8,
-              "package:// mesh beside the URDF: sdf %p, %d points", (const void*)m->geom[0].sdf, m->geom[0].npoints);
-        if (m->geom[0].sdf) { /* the grid is the cube's: 5 cm from its centre to a face */
-            float d = loam_sdf_grid_query(m->geom[0].sdf, (loam_vec3){0.0f, 0.0f, 0.0f}, NULL);
-            float out = loam_sdf_grid_query(m->geom[0].sdf, (loam_vec3){0.08f, 0.0f, 0.0f}, NULL);
+        CHECK(m->ngeom == 1 && m->geom[0].shape.type == LOAM_SHAPE_MESH && m->geom[0].shape.grid && m->geom[0].npoints == 8,
+              "package:// mesh beside the URDF: sdf %p, %d points", (const void*)m->geom[0].shape.grid, m->geom[0].npoints);
+        if (m->geom[0].shape.grid) { /* the grid is the cube's: 5 cm from its centre to a face */
+            float d = loam_sdf_grid_query(m->geom[0].shape.grid, (loam_vec3){0.0f, 0.0f, 0.0f}, NULL);
+            float out = loam_sdf_grid_query(m->geom[0].shape.grid, (loam_vec3){0.08f, 0.0f, 0.0f}, NULL);
             CHECK(fabsf(d + 0.05f) < 2e-3f && fabsf(out - 0.03f) < 2e-3f, "cube grid: %g at the centre, %g 3 cm outside a face", (double)d, (double)out);
         }
         CHECK(g_warnings == 0, "warning: %s", g_last_warning);
@@ -232,17 +234,17 @@ static void wild(void) {
                                                      "not found") && strstr(g_last_warning, "ROS_PACKAGE_PATH") &&
               strstr(g_last_warning, "collides with nothing"),
           "%d warnings: %s", g_warnings, g_last_warning);
-    CHECK(m && m->ngeom == 1 && !m->geom[0].sdf, "an unfound mesh stays without a grid");
+    CHECK(m && m->ngeom == 1 && !m->geom[0].shape.grid, "an unfound mesh stays without a grid");
     loam_mb_model_destroy(m);
     setenv("ROS_PACKAGE_PATH", "/nonexistent:" LOAM_SOURCE_DIR "/tests/data/urdf_wild/pkg", 1);
     m = load_wild("elsewhere.urdf", NULL, LOAM_OK, NULL);
-    CHECK(m && g_warnings == 0 && m->geom[0].sdf && fabs(m->geom[0].points[0]) == 0.1f, "through ROS_PACKAGE_PATH, scaled 2x: %s", g_last_warning);
+    CHECK(m && g_warnings == 0 && m->geom[0].shape.grid && fabs(m->geom[0].points[0]) == 0.1f, "through ROS_PACKAGE_PATH, scaled 2x: %s", g_last_warning);
     loam_mb_model_destroy(m);
     unsetenv("ROS_PACKAGE_PATH");
     loam_urdf_options o = loam_urdf_default_options();
     o.package_path = LOAM_SOURCE_DIR "/tests/data/urdf_wild/pkg/my_robot"; /* a package folder itself */
     m = load_wild("elsewhere.urdf", &o, LOAM_OK, NULL);
-    CHECK(m && g_warnings == 0 && m->geom[0].sdf, "through package_path: %s", g_last_warning);
+    CHECK(m && g_warnings == 0 && m->geom[0].shape.grid, "through package_path: %s", g_last_warning);
     loam_mb_model_destroy(m);
     /* a format loam does not read: a warning by default, an error under strict */
     m = load_wild("pkg/my_robot/urdf/visual_dae.urdf", NULL, LOAM_OK, NULL);
@@ -321,7 +323,7 @@ static void mesh_contacts(void) {
         geoms[k].body = 2 * k;
     }
     geoms[2] = loam_mb_geom_default_def();
-    geoms[2].type = LOAM_SHAPE_PLANE, geoms[2].body = -1;
+    geoms[2].shape.type = LOAM_SHAPE_PLANE, geoms[2].body = -1;
     loam_mb_model* m = NULL;
     loam_error err;
     CHECK((m = loam_mb_model_create(bodies, 4, geoms, 3, NULL, &err)) != NULL, "%s", err.message);

@@ -53,7 +53,7 @@ static loam_mb_model* load(const char* rel) {
 
 static int mesh_grids(const loam_mb_model* m) {
     int n = 0;
-    for (int g = 0; g < m->ngeom; ++g) n += m->geom[g].type == LOAM_SHAPE_MESH && m->geom[g].sdf && m->geom[g].npoints > 0;
+    for (int g = 0; g < m->ngeom; ++g) n += m->geom[g].shape.type == LOAM_SHAPE_MESH && m->geom[g].shape.grid && m->geom[g].npoints > 0;
     return n;
 }
 

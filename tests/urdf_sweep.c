@@ -32,7 +32,7 @@ static void one(const char* path) {
         return;
     }
     int nogrid = 0;
-    for (int g = 0; g < m->ngeom; ++g) nogrid += m->geom[g].type == LOAM_SHAPE_MESH && !m->geom[g].sdf;
+    for (int g = 0; g < m->ngeom; ++g) nogrid += m->geom[g].shape.type == LOAM_SHAPE_MESH && !m->geom[g].shape.grid;
     loam_mb_state* s = NULL;
     loam_status st = LOAM_OK;
     if (steps > 0 && !(s = loam_mb_state_create(m, &err))) st = err.status;

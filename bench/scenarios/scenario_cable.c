@@ -29,7 +29,7 @@ loam_status mb_cable_scene_create(int n, const loam_mb_options* opt, loam_mb_mod
         strcpy(c[k + 1].name, "clamp_bend");
         c[k + 1].type = LOAM_CONSTRAINT_ANGULAR, c[k + 1].stiffness = 2.0 * EI / l, c[k + 1].damping = cd.damping;
         g[n] = loam_mb_geom_default_def();
-        g[n].body = -1, g[n].type = LOAM_SHAPE_PLANE;
+        g[n].body = -1, g[n].shape.type = LOAM_SHAPE_PLANE;
         loam_mb_options o = opt ? *opt : loam_mb_default_options();
         if (!opt) o.dt = 2e-3;
         if (o.max_contacts < 4 * n + 64) o.max_contacts = 4 * n + 64;

@@ -155,9 +155,9 @@ loam_status mb_cable_manip_create(const char* base_urdf, const char* panda_urdf,
         for (int i = 0; i < base->ngeom; ++i, ++k) {
             g[k] = base->geom[i];
             g[k].body += off;
-            int caster = base->geom[i].type == LOAM_SHAPE_SPHERE;
+            int caster = base->geom[i].shape.type == LOAM_SHAPE_SPHERE;
             g[k].contype = caster ? MOVING : 0, g[k].conaffinity = 0;
-            if (caster) g[k].friction = 0.0; /* a swivelling caster: no sideways grip */
+            if (caster) g[k].shape.friction = 0.0f; /* a swivelling caster: no sideways grip */
         }
         for (int i = 0; i < arm->ngeom; ++i, ++k) {
             g[k] = arm->geom[i];
@@ -166,7 +166,7 @@ loam_status mb_cable_manip_create(const char* base_urdf, const char* panda_urdf,
         }
         for (int w = 0; w < 2; ++w, ++k) { /* the driven wheels' rims */
             g[k] = loam_mb_geom_default_def();
-            g[k].body = off + wheel[w], g[k].type = LOAM_SHAPE_SPHERE, g[k].size.x = 0.1, g[k].friction = 1.0;
+            g[k].body = off + wheel[w], g[k].shape.type = LOAM_SHAPE_SPHERE, g[k].shape.size.x = 0.1f, g[k].shape.friction = 1.0f;
             g[k].contype = MOVING, g[k].conaffinity = 0;
         }
     }
@@ -184,7 +184,7 @@ loam_status mb_cable_manip_create(const char* base_urdf, const char* panda_urdf,
     }
     if (st == LOAM_OK) {
         g[k] = loam_mb_geom_default_def();
-        g[k].body = -1, g[k].type = LOAM_SHAPE_PLANE, g[k].contype = FLOOR, g[k].conaffinity = MOVING;
+        g[k].body = -1, g[k].shape.type = LOAM_SHAPE_PLANE, g[k].contype = FLOOR, g[k].conaffinity = MOVING;
         ++k;
         loam_mb_options o = opt ? *opt : loam_mb_default_options();
         if (!opt) o.dt = 2e-3;

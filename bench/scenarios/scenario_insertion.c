@@ -71,10 +71,10 @@ static loam_status build(const loam_mb_model* arm, int pieces, const loam_mb_opt
     for (int side = 0; side < 2; ++side) { /* the slot: two boxes, their inner faces WIDTH + CLEARANCE apart along world x */
         loam_mb_geom_def* w = &g[arm->ngeom + side];
         *w = loam_mb_geom_default_def();
-        w->body = -1, w->type = LOAM_SHAPE_BOX, w->contype = WORLD, w->conaffinity = WORLD;
-        w->size = d3(0.05, 0.06, PLATE);
+        w->body = -1, w->shape.type = LOAM_SHAPE_BOX, w->contype = WORLD, w->conaffinity = WORLD;
+        w->shape.size = (loam_vec3){0.05f, 0.06f, (float)PLATE};
         double inner = 0.5 * (WIDTH + CLEARANCE);
-        w->pose.p = d3(tip.x + (side ? 1 : -1) * (inner + w->size.x), tip.y, sc->slot_top - PLATE);
+        w->shape.local.p = (loam_vec3){(float)(tip.x + (side ? 1 : -1) * (inner + w->shape.size.x)), (float)tip.y, (float)(sc->slot_top - PLATE)};
     }
     loam_mb_options o = opt ? *opt : loam_mb_default_options();
     if (!opt) o.dt = 2e-3;

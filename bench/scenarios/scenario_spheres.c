@@ -27,7 +27,7 @@ loam_status mb_spheres_create(int n, const loam_mb_options* opt, loam_mb_model**
         b[i].inertia[0] = b[i].inertia[1] = b[i].inertia[2] = I;
         g[i] = loam_mb_geom_default_def();
         g[i].body = i;
-        g[i].size.x = R;
+        g[i].shape.size.x = (float)R;
     }
     /* floor and walls: planes whose local z is the inward normal */
     const double s = sqrt(0.5);
@@ -36,9 +36,8 @@ loam_status mb_spheres_create(int n, const loam_mb_options* opt, loam_mb_model**
     for (int k = 0; k < 5; ++k) {
         g[n + k] = loam_mb_geom_default_def();
         g[n + k].body = -1;
-        g[n + k].type = LOAM_SHAPE_PLANE;
-        g[n + k].pose.p = at[k];
-        g[n + k].pose.q = rot[k];
+        g[n + k].shape.type = LOAM_SHAPE_PLANE;
+        g[n + k].shape.local = loam_pose_from_posed((loam_posed){at[k], rot[k]});
     }
     loam_mb_options o = opt ? *opt : loam_mb_default_options();
     if (!opt) o.dt = 2e-3;

@@ -38,8 +38,8 @@ loam_status mb_stirring_create(const char* panda_urdf, int nballs, const loam_mb
     }
     int flange = loam_mb_body_index(arm, "panda_link8");
     g[k] = loam_mb_geom_default_def();
-    g[k].body = flange, g[k].type = LOAM_SHAPE_CAPSULE, g[k].size = (loam_vec3d){STIR_R, 0, STIR_HALF};
-    g[k].pose.p = (loam_vec3d){0, 0, STIR_HALF}, g[k].contype = ARM, g[k].conaffinity = 0;
+    g[k].body = flange, g[k].shape.type = LOAM_SHAPE_CAPSULE, g[k].shape.size = (loam_vec3){STIR_R, 0, STIR_HALF};
+    g[k].shape.local.p = (loam_vec3){0, 0, STIR_HALF}, g[k].contype = ARM, g[k].conaffinity = 0;
     ++k;
     double mass = 4.0 / 3.0 * M_PI * BALL_R * BALL_R * BALL_R * BALL_RHO;
     sc->first_ball = arm->nbody;
@@ -51,18 +51,18 @@ loam_status mb_stirring_create(const char* panda_urdf, int nballs, const loam_mb
         d->mass = mass;
         d->inertia[0] = d->inertia[1] = d->inertia[2] = 0.4 * mass * BALL_R * BALL_R;
         g[k] = loam_mb_geom_default_def();
-        g[k].body = arm->nbody + i, g[k].size.x = BALL_R, g[k].contype = BALL, g[k].conaffinity = BALL | ARM;
+        g[k].body = arm->nbody + i, g[k].shape.size.x = BALL_R, g[k].contype = BALL, g[k].conaffinity = BALL | ARM;
         ++k;
     }
     g[k] = loam_mb_geom_default_def(); /* the floor */
-    g[k].body = -1, g[k].type = LOAM_SHAPE_PLANE, g[k].contype = BALL, g[k].conaffinity = BALL;
+    g[k].body = -1, g[k].shape.type = LOAM_SHAPE_PLANE, g[k].contype = BALL, g[k].conaffinity = BALL;
     ++k;
     for (int w = 0; w < 4; ++w, ++k) { /* walls: static boxes, so they cannot reach the arm */
         g[k] = loam_mb_geom_default_def();
-        g[k].body = -1, g[k].type = LOAM_SHAPE_BOX, g[k].contype = BALL, g[k].conaffinity = BALL;
+        g[k].body = -1, g[k].shape.type = LOAM_SHAPE_BOX, g[k].contype = BALL, g[k].conaffinity = BALL;
         double off = BOX_HALF + WALL;
-        g[k].pose.p = w < 2 ? (loam_vec3d){BOX_X + (w ? off : -off), 0, WALL_H} : (loam_vec3d){BOX_X, w == 3 ? off : -off, WALL_H};
-        g[k].size = w < 2 ? (loam_vec3d){WALL, BOX_HALF + 2 * WALL, WALL_H} : (loam_vec3d){BOX_HALF + 2 * WALL, WALL, WALL_H};
+        g[k].shape.local.p = w < 2 ? (loam_vec3){BOX_X + (w ? off : -off), 0, WALL_H} : (loam_vec3){BOX_X, w == 3 ? off : -off, WALL_H};
+        g[k].shape.size = w < 2 ? (loam_vec3){WALL, BOX_HALF + 2 * WALL, WALL_H} : (loam_vec3){BOX_HALF + 2 * WALL, WALL, WALL_H};
     }
     loam_mb_options o = opt ? *opt : loam_mb_default_options();
     if (!opt) o.dt = 2e-3;

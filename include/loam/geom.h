@@ -27,16 +27,20 @@ typedef enum loam_shape_type {
     LOAM_SHAPE_TYPE_COUNT
 } loam_shape_type;
 
-/* One convex-ish piece of a body. Hollow containers (open box, tube with a floor) are built from
- * several pieces so a particle in a corner gets one contact per wall, not one diagonal contact. */
+/* One convex-ish piece of a body: loam's one shape type, for granular bodies, renders, the soft-body
+ * ground and multibody geoms (loam_mb_geom_def embeds one). Described in float (docs/architecture.md,
+ * "Precision policy"); multibody converts it to double once, when its model is created. Hollow
+ * containers (open box, tube with a floor) are built from several pieces so a particle in a corner
+ * gets one contact per wall, not one diagonal contact. */
 typedef struct loam_shape {
     loam_shape_type type;
     loam_pose local;      /* pose of the shape in its body's frame */
     loam_vec3 size;       /* meaning depends on type, see above (m) */
-    float friction;       /* Coulomb coefficient against particles (-) */
+    float friction;       /* Coulomb coefficient (-): against particles; a multibody pair uses sqrt(mu_a mu_b) */
     union { /* one pointer, so the struct's layout (which bindings mirror) is that of a mesh shape */
         const struct loam_sdf_grid* grid; /* LOAM_SHAPE_MESH only: not owned; it must outlive every
-                                             world using the shape (a loaded scene owns its grids) */
+                                             world or multibody model using the shape (a loaded scene
+                                             owns its grids, a URDF model its meshes') */
         const struct loam_heightfield* heightfield; /* LOAM_SHAPE_HEIGHTFIELD only: not owned, the
                                              same lifetime rule as grid (a scene owns its fields) */
     };
@@ -97,6 +101,10 @@ LOAM_API int loam_tube_pieces(float inner_radius, float half_height, float wall,
 
 /* Pose algebra. */
 LOAM_API loam_pose loam_pose_identity(void);
+/* Between the precisions (docs/architecture.md, "Precision policy"): a shape's float pose from a
+ * double one (each number rounded to nearest), and back (exact). */
+LOAM_API loam_pose loam_pose_from_posed(loam_posed pose);
+LOAM_API loam_posed loam_posed_from_pose(loam_pose pose);
 LOAM_API loam_vec3 loam_pose_apply(loam_pose pose, loam_vec3 local);
 LOAM_API loam_vec3 loam_pose_apply_inverse(loam_pose pose, loam_vec3 world);
 LOAM_API loam_pose loam_pose_mul(loam_pose a, loam_pose b);

@@ -70,25 +70,25 @@ typedef struct loam_mb_body_def {
     double kd;                      /* N m s/rad or N s/m, >= 0 (POSITION, VELOCITY) */
 } loam_mb_body_def;
 
-/* Collision geometry attached to a body, or to the world (body -1): the shape vocabulary of
- * loam/geom.h, in double. */
+/* Collision geometry attached to a body, or to the world (body -1): a loam_shape (loam/geom.h, in
+ * float: docs/architecture.md's precision policy) plus what only multibody has. The model keeps a
+ * double-precision copy of the shape for its contact code, converted once at creation. */
 typedef struct loam_mb_geom_def {
     int body;               /* a body, or -1 for static world geometry */
-    loam_shape_type type;   /* PLANE (world only), BOX, SPHERE, CAPSULE, CYLINDER or MESH */
-    loam_posed pose;        /* in the body frame */
-    loam_vec3d size;        /* as loam_shape: half extents, radius, radius and half length */
+    loam_shape shape;       /* type: PLANE (world only), BOX, SPHERE, CAPSULE, CYLINDER or MESH (not TUBE
+                               or HEIGHTFIELD: rejected at model creation); local: the pose in the body
+                               frame, identity; size: as loam_shape, each >= 0, 0; friction: Coulomb
+                               coefficient >= 0, 0.5 (a pair uses sqrt(mu_a mu_b)); grid: MESH's signed
+                               distance grid (loam/sdf_grid.h) in the geom's frame, built from the scaled
+                               mesh, not owned, it must outlive the model; spheres, capsules and other
+                               meshes' points collide with it, and with neither grid nor points the mesh
+                               collides with nothing; NULL */
     char mesh[256];         /* MESH: the file as written in the source (URDF filename) */
-    loam_vec3d mesh_scale;  /* MESH: (1, 1, 1) */
-    const struct loam_sdf_grid* sdf; /* MESH: its signed distance grid (loam/sdf_grid.h) in the geom's
-                                        frame, built from the scaled mesh; not owned, it must outlive
-                                        the model. Spheres, capsules and other meshes' points collide
-                                        with it; with neither grid nor points the mesh collides with
-                                        nothing. NULL */
+    loam_vec3d mesh_scale;  /* MESH: (1, 1, 1), the source's scale (the grid and points are scaled) */
     const float* points;    /* MESH: surface points in the geom frame (3 floats each; the scaled mesh's
                                vertices, thinned), tested against planes, boxes and other meshes'
-                               grids; not owned, like sdf. NULL */
+                               grids; not owned, like the grid. NULL */
     int npoints;            /* MESH: 0 to 1024, 0 */
-    double friction;        /* Coulomb coefficient, >= 0, 0.5; a pair uses sqrt(mu_a mu_b) */
     uint32_t contype, conaffinity; /* two geoms collide if (contype_a & conaffinity_b) or
                                       (contype_b & conaffinity_a) is nonzero (as MuJoCo); 1, 1 */
 } loam_mb_geom_def;
@@ -347,7 +347,7 @@ typedef struct loam_mb_model {
     int* dof_local;         /* nv: a dof's index within its tree */
     int* tree_madr;         /* ntree: where each tree's block starts in state->mass_matrix */
     int nM;                 /* sum of tree_nv^2: the size of state->mass_matrix */
-    loam_mb_geom_def* geom; /* ngeom */
+    loam_mb_geom_def* geom; /* ngeom: as given, each shape's local quaternion normalised */
     int nconstraint;
     loam_mb_constraint_def* constraint; /* nconstraint (loam_mb_model_set_constraints) */
     int nfem, nfem_node;    /* FEM pieces (loam_mb_model_add_fem) and their nodes in all */
@@ -360,6 +360,7 @@ typedef struct loam_mb_model {
                                (loam_mb_model_exclude_pairs) */
     int nowned_sdf;         /* grids the model owns (the URDF loader's mesh grids), freed with it */
     struct loam_sdf_grid** owned_sdf;
+    void* priv;             /* private: the geoms' shapes in double for the contact code */
 } loam_mb_model;
 
 typedef struct loam_mb_state {

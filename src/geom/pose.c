@@ -9,6 +9,16 @@ loam_pose loam_pose_identity(void) {
     return p;
 }
 
+loam_pose loam_pose_from_posed(loam_posed d) {
+    loam_pose p = {{(float)d.p.x, (float)d.p.y, (float)d.p.z}, {(float)d.q.w, (float)d.q.x, (float)d.q.y, (float)d.q.z}};
+    return p;
+}
+
+loam_posed loam_posed_from_pose(loam_pose f) {
+    loam_posed p = {{f.p.x, f.p.y, f.p.z}, {f.q.w, f.q.x, f.q.y, f.q.z}};
+    return p;
+}
+
 loam_vec3 loam_pose_apply(loam_pose pose, loam_vec3 local) {
     return v3_add(quat_rotate(pose.q, local), pose.p);
 }

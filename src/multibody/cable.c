@@ -60,10 +60,11 @@ loam_status loam_mb_cable_build(const loam_mb_cable_def* d, int first_body, loam
         loam_mb_geom_def* g = &geoms[i];
         *g = loam_mb_geom_default_def();
         g->body = first_body + i;
-        g->type = LOAM_SHAPE_CAPSULE;
-        g->pose.q = qd_from_axis_angle(d3(0, 1, 0), 0.5 * M_PI); /* the capsule's axis (local z) onto x */
-        g->size = d3(r, 0, 0.5 * l);
-        g->friction = d->friction;
+        g->shape.type = LOAM_SHAPE_CAPSULE;
+        loam_quatd q = qd_from_axis_angle(d3(0, 1, 0), 0.5 * M_PI); /* the capsule's axis (local z) onto x */
+        g->shape.local.q = (loam_quat){(float)q.w, (float)q.x, (float)q.y, (float)q.z};
+        g->shape.size = (loam_vec3){(float)r, 0.0f, (float)(0.5 * l)};
+        g->shape.friction = (float)d->friction;
     }
     for (int i = 1; i < s; ++i) {
         loam_mb_constraint_def* p = &cons[2 * (i - 1)];

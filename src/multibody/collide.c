@@ -17,12 +17,12 @@ typedef mb_sink sink;
 /* A contact of geom ga (body a) with geom gb (body b); n points from b towards a. */
 void mb_emit(sink* k, int ga, int gb, loam_vec3d point, loam_vec3d n, double depth) {
     if (-depth > k->m->opt.contact_margin) return;
-    const loam_mb_geom_def *A = &k->m->geom[ga], *B = &k->m->geom[gb];
+    const mb_geom *A = mb_geom_at(k->m, ga), *B = mb_geom_at(k->m, gb);
     if (A->body < 0) { /* body[0] is never the world */
         int t = ga;
         ga = gb, gb = t;
         n = d3_neg(n);
-        const loam_mb_geom_def* g = A;
+        const mb_geom* g = A;
         A = B, B = g;
     }
     if (k->s->ncontact >= k->m->opt.max_contacts) {
@@ -40,7 +40,7 @@ void mb_emit(sink* k, int ga, int gb, loam_vec3d point, loam_vec3d n, double dep
     c->friction = sqrt(A->friction * B->friction);
 }
 
-static int is_ball(const loam_mb_geom_def* g) { return g->type == LOAM_SHAPE_SPHERE && g->body >= 0; }
+static int is_ball(const mb_geom* g) { return g->type == LOAM_SHAPE_SPHERE && g->body >= 0; }
 
 /* World poses of all geoms, once per call (a geom meets many others). */
 static loam_status geom_poses(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
@@ -52,10 +52,10 @@ static loam_status geom_poses(const loam_mb_model* m, loam_mb_state* s, loam_err
             return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: collide: out of memory");
         w->nother = 0;
         for (int g = 0; g < m->ngeom; ++g)
-            if (!is_ball(&m->geom[g])) w->other[w->nother++] = g;
+            if (!is_ball(mb_geom_at(m, g))) w->other[w->nother++] = g;
     }
     for (int g = 0; g < m->ngeom; ++g) {
-        const loam_mb_geom_def* G = &m->geom[g];
+        const mb_geom* G = mb_geom_at(m, g);
         w->gpose[g] = G->body < 0 ? G->pose : pd_mul(s->xpose[G->body], G->pose);
     }
     return LOAM_OK;
@@ -142,12 +142,12 @@ static loam_status make_joined(const loam_mb_model* m, mb_work* w, loam_error* e
     return LOAM_OK;
 }
 
-static int filtered(const loam_mb_geom_def* a, const loam_mb_geom_def* b) {
+static int filtered(const mb_geom* a, const mb_geom* b) {
     return !((a->contype & b->conaffinity) || (b->contype & a->conaffinity));
 }
 
 /* A radius that bounds the geom around its origin, or -1 for unbounded (planes, grids: tested exactly). */
-static double bound_radius(const loam_mb_geom_def* g) {
+static double bound_radius(const mb_geom* g) {
     switch (g->type) {
     case LOAM_SHAPE_SPHERE: return g->size.x;
     case LOAM_SHAPE_BOX: return d3_norm(g->size);
@@ -170,12 +170,12 @@ static double bound_radius(const loam_mb_geom_def* g) {
 
 static void pair(sink* k, int ga, int gb) {
     const loam_mb_model* m = k->m;
-    const loam_mb_geom_def *A = &m->geom[ga], *B = &m->geom[gb];
+    const mb_geom *A = mb_geom_at(m, ga), *B = mb_geom_at(m, gb);
     /* Order by type so each shape pair has one handler: PLANE < BOX < SPHERE < CAPSULE < CYLINDER < MESH. */
     if (A->type > B->type) {
         int t = ga;
         ga = gb, gb = t;
-        const loam_mb_geom_def* g = A;
+        const mb_geom* g = A;
         A = B, B = g;
     }
     loam_posed PA = geom_pose(k->s, ga), PB = geom_pose(k->s, gb);
@@ -234,7 +234,7 @@ enum { MB_BALLS_BY_PAIRS = 256 };
  * ball_pairs, with room for their rounding, so every pair that is keeps this. */
 static inline int balls_near(const loam_mb_model* m, const mb_work* w, int i, int j, float ri, float margin) {
     float dx = w->bx[i] - w->bx[j], dy = w->by[i] - w->by[j], dz = w->bz[i] - w->bz[j];
-    float cut = (ri + (float)m->geom[w->ball_geom[j]].size.x + margin) * 1.001f + 1e-6f;
+    float cut = (ri + (float)mb_geom_at(m, w->ball_geom[j])->size.x + margin) * 1.001f + 1e-6f;
     return dx * dx + dy * dy + dz * dz <= cut * cut;
 }
 
@@ -247,7 +247,7 @@ static void ball_pairs(sink* k) {
     for (int i = 0; i < w->nball; ++i) {
         loam_vec3d c = geom_pose(k->s, w->ball_geom[i]).p;
         w->bx[i] = (float)c.x, w->by[i] = (float)c.y, w->bz[i] = (float)c.z;
-        rmax = fmax(rmax, m->geom[w->ball_geom[i]].size.x);
+        rmax = fmax(rmax, mb_geom_at(m, w->ball_geom[i])->size.x);
     }
     int by_pairs = w->nball <= MB_BALLS_BY_PAIRS;
     /* a cell of twice the largest radius plus the margin (and a little for float rounding) */
@@ -260,7 +260,7 @@ static void ball_pairs(sink* k) {
      * exactly, which it still does for the rest. */
     float margin = (float)m->opt.contact_margin;
     for (int i = 0; i < w->nball; ++i) {
-        float ri = (float)m->geom[w->ball_geom[i]].size.x;
+        float ri = (float)mb_geom_at(m, w->ball_geom[i])->size.x;
         int nc = 0;
         if (by_pairs) {
             for (int j = i + 1; j < w->nball; ++j) {
@@ -276,9 +276,8 @@ static void ball_pairs(sink* k) {
         }
         for (int q = 0; q < nc; ++q) {
             int ga = w->ball_geom[i], gb = w->ball_geom[w->cand[q]];
-            if (adjacent(m, m->geom[ga].body, m->geom[gb].body) || filtered(&m->geom[ga], &m->geom[gb]) ||
-                joined(m, w, m->geom[ga].body, m->geom[gb].body))
-                continue;
+            const mb_geom *A = mb_geom_at(m, ga), *B = mb_geom_at(m, gb);
+            if (adjacent(m, A->body, B->body) || filtered(A, B) || joined(m, w, A->body, B->body)) continue;
             pair(k, ga, gb);
         }
     }
@@ -296,19 +295,20 @@ loam_status loam_mb_collide(const loam_mb_model* m, loam_mb_state* s, loam_error
      * geoms that are not balls (w->other), so a granular scene costs balls x others, not balls^2. */
     int q0 = 0;
     for (int a = 0; a < m->ngeom; ++a) {
-        int ball = is_ball(&m->geom[a]);
+        const mb_geom* A = mb_geom_at(m, a);
+        int ball = is_ball(A);
         while (q0 < w->nother && w->other[q0] <= a) ++q0;
         int n = ball ? w->nother - q0 : m->ngeom - a - 1;
-        double ra = bound_radius(&m->geom[a]);
+        double ra = bound_radius(A);
         for (int i = 0; i < n; ++i) {
             int b = ball ? w->other[q0 + i] : a + 1 + i;
             /* pair()'s own bounding test first (the same expression, so the same decision): most
              * geom pairs of a scene are far apart, and the checks below cost more. */
-            double rb = bound_radius(&m->geom[b]);
+            const mb_geom* B = mb_geom_at(m, b);
+            double rb = bound_radius(B);
             if (ra >= 0.0 && rb >= 0.0 && d3_norm(d3_sub(w->gpose[a].p, w->gpose[b].p)) > ra + rb + m->opt.contact_margin) continue;
-            int ba = m->geom[a].body, bb = m->geom[b].body;
-            if ((ba < 0 && bb < 0) || adjacent(m, ba, bb) || (ball && is_ball(&m->geom[b])) || filtered(&m->geom[a], &m->geom[b]) ||
-                joined(m, w, ba, bb))
+            int ba = A->body, bb = B->body;
+            if ((ba < 0 && bb < 0) || adjacent(m, ba, bb) || (ball && is_ball(B)) || filtered(A, B) || joined(m, w, ba, bb))
                 continue;
             pair(&k, a, b);
         }

@@ -34,7 +34,7 @@ void mb_capsule_sdf(mb_sink* k, int gc, loam_posed C, double r, double hc, int g
  * plane, a box (also the box's corners against gm's grid) or another mesh's grid; at most four
  * contacts per direction, the deepest and then the most spread. */
 enum { MB_MAX_MESH_POINTS = 1024 };
-void mb_points_shape(mb_sink* k, int gm, loam_posed G, const float* pts, int npts, int go, loam_posed O, const loam_mb_geom_def* other);
+void mb_points_shape(mb_sink* k, int gm, loam_posed G, const float* pts, int npts, int go, loam_posed O, const mb_geom* other);
 
 /* Closest points of segments p1 + s d1 (|s| <= e1) and p2 + t d2 (|t| <= e2), unit d1, d2. */
 void mb_segment_closest(loam_vec3d p1, loam_vec3d d1, double e1, loam_vec3d p2, loam_vec3d d2, double e2, double* s, double* t);

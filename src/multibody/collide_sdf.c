@@ -117,7 +117,7 @@ static double box_distance(loam_posed B, loam_vec3d e, loam_vec3d p, loam_vec3d*
     return -room;
 }
 
-void mb_points_shape(mb_sink* k, int gm, loam_posed G, const float* pts, int npts, int go, loam_posed O, const loam_mb_geom_def* other) {
+void mb_points_shape(mb_sink* k, int gm, loam_posed G, const float* pts, int npts, int go, loam_posed O, const mb_geom* other) {
     probe_hit h[MB_MAX_MESH_POINTS + 8];
     int nh = 0;
     double margin = k->m->opt.contact_margin;
@@ -138,13 +138,13 @@ void mb_points_shape(mb_sink* k, int gm, loam_posed G, const float* pts, int npt
     }
     /* A box's corners against the mesh's grid too: a box edge can dig into a mesh face between the
      * mesh's vertices. (n: from the mesh towards the box, as the mesh's points' normals are reversed.) */
-    if (other->type == LOAM_SHAPE_BOX && k->m->geom[gm].sdf) {
+    if (other->type == LOAM_SHAPE_BOX && mb_geom_at(k->m, gm)->sdf) {
         probe_hit hb[8];
         int nb = 0;
         loam_vec3d e = other->size;
         for (int i = 0; i < 8; ++i) {
             loam_vec3d c = pd_apply(O, d3(i & 1 ? e.x : -e.x, i & 2 ? e.y : -e.y, i & 4 ? e.z : -e.z)), n;
-            double gap = sdf_at(G, k->m->geom[gm].sdf, c, &n);
+            double gap = sdf_at(G, mb_geom_at(k->m, gm)->sdf, c, &n);
             if (gap <= margin) hb[nb++] = (probe_hit){c, n, gap};
         }
         reduce_emit(k, go, gm, hb, nb);

@@ -9,7 +9,7 @@
 #include "multibody/fem.h"
 #include "multibody/mb_internal.h"
 
-static double geom_radius(const loam_mb_geom_def* g) {
+static double geom_radius(const mb_geom* g) {
     switch (g->type) {
     case LOAM_SHAPE_BOX: return d3_norm(g->size);
     case LOAM_SHAPE_SPHERE: return g->size.x;
@@ -20,7 +20,7 @@ static double geom_radius(const loam_mb_geom_def* g) {
 }
 
 /* Signed distance of world point x to geom g at world pose P, with the world normal. */
-static double geom_sdf(const loam_mb_geom_def* g, loam_posed P, loam_vec3d x, loam_vec3d* n) {
+static double geom_sdf(const mb_geom* g, loam_posed P, loam_vec3d x, loam_vec3d* n) {
     loam_vec3d l = qd_rotate(qd_conj(P.q), d3_sub(x, P.p));
     if (g->type == LOAM_SHAPE_PLANE) {
         *n = qd_rotate(P.q, d3(0, 0, 1));
@@ -53,7 +53,7 @@ int mb_fem_collide(const loam_mb_model* m, loam_mb_state* s) {
         loam_vec3d centre = d3_scale(d3_add(lo, hi), 0.5);
         double radius = 0.5 * d3_norm(d3_sub(hi, lo));
         for (int gi = 0; gi < m->ngeom; ++gi) {
-            const loam_mb_geom_def* g = &m->geom[gi];
+            const mb_geom* g = mb_geom_at(m, gi);
             if (g->type == LOAM_SHAPE_MESH || g->type == LOAM_SHAPE_TUBE) continue;
             if (!((f->def.contype & g->conaffinity) || (g->contype & f->def.conaffinity))) continue;
             loam_posed P = g->body >= 0 ? pd_mul(s->xpose[g->body], g->pose) : g->pose;

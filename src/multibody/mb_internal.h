@@ -45,6 +45,22 @@ static inline loam_endpoint mb_constraint_endpoint(const loam_mb_constraint_def*
     return b >= 0 ? (loam_endpoint){LOAM_ENDPOINT_BODY, b, 0} : (loam_endpoint){LOAM_ENDPOINT_WORLD, -1, 0};
 }
 
+/* A geom as the contact code reads it: its loam_mb_geom_def's shape (float, the precision policy of
+ * docs/architecture.md) converted to double once, at model creation (model->priv, ngeom of them), so
+ * no contact query converts; the quaternion is normalised in double. */
+typedef struct mb_geom {
+    int body;
+    loam_shape_type type;
+    loam_posed pose;      /* in the body frame */
+    loam_vec3d size;
+    double friction;
+    const struct loam_sdf_grid* sdf; /* MESH: the shape's grid, or NULL */
+    const float* points;  /* MESH: surface points (npoints) */
+    int npoints;
+    uint32_t contype, conaffinity;
+} mb_geom;
+static inline const mb_geom* mb_geom_at(const loam_mb_model* m, int g) { return (const mb_geom*)m->priv + g; }
+
 /* Where a constraint row came from: a joint limit's dof (lower or upper), a model constraint's row
  * (3 ci + q), or a contact (its three rows). Warm starts read and results go back through it. */
 typedef enum mb_row_kind { MB_ROW_LIMIT_LOWER, MB_ROW_LIMIT_UPPER, MB_ROW_CONSTRAINT, MB_ROW_CONTACT } mb_row_kind;

@@ -72,10 +72,10 @@ loam_mb_body_def loam_mb_body_default_def(void) {
 loam_mb_geom_def loam_mb_geom_default_def(void) {
     loam_mb_geom_def g;
     memset(&g, 0, sizeof g);
-    g.type = LOAM_SHAPE_SPHERE;
-    g.pose = pd_identity();
+    g.shape.type = LOAM_SHAPE_SPHERE;
+    g.shape.local = loam_pose_identity();
+    g.shape.friction = 0.5f;
     g.mesh_scale = d3(1, 1, 1);
-    g.friction = 0.5;
     g.contype = 1;
     g.conaffinity = 1;
     return g;
@@ -127,31 +127,57 @@ loam_status loam_mb_body_def_validate(const loam_mb_body_def* b, int i, loam_err
 }
 
 static loam_status check_geom(const loam_mb_geom_def* g, int i, int nbody, loam_error* err) {
+    const loam_shape* sh = &g->shape;
     if (g->body < -1 || g->body >= nbody)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: body %d, expected -1 (world) to %d", i, g->body, nbody - 1);
-    if (g->type == LOAM_SHAPE_PLANE && g->body != -1)
+    if (sh->type == LOAM_SHAPE_TUBE || sh->type == LOAM_SHAPE_HEIGHTFIELD)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: shape type %s is not supported by multibody collision "
+                              "(plane, box, sphere, capsule, cylinder or mesh)", i, loam_shape_type_name(sh->type));
+    if (sh->type != LOAM_SHAPE_PLANE && sh->type != LOAM_SHAPE_BOX && sh->type != LOAM_SHAPE_SPHERE && sh->type != LOAM_SHAPE_CAPSULE &&
+        sh->type != LOAM_SHAPE_CYLINDER && sh->type != LOAM_SHAPE_MESH)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: shape type %d is not plane, box, sphere, capsule, cylinder or mesh",
+                              i, (int)sh->type);
+    if (sh->type == LOAM_SHAPE_PLANE && g->body != -1)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: a plane must belong to the world (body -1), not body %d", i, g->body);
-    if (!(g->friction >= 0.0 && isfinite(g->friction)))
-        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: friction = %g, expected >= 0", i, g->friction);
-    if (g->type != LOAM_SHAPE_PLANE && g->type != LOAM_SHAPE_BOX && g->type != LOAM_SHAPE_SPHERE && g->type != LOAM_SHAPE_CAPSULE &&
-        g->type != LOAM_SHAPE_CYLINDER && g->type != LOAM_SHAPE_MESH)
-        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: type %d is not plane, box, sphere, capsule, cylinder or mesh", i,
-                              (int)g->type);
-    if (!finite_pose(g->pose)) return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: pose is not finite", i);
-    if (!d3_is_finite(g->size) || g->size.x < 0 || g->size.y < 0 || g->size.z < 0)
-        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: size (%g, %g, %g) must be finite and >= 0", i, g->size.x,
-                              g->size.y, g->size.z);
+    if (!(sh->friction >= 0.0f && isfinite(sh->friction)))
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: friction = %g, expected >= 0", i, (double)sh->friction);
+    if (!finite_pose(loam_posed_from_pose(sh->local)))
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: shape pose is not finite", i);
+    loam_vec3d size = d3(sh->size.x, sh->size.y, sh->size.z);
+    if (!d3_is_finite(size) || size.x < 0 || size.y < 0 || size.z < 0)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: size (%g, %g, %g) must be finite and >= 0", i, size.x, size.y,
+                              size.z);
     if (memchr(g->mesh, 0, sizeof g->mesh) == NULL)
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: mesh name is not NUL-terminated", i);
-    if (g->npoints < 0 || g->npoints > 1024 || (g->npoints > 0 && (!g->points || g->type != LOAM_SHAPE_MESH)))
+    if (g->npoints < 0 || g->npoints > 1024 || (g->npoints > 0 && (!g->points || sh->type != LOAM_SHAPE_MESH)))
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: %d surface points, expected 0 to 1024 points given for a mesh geom", i,
                               g->npoints);
-    if (g->sdf && g->type != LOAM_SHAPE_MESH)
-        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: an sdf grid is only for mesh geoms (type %d)", i, (int)g->type);
-    if (g->sdf && (g->sdf->nx < 2 || g->sdf->ny < 2 || g->sdf->nz < 2 || !(g->sdf->cell > 0.0f) || !g->sdf->values))
+    const loam_sdf_grid* grid = sh->grid;
+    if (grid && sh->type != LOAM_SHAPE_MESH)
+        return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: an sdf grid is only for mesh geoms (type %s)", i,
+                              loam_shape_type_name(sh->type));
+    if (grid && (grid->nx < 2 || grid->ny < 2 || grid->nz < 2 || !(grid->cell > 0.0f) || !grid->values))
         return loam_error_set(err, LOAM_ERR_INPUT, "multibody: geom %d: sdf grid %d x %d x %d, cell %g: expected at least 2 samples per "
-                              "axis, a positive cell and values (loam_sdf_grid_build)", i, g->sdf->nx, g->sdf->ny, g->sdf->nz, (double)g->sdf->cell);
+                              "axis, a positive cell and values (loam_sdf_grid_build)", i, grid->nx, grid->ny, grid->nz, (double)grid->cell);
     return LOAM_OK;
+}
+
+/* The contact code's double copy of a geom (mb_internal.h), from the model's own float shape: the one
+ * conversion, so every query reads the same numbers the model shows. */
+static mb_geom geom_double(const loam_mb_geom_def* g) {
+    const loam_shape* sh = &g->shape;
+    mb_geom d;
+    d.body = g->body;
+    d.type = sh->type;
+    d.pose = loam_posed_from_pose(sh->local);
+    d.pose.q = qd_normalize(d.pose.q);
+    d.size = d3(sh->size.x, sh->size.y, sh->size.z);
+    d.friction = sh->friction;
+    d.sdf = sh->type == LOAM_SHAPE_MESH ? sh->grid : NULL;
+    d.points = g->points;
+    d.npoints = g->npoints;
+    d.contype = g->contype, d.conaffinity = g->conaffinity;
+    return d;
 }
 
 /* The checks and the build, with a status to return early on; loam_mb_model_create hands out the model. */
@@ -224,13 +250,14 @@ static loam_status model_create(const loam_mb_body_def* bodies, int nbody, const
     m->q_adr = loam_ctx_malloc(m->opt.context, sizeof *m->q_adr * (size_t)nbody);
     m->v_adr = loam_ctx_malloc(m->opt.context, sizeof *m->v_adr * (size_t)nbody);
     m->geom = loam_ctx_malloc(m->opt.context, sizeof *m->geom * (size_t)(ngeom > 0 ? ngeom : 1));
+    m->priv = loam_ctx_malloc(m->opt.context, sizeof(mb_geom) * (size_t)(ngeom > 0 ? ngeom : 1));
     int nv = 0;
     for (int i = 0; i < nbody; ++i) nv += loam_joint_nv(bodies[i].joint);
     m->dof_body = loam_ctx_malloc(m->opt.context, sizeof *m->dof_body * (size_t)(nv > 0 ? nv : 1));
     m->body_tree = loam_ctx_malloc(m->opt.context, sizeof *m->body_tree * (size_t)nbody);
     m->tree_dofs = loam_ctx_malloc(m->opt.context, sizeof(int) * (size_t)(nv > 0 ? nv : 1));
     m->dof_local = loam_ctx_malloc(m->opt.context, sizeof(int) * (size_t)(nv > 0 ? nv : 1));
-    if (!m->body_tree || !m->tree_dofs || !m->dof_local || !m->q_adr || !m->v_adr || !m->geom || !m->dof_body) {
+    if (!m->body_tree || !m->tree_dofs || !m->dof_local || !m->q_adr || !m->v_adr || !m->geom || !m->priv || !m->dof_body) {
         loam_mb_model_destroy(m);
         return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: out of memory");
     }
@@ -247,7 +274,12 @@ static loam_status model_create(const loam_mb_body_def* bodies, int nbody, const
         m->nq += loam_joint_nq(b->joint);
         m->nv += loam_joint_nv(b->joint);
     }
-    for (int i = 0; i < ngeom; ++i) m->geom[i].pose.q = qd_normalize(m->geom[i].pose.q);
+    for (int i = 0; i < ngeom; ++i) {
+        loam_quat* q = &m->geom[i].shape.local.q;
+        loam_quatd n = qd_normalize(qd_make(q->w, q->x, q->y, q->z));
+        *q = (loam_quat){(float)n.w, (float)n.x, (float)n.y, (float)n.z};
+        ((mb_geom*)m->priv)[i] = geom_double(&m->geom[i]);
+    }
     /* Per-tree dof layout: the mass matrix's blocks. */
     m->tree_nv = loam_ctx_calloc(m->opt.context, (size_t)m->ntree, sizeof(int));
     m->tree_dof_adr = loam_ctx_calloc(m->opt.context, (size_t)m->ntree, sizeof(int));
@@ -299,6 +331,7 @@ void loam_mb_model_destroy(loam_mb_model* m) {
     loam_free(m->dof_local);
     loam_free(m->tree_madr);
     loam_free(m->geom);
+    loam_free(m->priv);
     loam_free(m->constraint);
     loam_free(m->tree_self);
     loam_free(m->exclude);

@@ -87,7 +87,7 @@ static loam_mb_state* mb_scoped_state_create(const loam_mb_model* m, loam_error*
     w->ncon = m->nconstraint;
     w->prev_con = zalloc(m->opt.context, 3 * (size_t)m->nconstraint, sizeof(double), &fail);
     s->constraint_impulse = zalloc(m->opt.context, 3 * (size_t)m->nconstraint, sizeof(double), &fail);
-    for (int g = 0; g < m->ngeom; ++g) w->nball += m->geom[g].type == LOAM_SHAPE_SPHERE && m->geom[g].body >= 0;
+    for (int g = 0; g < m->ngeom; ++g) w->nball += mb_geom_at(m, g)->type == LOAM_SHAPE_SPHERE && mb_geom_at(m, g)->body >= 0;
     w->ball_geom = zalloc(m->opt.context, (size_t)w->nball, sizeof(int), &fail);
     w->bx = zalloc(m->opt.context, (size_t)w->nball, sizeof(float), &fail);
     w->by = zalloc(m->opt.context, (size_t)w->nball, sizeof(float), &fail);
@@ -95,7 +95,7 @@ static loam_mb_state* mb_scoped_state_create(const loam_mb_model* m, loam_error*
     w->cand = zalloc(m->opt.context, (size_t)w->nball, sizeof(int), &fail);
     if (!fail && w->nball > 0) {
         for (int g = 0, k = 0; g < m->ngeom; ++g)
-            if (m->geom[g].type == LOAM_SHAPE_SPHERE && m->geom[g].body >= 0) w->ball_geom[k++] = g;
+            if (mb_geom_at(m, g)->type == LOAM_SHAPE_SPHERE && mb_geom_at(m, g)->body >= 0) w->ball_geom[k++] = g;
         if (!loam_hash_init(&w->hash, 2 * w->nball + 1, w->nball)) fail = 1;
     }
     s->contact = zalloc(m->opt.context, (size_t)m->opt.max_contacts, sizeof(loam_mb_contact), &fail);

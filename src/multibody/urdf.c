@@ -169,8 +169,10 @@ static loam_status geometry(ctx* c, xmlNode* col, int body, loam_mb_geom_def* g,
     *skip = 0;
     *g = loam_mb_geom_default_def();
     g->body = body;
-    loam_status st = origin(c, col, &g->pose);
+    loam_posed pose;
+    loam_status st = origin(c, col, &pose);
     if (st != LOAM_OK) return st;
+    g->shape.local = loam_pose_from_posed(pose); /* shapes are float (docs/architecture.md) */
     xmlNode* geo = child(col, "geometry");
     if (!geo) return fail(c, col, "missing <geometry>%s%s", NULL, NULL);
     xmlNode* s = NULL;
@@ -182,26 +184,27 @@ static loam_status geometry(ctx* c, xmlNode* col, int body, loam_mb_geom_def* g,
     if (!s) return fail(c, geo, "no shape (box, sphere, cylinder, capsule or mesh)%s%s", NULL, NULL);
     const char* kind = (const char*)s->name;
     double v[3];
+    loam_shape* sh = &g->shape;
     if (strcmp(kind, "box") == 0) {
         if ((st = numbers(c, s, "size", 1, 3, v)) != LOAM_OK) return st;
-        g->type = LOAM_SHAPE_BOX;
-        g->size = d3(0.5 * v[0], 0.5 * v[1], 0.5 * v[2]);
+        sh->type = LOAM_SHAPE_BOX;
+        sh->size = (loam_vec3){(float)(0.5 * v[0]), (float)(0.5 * v[1]), (float)(0.5 * v[2])};
     } else if (strcmp(kind, "sphere") == 0) {
         if ((st = numbers(c, s, "radius", 1, 1, v)) != LOAM_OK) return st;
-        g->type = LOAM_SHAPE_SPHERE;
-        g->size = d3(v[0], 0, 0);
+        sh->type = LOAM_SHAPE_SPHERE;
+        sh->size = (loam_vec3){(float)v[0], 0.0f, 0.0f};
     } else if (strcmp(kind, "cylinder") == 0 || strcmp(kind, "capsule") == 0) {
         /* capsule is not in the URDF standard but common (Drake, PyBullet): radius and the length of
          * its axis segment. */
         if ((st = numbers(c, s, "radius", 1, 1, v)) != LOAM_OK) return st;
         if ((st = numbers(c, s, "length", 1, 1, v + 1)) != LOAM_OK) return st;
-        g->type = kind[1] == 'y' ? LOAM_SHAPE_CYLINDER : LOAM_SHAPE_CAPSULE;
-        g->size = d3(v[0], 0, 0.5 * v[1]);
+        sh->type = kind[1] == 'y' ? LOAM_SHAPE_CYLINDER : LOAM_SHAPE_CAPSULE;
+        sh->size = (loam_vec3){(float)v[0], 0.0f, (float)(0.5 * v[1])};
     } else if (strcmp(kind, "mesh") == 0) {
         const char* f = attr(s, "filename");
         if (!f || !*f) return fail(c, s, "missing attribute 'filename'%s%s", NULL, NULL);
         if (strlen(f) >= sizeof g->mesh) return fail(c, s, "attribute 'filename' is longer than 255 bytes%s%s", NULL, NULL);
-        g->type = LOAM_SHAPE_MESH;
+        sh->type = LOAM_SHAPE_MESH;
         strcpy(g->mesh, f);
         double sc[3] = {1, 1, 1};
         char path[1024], tried[600], why[900];
@@ -231,7 +234,7 @@ static loam_status geometry(ctx* c, xmlNode* col, int body, loam_mb_geom_def* g,
         *skip = 1;
         return unusable(c, s, why, "this collision element is skipped");
     }
-    if (g->size.x < 0 || g->size.y < 0 || g->size.z < 0) return fail(c, s, "negative size%s%s", NULL, NULL);
+    if (sh->size.x < 0 || sh->size.y < 0 || sh->size.z < 0) return fail(c, s, "negative size%s%s", NULL, NULL);
     return LOAM_OK;
 }
 

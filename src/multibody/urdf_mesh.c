@@ -152,7 +152,7 @@ static int thin_points(const loam_mesh* m, float* out) {
 loam_status urdf_mesh_build(urdf_meshes* set, const char* path, loam_vec3d scale, double cell, int grids, loam_mb_geom_def* g, loam_error* err) {
     for (int i = 0; i < set->n; ++i)
         if (strcmp(set->path[i], path) == 0 && set->scale[i].x == scale.x && set->scale[i].y == scale.y && set->scale[i].z == scale.z) {
-            g->sdf = set->block[i]->values ? set->block[i] : NULL;
+            g->shape.grid = set->block[i]->values ? set->block[i] : NULL;
             g->points = (const float*)(set->block[i] + 1);
             g->npoints = set->npoints[i];
             return LOAM_OK;
@@ -226,7 +226,7 @@ loam_status urdf_mesh_build(urdf_meshes* set, const char* path, loam_vec3d scale
     set->scale[set->n] = scale;
     set->npoints[set->n] = np;
     set->n++;
-    g->sdf = grids ? block : NULL;
+    g->shape.grid = grids ? block : NULL;
     g->points = (const float*)(block + 1);
     g->npoints = np;
     return LOAM_OK;

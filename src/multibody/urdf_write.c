@@ -30,13 +30,15 @@ static void write_origin(FILE* f, const char* indent, loam_posed p) {
 
 static void write_geom(FILE* f, const loam_mb_geom_def* g) {
     fprintf(f, "    <collision>\n");
-    write_origin(f, "      ", g->pose);
+    write_origin(f, "      ", loam_posed_from_pose(g->shape.local));
     fprintf(f, "      <geometry>");
-    switch (g->type) {
-    case LOAM_SHAPE_BOX: fprintf(f, "<box size=\"%.17g %.17g %.17g\"/>", 2 * g->size.x, 2 * g->size.y, 2 * g->size.z); break;
-    case LOAM_SHAPE_SPHERE: fprintf(f, "<sphere radius=\"%.17g\"/>", g->size.x); break;
-    case LOAM_SHAPE_CYLINDER: fprintf(f, "<cylinder radius=\"%.17g\" length=\"%.17g\"/>", g->size.x, 2 * g->size.z); break;
-    case LOAM_SHAPE_CAPSULE: fprintf(f, "<capsule radius=\"%.17g\" length=\"%.17g\"/>", g->size.x, 2 * g->size.z); break;
+    /* the float sizes in double: exact, so reading them back rounds to the same floats */
+    loam_vec3d s = d3(g->shape.size.x, g->shape.size.y, g->shape.size.z);
+    switch (g->shape.type) {
+    case LOAM_SHAPE_BOX: fprintf(f, "<box size=\"%.17g %.17g %.17g\"/>", 2 * s.x, 2 * s.y, 2 * s.z); break;
+    case LOAM_SHAPE_SPHERE: fprintf(f, "<sphere radius=\"%.17g\"/>", s.x); break;
+    case LOAM_SHAPE_CYLINDER: fprintf(f, "<cylinder radius=\"%.17g\" length=\"%.17g\"/>", s.x, 2 * s.z); break;
+    case LOAM_SHAPE_CAPSULE: fprintf(f, "<capsule radius=\"%.17g\" length=\"%.17g\"/>", s.x, 2 * s.z); break;
     default:
         fprintf(f, "<mesh filename=\"");
         for (const char* c = g->mesh; *c; ++c) {
