@@ -67,6 +67,10 @@ typedef struct loam_env_config {
                                default 0.01 (docs/benchmarks-history.md: what it changes and saves) */
     uint64_t seed;          /* seed of the bed built at creation (reset's seed moves things around);
                                default 1 */
+    loam_context* context;  /* where the environment's memory (its worlds, bed, grids, images) comes
+                               from and is counted (loam/core.h); NULL = the calling thread's scope,
+                               else the process default context; fixed at creation (clones share
+                               it); default NULL */
 } loam_env_config;
 
 LOAM_API loam_env_config loam_env_default_config(loam_env_kind kind);

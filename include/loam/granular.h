@@ -63,8 +63,14 @@ typedef struct loam_granular_params {
                                 body surface) touches them; m/s; 0 = never (exact dynamics); default 0
                                 (docs/solver.md, "Sleeping") */
     float sleep_time;        /* s; default 0.05 */
-    int threads;             /* OpenMP threads of this world's steps, 0 = the default (loam_set_threads;
-                                all cores); results are the same bits for every count; default 0 */
+    int threads;             /* OpenMP threads of this world's steps, 0 = the context's count (then the
+                                default of loam_set_threads: all cores); results are the same bits for
+                                every count; default 0 */
+    loam_context* context;   /* where the world's (or model's) memory comes from and is counted
+                                (loam/core.h); NULL = the calling thread's scope, else the process
+                                default context. Fixed at creation: the params a world or model
+                                reports hold the context it resolved, and loam_world_set_params
+                                keeps it whatever this field says; default NULL */
 } loam_granular_params;
 
 LOAM_API loam_granular_params loam_granular_default_params(void);

@@ -71,6 +71,7 @@ class GranularParams(C.Structure):
         ("sleep_speed", C.c_float),
         ("sleep_time", C.c_float),
         ("threads", C.c_int),
+        ("context", C.c_void_p),
     ]
 
 
@@ -235,6 +236,7 @@ class EnvConfig(C.Structure):
         ("settle_steps", C.c_int),
         ("sleep_speed", C.c_float),
         ("seed", C.c_uint64),
+        ("context", C.c_void_p),
     ]
 
 

@@ -33,4 +33,13 @@ void loam_ctx_scope_leave(loam_context* previous);
  * default, which loam_team resolves). */
 int loam_ctx_threads(const loam_context* ctx, int requested);
 
+/* Run `stmt` in ctx's scope: for a public entry point whose body allocates through the layers below
+ * (`LOAM_IN_CONTEXT(w->ctx, st = world_step(w, steps, err));`). */
+#define LOAM_IN_CONTEXT(ctx, stmt)                                                                     \
+    do {                                                                                               \
+        loam_context* loam_outer_scope_ = loam_ctx_scope_enter(ctx);                                   \
+        stmt;                                                                                          \
+        loam_ctx_scope_leave(loam_outer_scope_);                                                       \
+    } while (0)
+
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/context.h"
 #include "core/threads.h"
 #include "envs/env_internal.h"
 #include "granular/model_build.h"
@@ -312,14 +313,15 @@ void loam_env_destroy(loam_env* env) {
     loam_free(env);
 }
 
-loam_env* loam_env_create(const loam_env_config* config, loam_error* err) {
-    if (loam_env_config_validate(config, err) != LOAM_OK) return NULL;
+/* In the environment's context (loam_env_create's scope): its worlds, model, bed and grids too. */
+static loam_env* env_create(const loam_env_config* config, loam_error* err) {
     loam_env* env = loam_calloc(1, sizeof *env);
     if (!env) {
         loam_error_set(err, LOAM_ERR_NOMEM, "environment: out of memory");
         return NULL;
     }
     env->cfg = *config;
+    env->cfg.context = loam_ctx_resolve(config->context); /* the scope's: fixed from here on */
     env->task = task_of(config->kind);
     env->assets = loam_calloc(1, sizeof *env->assets);
     if (!env->assets) {
@@ -340,9 +342,10 @@ loam_env* loam_env_create(const loam_env_config* config, loam_error* err) {
     p.skin = 1.0f;
     p.sleep_speed = config->sleep_speed;
     p.threads = config->threads; /* the settling worlds' and every episode's */
+    p.context = env->cfg.context;
     env->params = p;
     /* Grids built at creation have no thread count of their own: they take the environment's. */
-    int scope = loam_threads_scope_enter(config->threads);
+    int scope = loam_threads_scope_enter(loam_ctx_threads(env->cfg.context, config->threads));
     loam_status st = env->task->build(env, err);
     loam_threads_scope_leave(scope);
     if (st == LOAM_OK) st = make_model(env, err);
@@ -354,11 +357,15 @@ loam_env* loam_env_create(const loam_env_config* config, loam_error* err) {
     return env;
 }
 
-loam_env* loam_env_clone(const loam_env* src, loam_error* err) {
-    if (!src) {
-        loam_error_set(err, LOAM_ERR_INPUT, "environment clone: null environment");
-        return NULL;
-    }
+loam_env* loam_env_create(const loam_env_config* config, loam_error* err) {
+    if (loam_env_config_validate(config, err) != LOAM_OK) return NULL;
+    loam_env* env;
+    LOAM_IN_CONTEXT(config->context, env = env_create(config, err));
+    return env;
+}
+
+/* In src's context (loam_env_clone's scope), which the clone shares. */
+static loam_env* env_clone(const loam_env* src, loam_error* err) {
     loam_env* env = loam_calloc(1, sizeof *env);
     if (!env) {
         loam_error_set(err, LOAM_ERR_NOMEM, "environment clone: out of memory");
@@ -387,6 +394,16 @@ loam_env* loam_env_clone(const loam_env* src, loam_error* err) {
         loam_env_destroy(env);
         return NULL;
     }
+    return env;
+}
+
+loam_env* loam_env_clone(const loam_env* src, loam_error* err) {
+    if (!src) {
+        loam_error_set(err, LOAM_ERR_INPUT, "environment clone: null environment");
+        return NULL;
+    }
+    loam_env* env;
+    LOAM_IN_CONTEXT(src->cfg.context, env = env_clone(src, err));
     return env;
 }
 
@@ -428,8 +445,9 @@ static loam_status reset_one(loam_env* env, uint64_t seed, loam_error* err) {
 loam_status loam_env_reset(loam_env* env, uint64_t seed, loam_error* err) {
     if (!env) return loam_error_set(err, LOAM_ERR_INPUT, "environment reset: null environment");
     /* observations (rendered depth images) take the environment's threads */
-    int scope = loam_threads_scope_enter(env->cfg.threads);
-    loam_status st = reset_one(env, seed, err);
+    int scope = loam_threads_scope_enter(loam_ctx_threads(env->cfg.context, env->cfg.threads));
+    loam_status st;
+    LOAM_IN_CONTEXT(env->cfg.context, st = reset_one(env, seed, err));
     loam_threads_scope_leave(scope);
     return st;
 }
@@ -444,7 +462,7 @@ loam_status loam_env_set_threads(loam_env* env, int threads, loam_error* err) {
     return env->world ? loam_world_set_threads(env->world, threads, err) : LOAM_OK;
 }
 
-static loam_status step_one(loam_env* env, const float* action, loam_env_step_info* info, loam_error* err) {
+static loam_status step_actions(loam_env* env, const float* action, loam_env_step_info* info, loam_error* err) {
     loam_env_step_info local;
     if (!info) info = &local;
     memset(info, 0, sizeof *info);
@@ -493,10 +511,18 @@ static loam_status step_one(loam_env* env, const float* action, loam_env_step_in
     return st;
 }
 
+/* In the environment's context on whichever thread runs it (a batch steps environments on a team's
+ * threads, and each thread has its own scope). */
+static loam_status step_one(loam_env* env, const float* action, loam_env_step_info* info, loam_error* err) {
+    loam_status st;
+    LOAM_IN_CONTEXT(env ? env->cfg.context : NULL, st = step_actions(env, action, info, err));
+    return st;
+}
+
 loam_status loam_env_step(loam_env* env, const float* action, loam_env_step_info* info, loam_error* err) {
     /* The world steps on its own count (params.threads); the scope gives the observations the same,
      * on this host thread only. */
-    int scope = loam_threads_scope_enter(env ? env->cfg.threads : 0);
+    int scope = loam_threads_scope_enter(env ? loam_ctx_threads(env->cfg.context, env->cfg.threads) : 0);
     loam_status st = step_one(env, action, info, err);
     loam_threads_scope_leave(scope);
     return st;
@@ -531,7 +557,10 @@ loam_status loam_env_step_batch(loam_env* const* envs, int count, const float* a
                 return LOAM_ERR_INPUT;
             }
     int threads = 0; /* the largest count asked for; 0 when every one asks for the default */
-    for (int i = 0; i < count; ++i) threads = envs[i]->cfg.threads > threads ? envs[i]->cfg.threads : threads;
+    for (int i = 0; i < count; ++i) {
+        int t = loam_ctx_threads(envs[i]->cfg.context, envs[i]->cfg.threads);
+        threads = t > threads ? t : threads;
+    }
     int team = loam_team(threads);
     if (team > count) team = count; /* a team of one for a batch of one: its world then threads itself */
     loam_status first = LOAM_OK;
@@ -557,8 +586,9 @@ static loam_status render_scene(loam_env* env, loam_image* out, loam_error* err)
 loam_status loam_env_render(loam_env* env, loam_image* out, loam_error* err) {
     if (!env || !out || !out->rgb) return loam_error_set(err, LOAM_ERR_INPUT, "environment render: null environment or image");
     if (!env->world) return loam_error_set(err, LOAM_ERR_INPUT, "environment render: before reset");
-    int scope = loam_threads_scope_enter(env->cfg.threads);
-    loam_status st = render_scene(env, out, err);
+    int scope = loam_threads_scope_enter(loam_ctx_threads(env->cfg.context, env->cfg.threads));
+    loam_status st;
+    LOAM_IN_CONTEXT(env->cfg.context, st = render_scene(env, out, err));
     loam_threads_scope_leave(scope);
     return st;
 }

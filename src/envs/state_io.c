@@ -8,6 +8,7 @@
  * past a reset (populate draws everything then). */
 #include <string.h>
 
+#include "core/context.h"
 #include "envs/env_internal.h"
 #include "granular/state_io.h"
 #include "io/state_file.h"
@@ -60,8 +61,7 @@ static float* task_floats(loam_env* env, size_t* n) {
     return env->task->state_floats ? env->task->state_floats(env, n) : NULL;
 }
 
-loam_status loam_env_copy_state(loam_env* dst, const loam_env* src, loam_error* err) {
-    if (!dst || !src) return loam_error_set(err, LOAM_ERR_INPUT, "environment copy: null environment");
+static loam_status env_copy_state(loam_env* dst, const loam_env* src, loam_error* err) {
     if (dst == src) return LOAM_OK;
     if (!src->world) return loam_error_set(err, LOAM_ERR_INPUT, "environment copy: the source was never reset (no episode to copy)");
     loam_status st = same_model(dst, src, "copy", err);
@@ -94,8 +94,7 @@ loam_status loam_env_copy_state(loam_env* dst, const loam_env* src, loam_error* 
     return LOAM_OK;
 }
 
-loam_status loam_env_save_state(const loam_env* env, const char* path, loam_error* err) {
-    if (!env) return loam_error_set(err, LOAM_ERR_INPUT, "environment save: null environment");
+static loam_status env_save_state(const loam_env* env, const char* path, loam_error* err) {
     if (!env->world) return loam_error_set(err, LOAM_ERR_INPUT, "environment save: %s: never reset (no episode to save)", path ? path : "");
     loam_state_writer o = {0};
     uint32_t sizes[] = {(uint32_t)env->cfg.kind, (uint32_t)env->bed_count, (uint32_t)env->action_dim, (uint32_t)env->obs_count,
@@ -120,8 +119,7 @@ loam_status loam_env_save_state(const loam_env* env, const char* path, loam_erro
     return st;
 }
 
-loam_status loam_env_load_state(loam_env* env, const char* path, loam_error* err) {
-    if (!env) return loam_error_set(err, LOAM_ERR_INPUT, "environment load: null environment");
+static loam_status env_load_state(loam_env* env, const char* path, loam_error* err) {
     /* The world the file's is checked against (and whose grids it keeps): an episode of this
      * environment, started here if there is none. */
     if (!env->world) {
@@ -189,4 +187,26 @@ loam_status loam_env_load_state(loam_env* env, const char* path, loam_error* err
     loam_state_reader_close(&r);
     if (!ok) return err && err->status != LOAM_OK ? err->status : LOAM_ERR_INPUT;
     return LOAM_OK;
+}
+
+/* Each in the environment's context (dst's for a copy), so every block it makes is counted there. */
+loam_status loam_env_copy_state(loam_env* dst, const loam_env* src, loam_error* err) {
+    if (!dst || !src) return loam_error_set(err, LOAM_ERR_INPUT, "environment copy: null environment");
+    loam_status st;
+    LOAM_IN_CONTEXT(dst->cfg.context, st = env_copy_state(dst, src, err));
+    return st;
+}
+
+loam_status loam_env_save_state(const loam_env* env, const char* path, loam_error* err) {
+    if (!env) return loam_error_set(err, LOAM_ERR_INPUT, "environment save: null environment");
+    loam_status st;
+    LOAM_IN_CONTEXT(env->cfg.context, st = env_save_state(env, path, err));
+    return st;
+}
+
+loam_status loam_env_load_state(loam_env* env, const char* path, loam_error* err) {
+    if (!env) return loam_error_set(err, LOAM_ERR_INPUT, "environment load: null environment");
+    loam_status st;
+    LOAM_IN_CONTEXT(env->cfg.context, st = env_load_state(env, path, err));
+    return st;
 }

@@ -4,13 +4,15 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/context.h"
 #include "granular/model_build.h"
 #include "granular/world_internal.h"
 
 loam_granular_model* loam_granular_model_alloc(const loam_granular_params* params, int is_private, loam_error* err) {
     loam_granular_params p = params ? *params : loam_granular_default_params();
     if (loam_granular_params_validate(&p, err) != LOAM_OK) return NULL;
-    loam_granular_model* m = loam_calloc(1, sizeof *m);
+    p.context = loam_ctx_resolve(p.context); /* fixed from here on: its worlds allocate in it too */
+    loam_granular_model* m = loam_ctx_calloc(p.context, 1, sizeof *m);
     if (!m) {
         loam_error_set(err, LOAM_ERR_NOMEM, "out of memory creating a granular model");
         return NULL;
@@ -73,9 +75,8 @@ static int grow(void** a, size_t each, int count, int capacity) {
 
 static int frozen(const loam_granular_model* m) { return __atomic_load_n(&m->frozen, __ATOMIC_ACQUIRE); }
 
-loam_status loam_granular_model_add_particles(loam_granular_model* m, int n, const float* xyz, const float* vel,
-                                              const float* radius, float density, loam_error* err) {
-    if (!m) return loam_error_set(err, LOAM_ERR_INPUT, "model add_particles: null model");
+static loam_status model_add_particles(loam_granular_model* m, int n, const float* xyz, const float* vel, const float* radius,
+                                      float density, loam_error* err) {
     if (m->is_private) return loam_error_set(err, LOAM_ERR_INPUT, "model add_particles: a world's private model (use loam_world_add_particles)");
     if (frozen(m))
         return loam_error_set(err, LOAM_ERR_INPUT, "model add_particles: the model already has worlds (a model is fixed once worlds are made from it)");
@@ -107,6 +108,14 @@ loam_status loam_granular_model_add_particles(loam_granular_model* m, int n, con
     }
     m->count = need;
     return LOAM_OK;
+}
+
+loam_status loam_granular_model_add_particles(loam_granular_model* m, int n, const float* xyz, const float* vel,
+                                              const float* radius, float density, loam_error* err) {
+    if (!m) return loam_error_set(err, LOAM_ERR_INPUT, "model add_particles: null model");
+    loam_status st;
+    LOAM_IN_CONTEXT(m->params.context, st = model_add_particles(m, n, xyz, vel, radius, density, err));
+    return st;
 }
 
 int loam_granular_model_append_body(loam_granular_model* m, const loam_body_def* def, loam_error* err) {
@@ -149,7 +158,9 @@ int loam_granular_model_add_body(loam_granular_model* m, const loam_body_def* de
                                        : "the model already has worlds (a model is fixed once worlds are made from it)");
         return -1;
     }
-    return loam_granular_model_append_body(m, def, err);
+    int b;
+    LOAM_IN_CONTEXT(m->params.context, b = loam_granular_model_append_body(m, def, err));
+    return b;
 }
 
 loam_granular_model* loam_granular_model_copy_private(const loam_granular_model* src) {

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/block_bytes.h"
+#include "core/context.h"
 #include "granular/world_internal.h"
 #include "granular/state_io.h"
 #include "io/state_file.h"
@@ -138,17 +139,25 @@ static void attach_model(loam_world* w, loam_granular_model* m) {
     loam_world_see_model(w);
 }
 
-loam_world* loam_world_clone(const loam_world* src, loam_error* err) {
-    if (!src) {
-        loam_error_set(err, LOAM_ERR_INPUT, "world clone: null world");
-        return NULL;
-    }
+/* A copy of src whose blocks are allocated in the calling thread's scope (a clone: src's context;
+ * a copy: dst's). */
+static loam_world* clone_here(const loam_world* src, loam_error* err) {
     loam_world* c = loam_malloc(sizeof *c);
     if (!c || (memcpy(c, src, sizeof *c), !own_blocks(c, src))) {
         loam_free(c);
         loam_error_set(err, LOAM_ERR_NOMEM, "world clone: out of memory for a world of %d particles", src->count);
         return NULL;
     }
+    return c;
+}
+
+loam_world* loam_world_clone(const loam_world* src, loam_error* err) {
+    if (!src) {
+        loam_error_set(err, LOAM_ERR_INPUT, "world clone: null world");
+        return NULL;
+    }
+    loam_world* c;
+    LOAM_IN_CONTEXT(src->params.context, c = clone_here(src, err));
     return c;
 }
 
@@ -184,18 +193,25 @@ static void take(loam_world* dst, loam_world* c) {
     loam_world_destroy(c);
 }
 
-loam_status loam_world_copy_state(loam_world* dst, const loam_world* src, loam_error* err) {
-    if (!dst || !src) return loam_error_set(err, LOAM_ERR_INPUT, "world copy: null world");
-    if (dst == src) return LOAM_OK;
+static loam_status copy_state(loam_world* dst, const loam_world* src, loam_error* err) {
     loam_status st = same_model(dst, src, "copy", err);
     if (st != LOAM_OK) return st;
-    loam_world* c = loam_world_clone(src, err);
+    loam_world* c = clone_here(src, err);
     if (!c) return err ? err->status : LOAM_ERR_NOMEM;
+    c->params.context = dst->params.context; /* dst's memory stays in dst's context */
     /* dst keeps its model: its body definitions and the mesh grids they point at, owned by dst's
      * host (a scene, an environment), so a copy between hosts never points into the other's. */
     attach_model(c, dst->model);
     take(dst, c);
     return LOAM_OK;
+}
+
+loam_status loam_world_copy_state(loam_world* dst, const loam_world* src, loam_error* err) {
+    if (!dst || !src) return loam_error_set(err, LOAM_ERR_INPUT, "world copy: null world");
+    if (dst == src) return LOAM_OK;
+    loam_status st;
+    LOAM_IN_CONTEXT(dst->params.context, st = copy_state(dst, src, err)); /* dst's blocks, in dst's context */
+    return st;
 }
 
 /* ---- Files ---------------------------------------------------------------------------------- */
@@ -217,6 +233,7 @@ void loam_world_write_image(const loam_world* w, loam_state_writer* o) {
     int n = world_fields((loam_world*)w, fs);
     world_fields(&image, fz);
     for (int f = 0; f < n; ++f) *fz[f].at = NULL; /* pointers are process addresses: written below as references */
+    image.params.context = NULL;                   /* likewise; a load takes dst's */
     drop_thread_scratch(&image);
     loam_state_put_u32(o, layout_fingerprint());
     loam_state_put_u32(o, (uint32_t)w->count);
@@ -243,8 +260,8 @@ void loam_world_write_image(const loam_world* w, loam_state_writer* o) {
 loam_status loam_world_save(const loam_world* w, const char* path, loam_error* err) {
     if (!w) return loam_error_set(err, LOAM_ERR_INPUT, "world save: null world");
     loam_state_writer o = {0};
-    loam_world_write_image(w, &o);
-    loam_status st = loam_state_file_write(path, LOAM_STATE_GRANULAR, &o, err);
+    loam_status st;
+    LOAM_IN_CONTEXT(w->params.context, (loam_world_write_image(w, &o), st = loam_state_file_write(path, LOAM_STATE_GRANULAR, &o, err)));
     loam_state_writer_free(&o);
     return st;
 }
@@ -288,6 +305,7 @@ loam_world* loam_world_read_image(loam_state_reader* rd, const loam_world* dst) 
         c->hash.owned = c->hash.owned != 0;
         world_fields(c, fc); /* again: the hash's kind comes from the image */
         for (int k = 0; k < n; ++k) *fc[k].at = NULL; /* the image's pointer bytes mean nothing here */
+        c->params.context = dst->params.context;
         drop_thread_scratch(c);
     } else if (c) {
         memset(c, 0, sizeof *c);
@@ -344,8 +362,7 @@ loam_world* loam_world_read_image(loam_state_reader* rd, const loam_world* dst) 
 #undef r
 }
 
-loam_status loam_world_load(loam_world* dst, const char* path, loam_error* err) {
-    if (!dst) return loam_error_set(err, LOAM_ERR_INPUT, "world load: null world");
+static loam_status world_load(loam_world* dst, const char* path, loam_error* err) {
     loam_state_reader r;
     loam_status st = loam_state_file_open(&r, path, LOAM_STATE_GRANULAR, err);
     if (st != LOAM_OK) return st;
@@ -358,4 +375,11 @@ loam_status loam_world_load(loam_world* dst, const char* path, loam_error* err) 
     if (!c) return err && err->status != LOAM_OK ? err->status : LOAM_ERR_INPUT;
     take(dst, c);
     return LOAM_OK;
+}
+
+loam_status loam_world_load(loam_world* dst, const char* path, loam_error* err) {
+    if (!dst) return loam_error_set(err, LOAM_ERR_INPUT, "world load: null world");
+    loam_status st;
+    LOAM_IN_CONTEXT(dst->params.context, st = world_load(dst, path, err)); /* the file's bytes too */
+    return st;
 }

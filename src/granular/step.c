@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/context.h"
 #include "core/lanes.h"
 #include "core/vec.h"
 #include "granular/rows.h"
@@ -329,7 +330,7 @@ static void body_step_twists(loam_world* w, double t, double dt) {
 static loam_status step_once(loam_world* w, loam_error* err) {
     /* Once per step: every region and per-thread scratch of the step agrees on it, whatever another
      * host thread does to the default meanwhile. */
-    w->team = loam_team(w->params.threads);
+    w->team = loam_team(loam_ctx_threads(w->params.context, w->params.threads));
     loam_status st = loam_granular_prepare(w, err);
     if (st != LOAM_OK) return st;
     float dt = (float)w->params.dt;
@@ -406,9 +407,7 @@ loam_status loam_world_step(loam_world* w, int steps, loam_error* err) {
     if (steps < 0) return loam_error_set(err, LOAM_ERR_INPUT, "step: steps = %d, expected >= 0", steps);
     /* The same single step each time, so N steps in one call are the bits of N calls; a failing step
      * stops the run, and its message names the step. */
-    for (int k = 0; k < steps; ++k) {
-        loam_status st = step_once(w, err);
-        if (st != LOAM_OK) return st;
-    }
-    return LOAM_OK;
+    loam_status st = LOAM_OK;
+    LOAM_IN_CONTEXT(w->params.context, for (int k = 0; k < steps && st == LOAM_OK; ++k) st = step_once(w, err));
+    return st;
 }

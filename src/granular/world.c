@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/context.h"
 #include "core/vec.h"
 #include "granular/rows.h"
 #include "granular/world_internal.h"
@@ -79,7 +80,7 @@ loam_status loam_granular_params_validate(const loam_granular_params* p, loam_er
 }
 
 static loam_world* world_alloc(loam_granular_model* m, loam_error* err) {
-    loam_world* w = loam_calloc(1, sizeof *w);
+    loam_world* w = loam_ctx_calloc(m->params.context, 1, sizeof *w); /* the model's context: every block of the world */
     if (!w) {
         loam_error_set(err, LOAM_ERR_NOMEM, "out of memory creating a world");
         return NULL;
@@ -100,11 +101,7 @@ loam_world* loam_world_create(const loam_granular_params* params, loam_error* er
     return w;
 }
 
-loam_world* loam_world_create_from_model(loam_granular_model* m, loam_error* err) {
-    if (!m) {
-        loam_error_set(err, LOAM_ERR_INPUT, "world from model: null model");
-        return NULL;
-    }
+static loam_world* world_from_model(loam_granular_model* m, loam_error* err) {
     if (m->is_private) {
         loam_error_set(err, LOAM_ERR_INPUT, "world from model: a world's private model (make worlds from a loam_granular_model_create model)");
         return NULL;
@@ -142,6 +139,16 @@ loam_world* loam_world_create_from_model(loam_granular_model* m, loam_error* err
     w->count = w->capacity = (int)n;
     w->max_radius = m->max_radius;
     for (int b = 0; b < m->body_count; ++b) loam_body_motion_eval(&m->body_defs[b], 0.0, &w->bodies[b].pose, &w->bodies[b].twist);
+    return w;
+}
+
+loam_world* loam_world_create_from_model(loam_granular_model* m, loam_error* err) {
+    if (!m) {
+        loam_error_set(err, LOAM_ERR_INPUT, "world from model: null model");
+        return NULL;
+    }
+    loam_world* w;
+    LOAM_IN_CONTEXT(m->params.context, w = world_from_model(m, err));
     return w;
 }
 
@@ -236,8 +243,8 @@ static loam_status check_private(loam_world* w, const char* what, loam_error* er
     return LOAM_OK;
 }
 
-loam_status loam_world_add_particles(loam_world* w, int n, const float* xyz, const float* vel,
-                                     const float* radius, float density, loam_error* err) {
+static loam_status world_add_particles(loam_world* w, int n, const float* xyz, const float* vel, const float* radius,
+                                      float density, loam_error* err) {
     loam_status st = check_private(w, "add_particles", err);
     if (st != LOAM_OK) return st;
     if (w->step > 0)
@@ -278,7 +285,14 @@ loam_status loam_world_add_particles(loam_world* w, int n, const float* xyz, con
     return LOAM_OK;
 }
 
-int loam_world_add_body(loam_world* w, const loam_body_def* def, loam_error* err) {
+loam_status loam_world_add_particles(loam_world* w, int n, const float* xyz, const float* vel,
+                                     const float* radius, float density, loam_error* err) {
+    loam_status st;
+    LOAM_IN_CONTEXT(w ? w->params.context : NULL, st = world_add_particles(w, n, xyz, vel, radius, density, err));
+    return st;
+}
+
+static int world_add_body(loam_world* w, const loam_body_def* def, loam_error* err) {
     if (check_private(w, "add_body", err) != LOAM_OK) return -1;
     loam_body_state* states = loam_malloc(sizeof *states * (size_t)(w->body_count + 1));
     if (!states) {
@@ -301,6 +315,12 @@ int loam_world_add_body(loam_world* w, const loam_body_def* def, loam_error* err
     return b;
 }
 
+int loam_world_add_body(loam_world* w, const loam_body_def* def, loam_error* err) {
+    int b;
+    LOAM_IN_CONTEXT(w ? w->params.context : NULL, b = world_add_body(w, def, err));
+    return b;
+}
+
 loam_status loam_world_set_params(loam_world* w, const loam_granular_params* p, loam_error* err) {
     if (!w || !p) return loam_error_set(err, LOAM_ERR_INPUT, "set_params: null world or parameters");
     loam_status st = loam_granular_params_validate(p, err);
@@ -308,7 +328,9 @@ loam_status loam_world_set_params(loam_world* w, const loam_granular_params* p, 
     const loam_granular_params* o = &w->params;
     int structural = p->periodic_axis != o->periodic_axis || p->periodic_lo != o->periodic_lo ||
                      p->periodic_hi != o->periodic_hi || p->hash_table_size != o->hash_table_size || p->bound != o->bound;
+    loam_context* ctx = w->params.context; /* fixed at creation, whatever p says */
     w->params = *p;
+    w->params.context = ctx;
     if (structural) scratch_free(w);
     w->neighbors.valid = 0; /* a new margin or skin needs a new list */
     return LOAM_OK;
@@ -351,7 +373,9 @@ loam_status loam_world_place_body(loam_world* w, int body, loam_pose pose, loam_
 loam_particles loam_world_particles(loam_world* w) {
     /* Counted here, on request: a Gauss-Seidel step never needs them (Jacobi's count every step).
      * Out of memory, the particles report no counts (contact_count NULL). */
-    if (w->contact_total_stale && loam_contacts_count(w)) w->contact_total_stale = 0;
+    int counted;
+    LOAM_IN_CONTEXT(w->params.context, counted = w->contact_total_stale && loam_contacts_count(w));
+    if (counted) w->contact_total_stale = 0;
     loam_particles p = {w->count, w->x, w->y, w->z, w->vx, w->vy, w->vz, w->radius, w->inv_mass, w->contact_total, w->id};
     return p;
 }
