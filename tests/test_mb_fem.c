@@ -8,9 +8,9 @@
  * - a free, spinning block conserves linear momentum (to round-off) and angular momentum;
  * - a block resting on a plane stays put: no drift, shallow contacts, normal impulses carry its weight;
  * - malformed definitions are rejected with messages that name the piece, the element and the field.
- * The short run (LOAM_TEST_SHORT, the sanitizer builds) caps the settling at a tenth of the steps and
- * pushes the insertion half as far (its beam still touches the slot): the checks of a settled beam or
- * a full insertion are left to the Release build. */
+ * The short run (LOAM_TEST_SHORT, the sanitizer builds) steps the free and resting blocks a tenth as
+ * long, the ball 0.1 s (on the block, not yet settled) and the insertion half as far (its beam
+ * touches the slot): the checks of a settled ball and a full insertion are left to the Release build. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +103,7 @@ static double cantilever(int nx, int ny, int nz, int tets, int pieces, loam_mb_s
     }
     double sag = 0.0, speed = 1.0;
     int step = 0;
-    for (; step < test_steps(2000) && speed > 1e-10; ++step) {
+    for (; step < 2000 && speed > 1e-10; ++step) {
         if (loam_mb_step(m, s, 1, &err) != LOAM_OK) {
             CHECK(0, "%s", err.message);
             break;
@@ -118,7 +118,7 @@ static double cantilever(int nx, int ny, int nz, int tets, int pieces, loam_mb_s
     double expect = 1e-3;
     printf("cantilever %2d x %d x %d cells, %d tets/cell, %d piece(s), %s: tip sag %.5e m, Euler-Bernoulli %.5e m, ratio %.4f (%d steps, "
            "tip speed %.1e m/s)\n", nx, ny, nz, tets, pieces, loam_mb_solver_name(solver), sag, expect, sag / expect, step, speed);
-    CHECK_FULL(speed <= 1e-10, "the beam did not come to rest: tip speed %g m/s after %d steps", speed, step);
+    CHECK(speed <= 1e-10, "the beam did not come to rest: tip speed %g m/s after %d steps", speed, step);
     loam_mb_state_destroy(s);
     loam_mb_model_destroy(m);
     return sag / expect;
@@ -251,7 +251,7 @@ static void ball_on_block(loam_mb_solver solver) {
     double top = 0.05, z0 = top + r + 0.002;
     s->q[2] = z0;
     double support = 0.0, zmin = INFINITY;
-    int steps = 400, mixed = 0;
+    int steps = test_short() ? 100 : 400, mixed = 0;
     for (int k = 0; k < steps; ++k) {
         if (loam_mb_step(m, s, 1, &err) != LOAM_OK) {
             CHECK(0, "%s", err.message);
@@ -265,7 +265,8 @@ static void ball_on_block(loam_mb_solver solver) {
     double ratio = support / (mass * 9.81 * o.dt), sink = top + r - s->q[2];
     printf("ball on a soft block, %s, 0.4 s: ball sinks %.3e m below the block's rest top (lowest %.3e m), %d node contacts carry %.4f of its weight, "
            "ball speed %.1e m/s\n", loam_mb_solver_name(solver), sink, top + r - zmin, mixed, ratio, fabs(s->qd[2]));
-    CHECK(mixed > 0 && fabs(ratio - 1.0) < 0.02, "the block's nodes carry %g of the ball's weight (%d contacts)", ratio, mixed);
+    CHECK(mixed > 0, "the ball does not touch the block's nodes");
+    CHECK_FULL(fabs(ratio - 1.0) < 0.02, "the block's nodes carry %g of the ball's weight (%d contacts)", ratio, mixed);
     CHECK(sink > 0.0 && sink < 2e-3, "the ball rests %g m below the block's top", sink);
     loam_mb_state_destroy(s);
     loam_mb_model_destroy(m);
@@ -413,13 +414,13 @@ int main(int argc, char** argv) {
     /* 80 x 1 x 8 cells: 1,458 nodes in one piece, 0.1 s with band-stored matrices (1.4 s and 309 MB
      * when they were dense) */
     double fine = cantilever(80, 1, 8, 5, 1, LOAM_MB_SOLVER_PGS);
-    CHECK_FULL(fabs(mid - 1.0) < 0.05, "the tip sag is %.4f of Euler-Bernoulli's (60 cells)", mid);
-    CHECK_FULL(fabs(fine - 1.0) < 0.02, "the tip sag is %.4f of Euler-Bernoulli's (80 cells)", fine);
-    CHECK_FULL(coarse < mid && mid < fine && 1.0 - mid < 0.5 * (1.0 - coarse), "no convergence from below: %.4f, %.4f, %.4f", coarse, mid, fine);
+    CHECK(fabs(mid - 1.0) < 0.05, "the tip sag is %.4f of Euler-Bernoulli's (60 cells)", mid);
+    CHECK(fabs(fine - 1.0) < 0.02, "the tip sag is %.4f of Euler-Bernoulli's (80 cells)", fine);
+    CHECK(coarse < mid && mid < fine && 1.0 - mid < 0.5 * (1.0 - coarse), "no convergence from below: %.4f, %.4f, %.4f", coarse, mid, fine);
     double six = cantilever(40, 1, 4, 6, 1, LOAM_MB_SOLVER_PGS); /* Kuhn's 6-tet cells lock more */
-    CHECK_FULL(six < coarse, "6-tet cells %.4f, 5-tet cells %.4f", six, coarse);
+    CHECK(six < coarse, "6-tet cells %.4f, 5-tet cells %.4f", six, coarse);
     double two = cantilever(60, 1, 6, 5, 2, LOAM_MB_SOLVER_NNEWTON); /* two pieces, hard point constraints */
-    CHECK_FULL(fabs(two - mid) < 1e-3 * mid, "two glued pieces sag %.5f, one piece %.5f", two, mid);
+    CHECK(fabs(two - mid) < 1e-3 * mid, "two glued pieces sag %.5f, one piece %.5f", two, mid);
     free_block(1);
     free_block(0);
     resting_block(LOAM_MB_SOLVER_PGS);
