@@ -7,7 +7,10 @@
  *   as the single piece;
  * - a free, spinning block conserves linear momentum (to round-off) and angular momentum;
  * - a block resting on a plane stays put: no drift, shallow contacts, normal impulses carry its weight;
- * - malformed definitions are rejected with messages that name the piece, the element and the field. */
+ * - malformed definitions are rejected with messages that name the piece, the element and the field.
+ * The short run (LOAM_TEST_SHORT, the sanitizer builds) steps the free and resting blocks a tenth as
+ * long, the ball 0.1 s (on the block, not yet settled) and the insertion half as far (its beam
+ * touches the slot): the checks of a settled ball and a full insertion are left to the Release build. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,7 +168,7 @@ static void free_block(int lumped) {
     }
     loam_vec3d p0, l0, p1, l1;
     momentum(m, s, 0, &p0, &l0);
-    for (int k = 0; k < 2000; ++k)
+    for (int k = 0; k < test_steps(2000); ++k)
         if (loam_mb_step(m, s, 1, &err) != LOAM_OK) {
             CHECK(0, "%s", err.message);
             break;
@@ -199,7 +202,7 @@ static void resting_block(loam_mb_solver solver) {
     double mass = 0.0;
     for (int i = 0; i < f->def.nnode; ++i) mass += f->mass[i];
     double drift = 0.0, depth = 0.0, support = 0.0;
-    int steps = 2000;
+    int steps = test_steps(2000);
     for (int k = 0; k < steps; ++k) {
         if (loam_mb_step(m, s, 1, &err) != LOAM_OK) {
             CHECK(0, "%s", err.message);
@@ -248,7 +251,7 @@ static void ball_on_block(loam_mb_solver solver) {
     double top = 0.05, z0 = top + r + 0.002;
     s->q[2] = z0;
     double support = 0.0, zmin = INFINITY;
-    int steps = 400, mixed = 0;
+    int steps = test_short() ? 100 : 400, mixed = 0;
     for (int k = 0; k < steps; ++k) {
         if (loam_mb_step(m, s, 1, &err) != LOAM_OK) {
             CHECK(0, "%s", err.message);
@@ -262,7 +265,8 @@ static void ball_on_block(loam_mb_solver solver) {
     double ratio = support / (mass * 9.81 * o.dt), sink = top + r - s->q[2];
     printf("ball on a soft block, %s, 0.4 s: ball sinks %.3e m below the block's rest top (lowest %.3e m), %d node contacts carry %.4f of its weight, "
            "ball speed %.1e m/s\n", loam_mb_solver_name(solver), sink, top + r - zmin, mixed, ratio, fabs(s->qd[2]));
-    CHECK(mixed > 0 && fabs(ratio - 1.0) < 0.02, "the block's nodes carry %g of the ball's weight (%d contacts)", ratio, mixed);
+    CHECK(mixed > 0, "the ball does not touch the block's nodes");
+    CHECK_FULL(fabs(ratio - 1.0) < 0.02, "the block's nodes carry %g of the ball's weight (%d contacts)", ratio, mixed);
     CHECK(sink > 0.0 && sink < 2e-3, "the ball rests %g m below the block's top", sink);
     loam_mb_state_destroy(s);
     loam_mb_model_destroy(m);
@@ -333,7 +337,7 @@ static void insertion(loam_mb_solver solver, int iterations) {
         return;
     }
     double depth = 0.0, gap = 0.0;
-    int steps = 300, contacts = 0;
+    int steps = test_short() ? 150 : 300, contacts = 0; /* the short run: the beam reaches the slot */
     for (int i = 0; i < steps; ++i) {
         if (mb_insertion_control(&sc, sc.state, &err) != LOAM_OK || loam_mb_step(sc.model, sc.state, 1, &err) != LOAM_OK) {
             CHECK(0, "step %d: %s", i, err.message);
@@ -359,7 +363,7 @@ static void insertion(loam_mb_solver solver, int iterations) {
     double tip = mb_insertion_tip_z(&sc, sc.state);
     printf("insertion, %s %d its, %d steps: tip %.4f m (slot top %.4f m), deepest contact %.2e m, %.1f contacts per step, widest glue gap %.2e m\n",
            solver == LOAM_MB_SOLVER_PGS ? "pgs" : "subadmm", iterations, steps, tip, sc.slot_top, depth, (double)contacts / steps, gap);
-    CHECK(tip < sc.slot_top - 0.02, "the beam's tip is at %g m, the slot's top at %g m", tip, sc.slot_top);
+    CHECK_FULL(tip < sc.slot_top - 0.02, "the beam's tip is at %g m, the slot's top at %g m", tip, sc.slot_top);
     CHECK(depth < 1e-3, "a contact %g m deep", depth);
     CHECK(contacts > 0, "the beam never came near the slot's walls");
     CHECK(gap < 1e-4, "a glued node pair is %g m apart", gap);

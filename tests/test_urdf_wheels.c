@@ -12,7 +12,8 @@
  *   default self-collision without diverging (all finite, no joint faster than 200 rad/s: passive
  *   legs swing under gravity; laikago's lower legs reach 92 rad/s with no contact at all).
  * Every mesh of these files is found and read (no warning). The test exits 77 (skipped) with a
- * message when pybullet_data is missing. */
+ * message when pybullet_data is missing. The short run (LOAM_TEST_SHORT, the sanitizer builds) steps a
+ * tenth of those times, with the same checks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +89,7 @@ static double hold(const char* rel, int expect_dofs, int expect_meshes, double s
     double* q0 = malloc(sizeof(double) * (size_t)(m->nq > 0 ? m->nq : 1));
     memcpy(q0, s->q, sizeof(double) * (size_t)m->nq);
     double worst = 0.0;
-    int steps = (int)lround(seconds / m->opt.dt);
+    int steps = test_steps((int)lround(seconds / m->opt.dt));
     for (int n = 0; n < steps; ++n) {
         if (loam_mb_step(m, s, 1, &err) != LOAM_OK) {
             CHECK(0, "%s: step %d: %s", rel, n, err.message);
@@ -119,7 +120,7 @@ static int passive(const char* rel, double seconds, int expect_meshes) {
         return 0;
     }
     loam_posed base = s->xpose[0];
-    int steps = (int)lround(seconds / m->opt.dt), ok = 1;
+    int steps = test_steps((int)lround(seconds / m->opt.dt)), ok = 1;
     double fastest = 0.0;
     for (int n = 0; n < steps && ok; ++n) {
         if (loam_mb_step(m, s, 1, &err) != LOAM_OK) {
