@@ -120,6 +120,8 @@ def struct_to_dict(struct, names=None):
     for key, ctype in struct._fields_:
         if names is not None and key not in names:
             continue
+        if ctype is T.C.c_void_p:  # a process address (params.context), not a parameter
+            continue
         v = getattr(struct, key)
         if ctype is T.C.c_float:
             v = float(str(np.float32(v)))  # the shortest decimal that is this float32: 0.02, not 0.0199999995
