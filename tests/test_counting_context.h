@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "loam/core.h"
+#include "test_util.h"
 
 /* A host allocator that counts, checks that free gets back the size alloc was asked for, and
  * hands out blocks 8 bytes off any alignment (loam must align inside). fail_after >= 0: calls past
@@ -51,6 +52,34 @@ static inline loam_context* counted_context(counter* c, int threads) {
     loam_context* ctx = loam_context_create(&d, &err);
     if (!ctx) fprintf(stderr, "context: %s\n", err.message);
     return ctx;
+}
+
+/* Run life(ctx, which) in a fresh counting context whose thread count is `threads`. While it runs,
+ * the process default context's counts do not move; after it, the context holds no byte, its count
+ * of blocks equals the allocator's calls, and after the context's destroy the allocator holds
+ * nothing and was always given back the sizes it handed out. */
+static inline void check_counted_life(void (*life)(loam_context* ctx, int which), int which, int threads) {
+    counter c;
+    loam_context* ctx = counted_context(&c, threads);
+    CHECK(ctx != NULL, "a counting context");
+    if (!ctx) return;
+    long own = c.bytes; /* the context's own record */
+    uint64_t count0 = loam_alloc_count();
+    size_t bytes0 = loam_bytes_in_use();
+    life(ctx, which);
+    CHECK(loam_alloc_count() == count0, "case %d: the default context allocated %llu blocks", which,
+          (unsigned long long)(loam_alloc_count() - count0));
+    CHECK(loam_bytes_in_use() == bytes0, "case %d: the default context's bytes moved by %lld", which,
+          (long long)loam_bytes_in_use() - (long long)bytes0);
+    CHECK(loam_context_alloc_count(ctx) > 10, "case %d: %llu blocks in the context", which, (unsigned long long)loam_context_alloc_count(ctx));
+    CHECK(loam_context_bytes_in_use(ctx) == 0, "case %d: %zu bytes left in the context", which, loam_context_bytes_in_use(ctx));
+    CHECK(c.live == 1 && c.bytes == own, "case %d: the allocator holds %ld blocks, %ld bytes after the objects (its own: 1, %ld)", which,
+          c.live, c.bytes, own);
+    CHECK((long)loam_context_alloc_count(ctx) == c.calls - 1, "case %d: the context counted %llu blocks, the allocator %ld", which,
+          (unsigned long long)loam_context_alloc_count(ctx), c.calls - 1);
+    loam_context_destroy(ctx);
+    CHECK(c.live == 0 && c.bytes == 0 && c.bad_sizes == 0, "case %d: after destroy %ld blocks, %ld bytes, %ld wrong sizes", which, c.live,
+          c.bytes, c.bad_sizes);
 }
 
 #endif

@@ -10,24 +10,18 @@
 
 enum { B = 3, ACTIONS = 4 };
 
-static uint64_t digest(uint64_t h, const void* data, size_t bytes) {
-    const unsigned char* p = data;
-    for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
-
 /* The world (particles, bodies, clock) and every observation. */
 static uint64_t env_digest(loam_env* e) {
     loam_world* w = loam_env_world(e);
     loam_particles p = loam_world_particles(w);
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = TEST_DIGEST_SEED;
     size_t n = (size_t)p.count * sizeof(float);
     const void* arrays[] = {p.x, p.y, p.z, p.vx, p.vy, p.vz, p.id};
-    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) h = digest(h, arrays[k], n);
-    for (int b = 0; b < loam_world_body_count(w); ++b) h = digest(h, loam_world_body_state(w, b), sizeof(loam_body_state));
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k) h = test_digest(h, arrays[k], n);
+    for (int b = 0; b < loam_world_body_count(w); ++b) h = test_digest(h, loam_world_body_state(w, b), sizeof(loam_body_state));
     for (int i = 0; i < loam_env_obs_count(e); ++i) {
         loam_env_obs_spec s = loam_env_obs_spec_get(e, i);
-        h = digest(h, loam_env_obs_buffer(e, i), sizeof(float) * (size_t)s.shape[0] * (size_t)s.shape[1] * (size_t)s.shape[2]);
+        h = test_digest(h, loam_env_obs_buffer(e, i), sizeof(float) * (size_t)s.shape[0] * (size_t)s.shape[1] * (size_t)s.shape[2]);
     }
     return h;
 }

@@ -11,23 +11,16 @@
 #include "loam/env.h"
 #include "test_util.h"
 
-/* FNV-1a over bytes: equal digests here mean equal arrays (a difference would not cancel). */
-static uint64_t digest(uint64_t h, const void* data, size_t bytes) {
-    const unsigned char* p = data;
-    for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
-
 static uint64_t world_digest(loam_world* w) {
     loam_particles p = loam_world_particles(w);
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = TEST_DIGEST_SEED;
     size_t n = (size_t)p.count * sizeof(float);
-    h = digest(h, p.x, n);
-    h = digest(h, p.y, n);
-    h = digest(h, p.z, n);
-    h = digest(h, p.vx, n);
-    h = digest(h, p.vy, n);
-    return digest(h, p.vz, n);
+    h = test_digest(h, p.x, n);
+    h = test_digest(h, p.y, n);
+    h = test_digest(h, p.z, n);
+    h = test_digest(h, p.vx, n);
+    h = test_digest(h, p.vy, n);
+    return test_digest(h, p.vz, n);
 }
 
 /* A pile of 1500 particles dropped into an open box: many contacts, every stage of the step. */
@@ -96,7 +89,7 @@ static void* run_env(void* arg) {
     uint64_t h = world_digest(loam_env_world(e));
     for (int i = 0; i < loam_env_obs_count(e); ++i) {
         loam_env_obs_spec s = loam_env_obs_spec_get(e, i);
-        h = digest(h, loam_env_obs_buffer(e, i), sizeof(float) * (size_t)s.shape[0] * (size_t)s.shape[1] * (size_t)s.shape[2]);
+        h = test_digest(h, loam_env_obs_buffer(e, i), sizeof(float) * (size_t)s.shape[0] * (size_t)s.shape[1] * (size_t)s.shape[2]);
     }
     job->digest = h;
     loam_env_destroy(e);

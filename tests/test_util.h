@@ -3,6 +3,7 @@
 #define LOAM_TEST_UTIL_H
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,15 @@ static int g_test_failures;
             ++g_test_failures;                                             \
         }                                                                  \
     } while (0)
+
+/* FNV-1a over bytes, for bit-for-bit comparisons of states: equal digests mean equal bytes (a
+ * difference would not cancel). Start from TEST_DIGEST_SEED. */
+#define TEST_DIGEST_SEED 0xcbf29ce484222325ull
+static inline uint64_t test_digest(uint64_t h, const void* data, size_t bytes) {
+    const unsigned char* p = (const unsigned char*)data;
+    for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
 
 /* LOAM_TEST_SHORT=1 (tests/CMakeLists.txt sets it in the sanitizer builds): the slowest tests run a
  * smaller case through the same code and skip the checks only the full size can pass. Those checks
