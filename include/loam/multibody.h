@@ -102,22 +102,10 @@ typedef struct loam_mb_side {
     int node;             /* FEM_NODE: the piece's node; 0 otherwise */
 } loam_mb_side;
 
-/* Sides spelled out (no compound literals, so C++ can include this header too). */
-static inline loam_mb_side loam_mb_side_body(int body) {
-    loam_mb_side s;
-    s.kind = LOAM_MB_SIDE_BODY, s.index = body, s.node = 0;
-    return s;
-}
-static inline loam_mb_side loam_mb_side_world(void) {
-    loam_mb_side s;
-    s.kind = LOAM_MB_SIDE_WORLD, s.index = -1, s.node = 0;
-    return s;
-}
-static inline loam_mb_side loam_mb_side_fem_node(int piece, int node) {
-    loam_mb_side s;
-    s.kind = LOAM_MB_SIDE_FEM_NODE, s.index = piece, s.node = node;
-    return s;
-}
+/* Sides spelled out: a body, the world (index -1), node `node` of FEM piece `piece`. */
+LOAM_API loam_mb_side loam_mb_side_body(int body);
+LOAM_API loam_mb_side loam_mb_side_world(void);
+LOAM_API loam_mb_side loam_mb_side_fem_node(int piece, int node);
 
 /* A contact between two geoms, or an FEM node and a geom: a point, a frame and a depth; its three
  * Jacobian rows (normal, two tangents) come from loam_mb_contact_jacobian and act on both sides. */

@@ -345,6 +345,10 @@ void loam_mb_model_destroy(loam_mb_model* m) {
     loam_free(m);
 }
 
+loam_mb_side loam_mb_side_body(int body) { return (loam_mb_side){LOAM_MB_SIDE_BODY, body, 0}; }
+loam_mb_side loam_mb_side_world(void) { return (loam_mb_side){LOAM_MB_SIDE_WORLD, -1, 0}; }
+loam_mb_side loam_mb_side_fem_node(int piece, int node) { return (loam_mb_side){LOAM_MB_SIDE_FEM_NODE, piece, node}; }
+
 loam_mb_constraint_def loam_mb_constraint_default_def(void) {
     loam_mb_constraint_def c;
     memset(&c, 0, sizeof c);
