@@ -42,7 +42,7 @@ static double run(loam_mb_solver solver, int iterations, int cosserat, double to
     int nc = 2 * (N - 1);
     c[nc] = loam_mb_constraint_default_def();
     strcpy(c[nc].name, "clamp");
-    c[nc].body[0] = 0, c[nc].body[1] = -1;
+    c[nc].side[0] = loam_mb_side_body(0), c[nc].side[1] = loam_mb_side_world();
     c[nc].anchor[0] = (loam_vec3d){-0.5 * cd.length / N, 0, 0}, c[nc].anchor[1] = cd.start.p;
     c[nc + 1] = c[nc];
     strcpy(c[nc + 1].name, "clamp_bend");

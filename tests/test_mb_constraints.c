@@ -37,7 +37,7 @@ static void pendulum(loam_mb_solver solver, int iterations, double tol) {
     CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) != NULL, "%s", err.message);
     loam_mb_constraint_def c = loam_mb_constraint_default_def();
     strcpy(c.name, "pivot");
-    c.body[0] = 0, c.body[1] = -1;
+    c.side[0] = loam_mb_side_body(0), c.side[1] = loam_mb_side_world();
     c.anchor[0] = (loam_vec3d){0, 0, A}, c.anchor[1] = (loam_vec3d){0, 0, PIVOT_Z};
     CHECK(m && loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_OK, "%s", err.message);
     CHECK(m && (s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
@@ -83,7 +83,7 @@ static void spring(void) {
     CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) != NULL, "%s", err.message);
     loam_mb_constraint_def c = loam_mb_constraint_default_def();
     strcpy(c.name, "spring");
-    c.type = LOAM_CONSTRAINT_DISTANCE, c.body[0] = 0, c.body[1] = -1, c.length = L0, c.stiffness = k;
+    c.type = LOAM_CONSTRAINT_DISTANCE, c.side[0] = loam_mb_side_body(0), c.side[1] = loam_mb_side_world(), c.length = L0, c.stiffness = k;
     CHECK(m && loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_OK, "%s", err.message);
     CHECK(m && (s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     if (!s) return;
@@ -103,8 +103,22 @@ static void spring(void) {
     c.length = 0.0;
     CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_ERR_INPUT && strstr(err.message, "'spring'") && strstr(err.message, "length"),
           "%s", err.message);
-    c.length = 1.0, c.body[1] = 0;
-    CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_ERR_INPUT && strstr(err.message, "body[1]"), "%s", err.message);
+    c.length = 1.0, c.side[1] = loam_mb_side_body(0);
+    CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_ERR_INPUT && strstr(err.message, "side[0] and side[1] are both body 0"), "%s", err.message);
+    /* typed sides: each bad side named with its kind and value */
+    c.side[1] = loam_mb_side_body(12);
+    CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_ERR_INPUT && strstr(err.message, "'spring': side[1]: body 12 out of range"), "%s",
+          err.message);
+    c.side[1].kind = 7;
+    CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_ERR_INPUT && strstr(err.message, "side[1]: unknown kind 7"), "%s", err.message);
+    c.side[1] = loam_mb_side_fem_node(0, 0); /* the model has no FEM piece */
+    CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_ERR_INPUT && strstr(err.message, "side[1]: FEM piece 0 out of range"), "%s", err.message);
+    c.side[1] = loam_mb_side_world(), c.side[1].index = 0; /* a body whose kind was left WORLD */
+    CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_ERR_INPUT && strstr(err.message, "side[1] is the world with index 0"), "%s", err.message);
+    c.side[0] = loam_mb_side_world(), c.side[1] = loam_mb_side_body(0);
+    CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_ERR_INPUT && strstr(err.message, "side[0] is the world"), "%s", err.message);
+    c.side[0] = loam_mb_side_body(0), c.side[1] = loam_mb_side_world();
+    CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_OK, "%s", err.message);
     loam_mb_state_destroy(s);
     loam_mb_model_destroy(m);
 }
@@ -120,7 +134,7 @@ static void weld_and_torsion(void) {
     CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, NULL, &err)) != NULL, "%s", err.message);
     loam_mb_constraint_def c[2] = {loam_mb_constraint_default_def(), loam_mb_constraint_default_def()};
     strcpy(c[0].name, "hold"), strcpy(c[1].name, "lock");
-    c[0].body[0] = c[1].body[0] = 0;
+    c[0].side[0] = c[1].side[0] = loam_mb_side_body(0);
     c[1].type = LOAM_CONSTRAINT_ANGULAR;
     CHECK(m && loam_mb_model_set_constraints(m, c, 2, &err) == LOAM_OK, "%s", err.message);
     CHECK(m && (s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
@@ -172,7 +186,7 @@ static void no_slip(void) {
     CHECK((m = loam_mb_model_create(&b, 1, NULL, 0, &o, &err)) != NULL, "%s", err.message);
     loam_mb_constraint_def c = loam_mb_constraint_default_def();
     strcpy(c.name, "wheels");
-    c.type = LOAM_CONSTRAINT_NO_SLIP, c.body[0] = 0, c.body[1] = -1; /* rolls along its x, not along its y */
+    c.type = LOAM_CONSTRAINT_NO_SLIP, c.side[0] = loam_mb_side_body(0), c.side[1] = loam_mb_side_world(); /* rolls along its x, not along its y */
     CHECK(m && loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_OK, "%s", err.message);
     CHECK(m && (s = loam_mb_state_create(m, &err)) != NULL, "%s", err.message);
     if (!s) return;

@@ -84,8 +84,8 @@ static double cantilever(int nx, int ny, int nz, int tets, int pieces, loam_mb_s
             end_nodes(&bd, 0, b);
             for (int k = 0; k < n; ++k) {
                 con[ncon] = loam_mb_constraint_default_def();
-                con[ncon].body[0] = LOAM_MB_FEM_BODY(pc - 1), con[ncon].node[0] = a[k];
-                con[ncon].body[1] = LOAM_MB_FEM_BODY(pc), con[ncon].node[1] = b[k];
+                con[ncon].side[0] = loam_mb_side_fem_node(pc - 1, a[k]);
+                con[ncon].side[1] = loam_mb_side_fem_node(pc, b[k]);
                 ++ncon;
             }
         }
@@ -306,11 +306,13 @@ static void errors(void) {
     CHECK(loam_mb_step(m, s, 1, &err) != LOAM_OK && strstr(err.message, "'bad': node 1: fem_v[2] is not finite"), "%s", err.message);
     loam_mb_state_destroy(s);
     loam_mb_constraint_def c = loam_mb_constraint_default_def();
-    c.body[0] = LOAM_MB_FEM_BODY(0), c.node[0] = 9;
-    CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) != LOAM_OK && strstr(err.message, "node[0] = 9"), "%s", err.message);
-    c.node[0] = 1, c.body[1] = LOAM_MB_FEM_BODY(3);
-    CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) != LOAM_OK && strstr(err.message, "FEM piece 3"), "%s", err.message);
-    c.body[1] = -1, c.type = LOAM_CONSTRAINT_ANGULAR;
+    c.side[0] = loam_mb_side_fem_node(0, 9);
+    CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) != LOAM_OK && strstr(err.message, "side[0]: FEM piece 0 node 9 out of range"), "%s", err.message);
+    c.side[0].node = 1, c.side[1] = loam_mb_side_fem_node(3, 0);
+    CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) != LOAM_OK && strstr(err.message, "side[1]: FEM piece 3 out of range"), "%s", err.message);
+    c.side[1] = loam_mb_side_fem_node(0, 1);
+    CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) != LOAM_OK && strstr(err.message, "both FEM piece 0 node 1"), "%s", err.message);
+    c.side[1] = loam_mb_side_world(), c.type = LOAM_CONSTRAINT_ANGULAR;
     CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) != LOAM_OK && strstr(err.message, "POINT or DISTANCE"), "%s", err.message);
     c.type = LOAM_CONSTRAINT_POINT;
     CHECK(loam_mb_model_set_constraints(m, &c, 1, &err) == LOAM_OK, "%s", err.message);
@@ -348,14 +350,15 @@ static void insertion(loam_mb_solver solver, int iterations) {
     }
     for (int c = 0; c < sc.model->nconstraint; ++c) { /* glue: node to node, or node to the flange's anchor */
         const loam_mb_constraint_def* cd = &sc.model->constraint[c];
-        const loam_mb_fem* f = &sc.model->fem[-2 - cd->body[0]];
-        const double* a = sc.state->fem_x + 3 * (f->node_adr + cd->node[0]);
+        CHECK(cd->side[0].kind == LOAM_MB_SIDE_FEM_NODE && cd->side[1].kind != LOAM_MB_SIDE_WORLD, "glue %d is not node to node or body", c);
+        const loam_mb_fem* f = &sc.model->fem[cd->side[0].index];
+        const double* a = sc.state->fem_x + 3 * (f->node_adr + cd->side[0].node);
         loam_vec3d b;
-        if (cd->body[1] >= 0) {
-            b = pd_apply(sc.state->xpose[cd->body[1]], cd->anchor[1]);
+        if (cd->side[1].kind == LOAM_MB_SIDE_BODY) {
+            b = pd_apply(sc.state->xpose[cd->side[1].index], cd->anchor[1]);
         } else {
-            const loam_mb_fem* g = &sc.model->fem[-2 - cd->body[1]];
-            const double* x = sc.state->fem_x + 3 * (g->node_adr + cd->node[1]);
+            const loam_mb_fem* g = &sc.model->fem[cd->side[1].index];
+            const double* x = sc.state->fem_x + 3 * (g->node_adr + cd->side[1].node);
             b = (loam_vec3d){x[0], x[1], x[2]};
         }
         gap = fmax(gap, sqrt(pow(a[0] - b.x, 2) + pow(a[1] - b.y, 2) + pow(a[2] - b.z, 2)));

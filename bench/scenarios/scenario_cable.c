@@ -24,7 +24,7 @@ loam_status mb_cable_scene_create(int n, const loam_mb_options* opt, loam_mb_mod
         int k = 2 * (n - 1);
         c[k] = loam_mb_constraint_default_def();
         strcpy(c[k].name, "clamp");
-        c[k].body[0] = 0, c[k].anchor[0] = (loam_vec3d){-0.5 * l, 0, 0}, c[k].anchor[1] = cd.start.p;
+        c[k].side[0] = loam_mb_side_body(0), c[k].anchor[0] = (loam_vec3d){-0.5 * l, 0, 0}, c[k].anchor[1] = cd.start.p;
         c[k + 1] = c[k];
         strcpy(c[k + 1].name, "clamp_bend");
         c[k + 1].type = LOAM_CONSTRAINT_ANGULAR, c[k + 1].stiffness = 2.0 * EI / l, c[k + 1].damping = cd.damping;

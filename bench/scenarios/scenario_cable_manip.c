@@ -230,7 +230,7 @@ loam_status mb_cable_manip_create(const char* base_urdf, const char* panda_urdf,
         loam_mb_constraint_def* p = &c[nk++];
         *p = loam_mb_constraint_default_def();
         snprintf(p->name, sizeof p->name, "grip%d", r);
-        p->body[0] = sc->first_segment + (r ? n - 1 : 0), p->body[1] = sc->flange[r];
+        p->side[0] = loam_mb_side_body(sc->first_segment + (r ? n - 1 : 0)), p->side[1] = loam_mb_side_body(sc->flange[r]);
         p->anchor[0] = d3(r ? 0.5 * l : -0.5 * l, 0, 0), p->anchor[1] = d3(0, 0, GRIP);
         loam_mb_constraint_def* a = &c[nk++];
         *a = *p;
@@ -240,7 +240,7 @@ loam_status mb_cable_manip_create(const char* base_urdf, const char* panda_urdf,
         loam_mb_constraint_def* w = &c[nk++];
         *w = loam_mb_constraint_default_def();
         snprintf(w->name, sizeof w->name, "r%d_no_slip", r);
-        w->type = LOAM_CONSTRAINT_NO_SLIP, w->body[0] = sc->base[r], w->body[1] = -1;
+        w->type = LOAM_CONSTRAINT_NO_SLIP, w->side[0] = loam_mb_side_body(sc->base[r]), w->side[1] = loam_mb_side_world();
         w->anchor[0] = d3(0.1, 0, 0); /* the middle of the wheel axle, in the base frame */
     }
     if (st == LOAM_OK && !def->grip_weld) { /* pinned grips: drop the two ANGULAR rows */

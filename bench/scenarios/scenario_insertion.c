@@ -97,9 +97,9 @@ static loam_status build(const loam_mb_model* arm, int pieces, const loam_mb_opt
         for (int k = 0; k < nf; ++k, ++ncon) { /* top face to the flange, or to the piece above's bottom face */
             con[ncon] = loam_mb_constraint_default_def();
             snprintf(con[ncon].name, sizeof con[ncon].name, "beam%d_top%d", p, k);
-            con[ncon].body[0] = LOAM_MB_FEM_BODY(p), con[ncon].node[0] = top[k];
-            if (p == 0) con[ncon].body[1] = flange, con[ncon].anchor[1] = pd_apply(Finv, d3_load(node + 3 * top[k]));
-            else con[ncon].body[1] = LOAM_MB_FEM_BODY(p - 1), con[ncon].node[1] = bottom[k];
+            con[ncon].side[0] = loam_mb_side_fem_node(p, top[k]);
+            if (p == 0) con[ncon].side[1] = loam_mb_side_body(flange), con[ncon].anchor[1] = pd_apply(Finv, d3_load(node + 3 * top[k]));
+            else con[ncon].side[1] = loam_mb_side_fem_node(p - 1, bottom[k]);
         }
     }
     st = loam_mb_model_set_constraints(sc->model, con, ncon, err);

@@ -93,14 +93,19 @@ typedef struct loam_mb_geom_def {
                                       (contype_b & conaffinity_a) is nonzero (as MuJoCo); 1, 1 */
 } loam_mb_geom_def;
 
-/* What one side of a contact is: a body (a free body or a link of a tree), a node of an FEM piece,
- * or the world. */
+/* What one side of a contact or a model constraint is: a body (a free body or a link of a tree), a
+ * node of an FEM piece, or the world. */
 typedef enum loam_mb_side_kind { LOAM_MB_SIDE_WORLD = 0, LOAM_MB_SIDE_BODY = 1, LOAM_MB_SIDE_FEM_NODE = 2 } loam_mb_side_kind;
 typedef struct loam_mb_side {
     int kind;             /* loam_mb_side_kind */
     int index;            /* BODY: the body; FEM_NODE: the piece (loam_mb_model_add_fem's order); WORLD: -1 */
     int node;             /* FEM_NODE: the piece's node; 0 otherwise */
 } loam_mb_side;
+
+/* Sides spelled out: a body, the world (index -1), node `node` of FEM piece `piece`. */
+LOAM_API loam_mb_side loam_mb_side_body(int body);
+LOAM_API loam_mb_side loam_mb_side_world(void);
+LOAM_API loam_mb_side loam_mb_side_fem_node(int piece, int node);
 
 /* A contact between two geoms, or an FEM node and a geom: a point, a frame and a depth; its three
  * Jacobian rows (normal, two tangents) come from loam_mb_contact_jacobian and act on both sides. */
@@ -129,16 +134,12 @@ typedef enum loam_mb_constraint_type {
                                   (1 row, hard only: a velocity constraint has no position error) */
 } loam_mb_constraint_type;
 
-/* A constraint or contact endpoint that is a node of FEM piece `piece` (loam_mb_model_add_fem) instead
- * of a body: body[side] = LOAM_MB_FEM_BODY(piece), node[side] = the node (its anchor is not used). */
-#define LOAM_MB_FEM_BODY(piece) (-2 - (piece))
-
 typedef struct loam_mb_constraint_def {
     char name[LOAM_NAME_MAX];
     loam_mb_constraint_type type;
-    int body[2];          /* body[0] >= 0; body[1] a body or -1 for the world; either may be
-                             LOAM_MB_FEM_BODY(piece) for an FEM node (POINT and DISTANCE only) */
-    int node[2];          /* FEM endpoints: the node of the piece; 0 otherwise */
+    loam_mb_side side[2]; /* each endpoint, typed as contacts' are: side[0] a body or an FEM node,
+                             side[1] a body, an FEM node or the world; an FEM node (POINT and DISTANCE
+                             only) has no anchor. loam_mb_side_body / _fem_node / _world build them */
     loam_vec3d anchor[2]; /* m, in each body's frame (world coordinates for the world) */
     loam_quatd frame[2];  /* ANGULAR: the anchor frames' orientations in each body's frame; identity */
     double length;        /* DISTANCE: m, >= 0 (0 is not allowed: the direction would be undefined) */

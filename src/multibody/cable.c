@@ -70,7 +70,7 @@ loam_status loam_mb_cable_build(const loam_mb_cable_def* d, int first_body, loam
         loam_mb_constraint_def* p = &cons[2 * (i - 1)];
         *p = loam_mb_constraint_default_def();
         snprintf(p->name, sizeof p->name, "%s_joint%d", n, i);
-        p->body[0] = first_body + i, p->body[1] = first_body + i - 1;
+        p->side[0] = loam_mb_side_body(first_body + i), p->side[1] = loam_mb_side_body(first_body + i - 1);
         p->anchor[0] = d3(-0.5 * l, 0, 0), p->anchor[1] = d3(0.5 * l, 0, 0);
         loam_mb_constraint_def* a = &cons[2 * (i - 1) + 1];
         *a = *p;

@@ -134,7 +134,7 @@ static loam_status make_joined(const loam_mb_model* m, mb_work* w, loam_error* e
     if (!w->joined) return loam_error_set(err, LOAM_ERR_NOMEM, "multibody: collide: out of memory");
     int n = 0;
     for (int c = 0; c < m->nconstraint; ++c) {
-        int a = m->constraint[c].body[0], b = m->constraint[c].body[1];
+        int a = mb_constraint_body(&m->constraint[c], 0), b = mb_constraint_body(&m->constraint[c], 1);
         if (a >= 0 && b >= 0) w->joined[n++] = (long long)(a < b ? a : b) * m->nbody + (a < b ? b : a);
     }
     qsort(w->joined, (size_t)n, sizeof(long long), by_key);

@@ -67,8 +67,9 @@ static int subsystems(const loam_mb_model* m, mb_work* w) {
     if (m->opt.admm_group_soft)
         for (int c = 0; c < m->nconstraint; ++c) {
             const loam_mb_constraint_def* cd = &m->constraint[c];
-            if ((cd->stiffness > 0.0 || anisotropic(cd)) && cd->body[0] >= 0 && cd->body[1] >= 0) {
-                int a = find(w->uf, m->body_tree[cd->body[0]]), b = find(w->uf, m->body_tree[cd->body[1]]);
+            int b0 = mb_constraint_body(cd, 0), b1 = mb_constraint_body(cd, 1);
+            if ((cd->stiffness > 0.0 || anisotropic(cd)) && b0 >= 0 && b1 >= 0) {
+                int a = find(w->uf, m->body_tree[b0]), b = find(w->uf, m->body_tree[b1]);
                 if (a != b) w->uf[a > b ? a : b] = a < b ? a : b; /* the smaller tree is the root */
             }
         }
@@ -127,9 +128,10 @@ static loam_vec3d endpoint_pos(const loam_mb_model* m, const loam_mb_state* s, l
 }
 
 /* Re-express a 3-row constraint along the axes of anchor frame 0 (per-axis stiffness). The rows'
- * world directions rotate with body 0, so their errors are the world error vector projected. */
+ * world directions rotate with body 0, so their errors are the world error vector projected. Here and
+ * for ANGULAR and NO_SLIP rows side[0] is a body: validation keeps FEM nodes and the world out of it. */
 static void to_anchor_axes(const loam_mb_state* s, const loam_mb_constraint_def* c, loam_vec3d* dir, double* phi) {
-    loam_quatd qa = qd_mul(s->xpose[c->body[0]].q, qd_normalize(c->frame[0]));
+    loam_quatd qa = qd_mul(s->xpose[c->side[0].index].q, qd_normalize(c->frame[0]));
     loam_vec3d e = d3(phi[0], phi[1], phi[2]);
     for (int q = 0; q < 3; ++q) {
         dir[q] = qd_rotate(qa, d3(q == 0, q == 1, q == 2));
@@ -145,14 +147,14 @@ static int constraint_rows(const loam_mb_model* m, const loam_mb_state* s, const
     loam_vec3d d = d3_sub(*pa, *pb);
     if (c->type == LOAM_CONSTRAINT_NO_SLIP) { /* body 1's material point at the same place; no position error */
         *pb = *pa;
-        dir[0] = qd_rotate(qd_mul(s->xpose[c->body[0]].q, qd_normalize(c->frame[0])), d3(0, 1, 0));
+        dir[0] = qd_rotate(qd_mul(s->xpose[c->side[0].index].q, qd_normalize(c->frame[0])), d3(0, 1, 0));
         phi[0] = 0.0;
         return 1;
     }
     if (c->type == LOAM_CONSTRAINT_ANGULAR) {
         /* the rotation vector taking frame b onto frame a, world axes: its rate is w_a - w_b */
-        loam_quatd qa = qd_mul(s->xpose[c->body[0]].q, qd_normalize(c->frame[0]));
-        loam_quatd qb = c->body[1] >= 0 ? qd_mul(s->xpose[c->body[1]].q, qd_normalize(c->frame[1])) : qd_normalize(c->frame[1]);
+        loam_quatd qa = qd_mul(s->xpose[c->side[0].index].q, qd_normalize(c->frame[0]));
+        loam_quatd qb = mb_constraint_body(c, 1) >= 0 ? qd_mul(s->xpose[c->side[1].index].q, qd_normalize(c->frame[1])) : qd_normalize(c->frame[1]);
         loam_quatd r = qd_mul(qa, qd_conj(qb));
         if (r.w < 0) r = qd_make(-r.w, -r.x, -r.y, -r.z);
         double sn = sqrt(r.x * r.x + r.y * r.y + r.z * r.z), ang = 2.0 * atan2(sn, r.w), f = sn > 1e-12 ? ang / sn : 2.0;

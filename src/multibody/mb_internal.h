@@ -37,12 +37,12 @@ static inline loam_endpoint mb_side_endpoint(loam_mb_side side) {
 static inline loam_mb_side mb_body_side(int body) {
     return body >= 0 ? (loam_mb_side){LOAM_MB_SIDE_BODY, body, 0} : (loam_mb_side){LOAM_MB_SIDE_WORLD, -1, 0};
 }
-/* The typed endpoint of a model constraint's side (loam_mb_constraint_def: body[side] a body, -1 the
- * world, or LOAM_MB_FEM_BODY(piece) with node[side]): the one place that reads that encoding. */
-static inline loam_endpoint mb_constraint_endpoint(const loam_mb_constraint_def* c, int side) {
-    int b = c->body[side];
-    if (b <= -2) return (loam_endpoint){LOAM_ENDPOINT_FEM_NODE, -2 - b, c->node[side]};
-    return b >= 0 ? (loam_endpoint){LOAM_ENDPOINT_BODY, b, 0} : (loam_endpoint){LOAM_ENDPOINT_WORLD, -1, 0};
+/* The typed endpoint of a model constraint's side (loam_mb_constraint_def.side, validated by
+ * loam_mb_model_set_constraints). */
+static inline loam_endpoint mb_constraint_endpoint(const loam_mb_constraint_def* c, int side) { return mb_side_endpoint(c->side[side]); }
+/* The body of a constraint side, -1 where it is not a body (the world, an FEM node). */
+static inline int mb_constraint_body(const loam_mb_constraint_def* c, int side) {
+    return c->side[side].kind == LOAM_MB_SIDE_BODY ? c->side[side].index : -1;
 }
 
 /* A geom as the contact code reads it: its loam_mb_geom_def's shape (float, the precision policy of

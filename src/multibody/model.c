@@ -345,11 +345,15 @@ void loam_mb_model_destroy(loam_mb_model* m) {
     loam_free(m);
 }
 
+loam_mb_side loam_mb_side_body(int body) { return (loam_mb_side){LOAM_MB_SIDE_BODY, body, 0}; }
+loam_mb_side loam_mb_side_world(void) { return (loam_mb_side){LOAM_MB_SIDE_WORLD, -1, 0}; }
+loam_mb_side loam_mb_side_fem_node(int piece, int node) { return (loam_mb_side){LOAM_MB_SIDE_FEM_NODE, piece, node}; }
+
 loam_mb_constraint_def loam_mb_constraint_default_def(void) {
     loam_mb_constraint_def c;
     memset(&c, 0, sizeof c);
     c.type = LOAM_CONSTRAINT_POINT;
-    c.body[1] = -1;
+    c.side[0] = loam_mb_side_body(0), c.side[1] = loam_mb_side_world(); /* body 0 to the world, as before sides were typed */
     c.frame[0] = c.frame[1] = qd_identity();
     return c;
 }
@@ -357,6 +361,48 @@ loam_mb_constraint_def loam_mb_constraint_default_def(void) {
 static int anisotropic_def(const loam_mb_constraint_def* c) {
     return c->axis_stiffness.x > 0 || c->axis_stiffness.y > 0 || c->axis_stiffness.z > 0 || c->axis_damping.x > 0 || c->axis_damping.y > 0 ||
            c->axis_damping.z > 0;
+}
+
+/* A constraint's two sides: each a known kind naming something the model has, side[0] not the world,
+ * not one body or one FEM node twice; an FEM node takes POINT and DISTANCE, without axis stiffness.
+ * The messages name the constraint, the side, its kind and the offending value. */
+static loam_status side_error(const loam_mb_model* m, const loam_mb_constraint_def* c, int i, const char* n, loam_error* err) {
+#define BAD(...) return loam_error_set(err, LOAM_ERR_INPUT, __VA_ARGS__)
+    for (int k = 0; k < 2; ++k) {
+        loam_mb_side e = c->side[k];
+        switch (e.kind) {
+        case LOAM_MB_SIDE_WORLD:
+            if (k == 0) BAD("multibody: constraint %d '%s': side[0] is the world, expected a body or an FEM node (the world goes in side[1])", i, n);
+            if (e.index != -1 || e.node != 0) /* most likely a body or a node whose kind was left 0 */
+                BAD("multibody: constraint %d '%s': side[1] is the world with index %d, node %d; expected -1, 0 (a body or an FEM node needs its kind)",
+                    i, n, e.index, e.node);
+            break;
+        case LOAM_MB_SIDE_BODY:
+            if (e.index < 0 || e.index >= m->nbody)
+                BAD("multibody: constraint %d '%s': side[%d]: body %d out of range, the model has %d bodies", i, n, k, e.index, m->nbody);
+            break;
+        case LOAM_MB_SIDE_FEM_NODE:
+            if (e.index < 0 || e.index >= m->nfem)
+                BAD("multibody: constraint %d '%s': side[%d]: FEM piece %d out of range, the model has %d pieces", i, n, k, e.index, m->nfem);
+            if (e.node < 0 || e.node >= m->fem[e.index].def.nnode)
+                BAD("multibody: constraint %d '%s': side[%d]: FEM piece %d node %d out of range, the piece has %d nodes", i, n, k, e.index, e.node,
+                    m->fem[e.index].def.nnode);
+            if (c->type != LOAM_CONSTRAINT_POINT && c->type != LOAM_CONSTRAINT_DISTANCE)
+                BAD("multibody: constraint %d '%s': side[%d] is an FEM node: it takes POINT or DISTANCE constraints only", i, n, k);
+            if (anisotropic_def(c)) BAD("multibody: constraint %d '%s': side[%d] is an FEM node: axis_stiffness needs body frames", i, n, k);
+            break;
+        default:
+            BAD("multibody: constraint %d '%s': side[%d]: unknown kind %d, expected %d (world), %d (body) or %d (FEM node)", i, n, k, e.kind,
+                LOAM_MB_SIDE_WORLD, LOAM_MB_SIDE_BODY, LOAM_MB_SIDE_FEM_NODE);
+        }
+    }
+    const loam_mb_side *a = &c->side[0], *b = &c->side[1];
+    if (a->kind == LOAM_MB_SIDE_BODY && b->kind == LOAM_MB_SIDE_BODY && a->index == b->index)
+        BAD("multibody: constraint %d '%s': side[0] and side[1] are both body %d", i, n, a->index);
+    if (a->kind == LOAM_MB_SIDE_FEM_NODE && b->kind == LOAM_MB_SIDE_FEM_NODE && a->index == b->index && a->node == b->node)
+        BAD("multibody: constraint %d '%s': side[0] and side[1] are both FEM piece %d node %d", i, n, a->index, a->node);
+#undef BAD
+    return LOAM_OK;
 }
 
 loam_status loam_mb_model_set_constraints(loam_mb_model* m, const loam_mb_constraint_def* defs, int count, loam_error* err) {
@@ -372,23 +418,8 @@ loam_status loam_mb_model_set_constraints(loam_mb_model* m, const loam_mb_constr
         if (c->type == LOAM_CONSTRAINT_NO_SLIP && (c->stiffness != 0.0 || !qd_is_finite(c->frame[0]) || !(qd_norm(c->frame[0]) > 1e-9)))
             BAD("multibody: constraint %d '%s': a no-slip constraint is hard (stiffness 0) with a finite frame[0]", i, n);
         if ((unsigned)c->type > (unsigned)LOAM_CONSTRAINT_NO_SLIP) BAD("multibody: constraint %d '%s': type %d is unknown", i, n, (int)c->type);
-        for (int side = 0; side < 2; ++side) { /* FEM node endpoints (LOAM_MB_FEM_BODY) */
-            loam_endpoint e = mb_constraint_endpoint(c, side);
-            if (e.kind != LOAM_ENDPOINT_FEM_NODE) continue;
-            int f = e.index;
-            if (f >= m->nfem) BAD("multibody: constraint %d '%s': body[%d] = %d names FEM piece %d, the model has %d", i, n, side, c->body[side], f, m->nfem);
-            if (c->node[side] < 0 || c->node[side] >= m->fem[f].def.nnode)
-                BAD("multibody: constraint %d '%s': node[%d] = %d, FEM piece %d has %d nodes", i, n, side, c->node[side], f, m->fem[f].def.nnode);
-            if (c->type != LOAM_CONSTRAINT_POINT && c->type != LOAM_CONSTRAINT_DISTANCE)
-                BAD("multibody: constraint %d '%s': an FEM node endpoint takes POINT or DISTANCE constraints only", i, n);
-            if (c->body[0] == c->body[1] && c->node[0] == c->node[1]) BAD("multibody: constraint %d '%s': both endpoints are the same FEM node", i, n);
-        }
-        if ((c->body[0] < 0 && mb_constraint_endpoint(c, 0).kind != LOAM_ENDPOINT_FEM_NODE) || c->body[0] >= m->nbody)
-            BAD("multibody: constraint %d '%s': body[0] = %d, expected 0 to %d or an FEM node", i, n, c->body[0], m->nbody - 1);
-        if ((c->body[1] < -1 && mb_constraint_endpoint(c, 1).kind != LOAM_ENDPOINT_FEM_NODE) || c->body[1] >= m->nbody || (c->body[1] == c->body[0] && c->body[0] >= 0))
-            BAD("multibody: constraint %d '%s': body[1] = %d, expected -1 (world) or another body", i, n, c->body[1]);
-        if ((mb_constraint_endpoint(c, 0).kind == LOAM_ENDPOINT_FEM_NODE || mb_constraint_endpoint(c, 1).kind == LOAM_ENDPOINT_FEM_NODE) && anisotropic_def(c))
-            BAD("multibody: constraint %d '%s': axis_stiffness needs body frames, not FEM nodes", i, n);
+        loam_status st = side_error(m, c, i, n, err);
+        if (st != LOAM_OK) return st;
         if (!d3_is_finite(c->anchor[0]) || !d3_is_finite(c->anchor[1])) BAD("multibody: constraint %d '%s': an anchor is not finite", i, n);
         if (c->type == LOAM_CONSTRAINT_DISTANCE && !(c->length > 0.0 && isfinite(c->length)))
             BAD("multibody: constraint %d '%s': length = %g m, expected > 0", i, n, c->length);
