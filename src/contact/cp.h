@@ -29,9 +29,9 @@
  * DIAGONAL    A its n diagonal entries, L unused (a lumped mass: particles, soft masses, MPM nodes);
  * MATRIX_FREE A and L unused: solve(ctx, n, x) applies A^-1 in place (an owner that keeps its own
  *             factor or iterates).
- * PGS, PJ and the nonsmooth Newton take all four (they use A^-1 J^T only, from cp_prepare); SubADMM
- * and full ADMM build their subsystems from A and take DENSE and BANDED only (CP_UNSUPPORTED_STORAGE
- * otherwise). */
+ * PGS, PJ and the nonsmooth Newton take all four (they use A^-1 J^T only, from cp_prepare); so do
+ * SubADMM and full ADMM: a subsystem of DENSE and BANDED groups is built from A, one holding a
+ * DIAGONAL or MATRIX_FREE group is solved through A^-1 alone (the Woodbury form, admm.c). */
 typedef enum cp_storage { CP_DENSE = 0, CP_BANDED, CP_DIAGONAL, CP_MATRIX_FREE } cp_storage;
 
 typedef struct cp_group {
@@ -49,6 +49,9 @@ typedef struct cp_group {
 static inline const double* cp_group_row(const cp_group* g, const double* m, int r) {
     return g->bw > 0 ? dense_band_row_c(m, g->bw, 2 * g->bw + 1, r) : m + (size_t)r * (size_t)g->n;
 }
+
+/* x = A_g^-1 x, as g stores A (banded: O(n bw); MATRIX_FREE: its callback). */
+void cp_group_solve(const cp_group* g, double* x);
 
 enum { CP_UNSUPPORTED_STORAGE = -3 };
 
