@@ -15,7 +15,8 @@
  * sphere, a short arm: at most SMALL unknowns) keeps the explicit inverse of its matrix and its slots'
  * J rows packed densely, so (15) is short dense products instead of segment walks and two
  * triangular solves (a free rigid body's, 6 unknowns, from M^-1 b and M^-1 J^T made once per
- * factorization); a large one (a cable) keeps the banded factor. The kernels are in admm_solve.c
+ * factorization); a large one (a cable) keeps the banded factor; one holding a lumped (DIAGONAL) or
+ * MATRIX_FREE group is solved in the Woodbury form, from A^-1 J^T only (wood_factor). The kernels are in admm_solve.c
  * and admm_project.c (layout: admm_work.h); a sphere bed's iteration cost 1.4-2x a Gauss-Seidel
  * sweep before they were restructured, about one sweep after (docs/benchmarks-history.md).
  *

@@ -146,7 +146,8 @@ size_t cp_pgs_scratch_bytes(int nblock, int m);
 cp_result cp_solve_pj(cp_problem* p, int iterations, double tolerance, double relaxation);
 
 /* ADMM over subsystems (paper 004, Algorithm 1): per subsystem a reduced solve with
- * A_s + beta_s J_s^T J_s, factorized once (small subsystems: inverted), then a closed-form projection
+ * A_s + beta_s J_s^T J_s, factorized once (small subsystems: inverted; one holding a DIAGONAL or
+ * MATRIX_FREE group: through the Woodbury identity, a Cholesky of its rows' B^-1 + J A^-1 J^T), then a closed-form projection
  * per constraint block with the scalar Delassus W_c = sum 1/beta_s (exact Coulomb for contacts);
  * beta_s = beta_scale tr(A_s) / ||J_s||_F^2 (with an FEM piece, a banded group: rank / tr(J_s A_s^-1 J_s^T),
  * admm.c), with `adapt` times a per-subsystem factor set by residual
