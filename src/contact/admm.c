@@ -75,7 +75,7 @@ void cp_admm_work_free(cp_admm_work* w) {
     if (!w) return;
     void* ptrs[] = {w->folded, w->soff, w->sn, w->gstart, w->slot_start, w->slot_sub, w->slot_sb, w->slot_se, w->slot_row, w->sub_slot,
                     w->sub_slot_start, w->sub_fold, w->sub_fold_start, w->bw, w->pos, w->beta, w->beta0, w->ratio, w->M, w->moff,
-                    w->joff, w->Jp, w->Jt, w->Q, w->v0, w->z, w->y, w->zprev, w->ib, w->bsl, w->spos, w->blist, w->ab, w->xs, w->cs, w->W, w->rc, w->b, w->rhs, w->segd, w->sw, w->tmax, w->wood, w->wy, w->vf};
+                    w->joff, w->Jp, w->Jt, w->Q, w->v0, w->z, w->y, w->zprev, w->ib, w->bsl, w->spos, w->blist, w->ab, w->xs, w->cs, w->W, w->rc, w->b, w->rhs, w->segd, w->sw, w->tmax, w->skind, w->wy, w->vf};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
     cp_accel_free(&w->acc);
     loam_free(w);
@@ -119,7 +119,7 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
         !GROW(bw, S, 13) || !GROW(pos, S, 14) || !GROW(beta, S, 15) || !GROW(beta0, S, 16) || !GROW(moff, S, 17) || !GROW(joff, S, 18) ||
         !GROW(xs, nslot, 19) || !GROW(cs, nslot, 23) || !GROW(spos, nslot, 32) || !GROW(blist, p->nblock, 35) || !GROW(ab, p->nblock, 40) || !GROW(bsl, nslot, 33) || !GROW(z, nslot + m, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) ||
         !GROW(W, m, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(v0, n, 37) || !GROW(rc, m, 30) || !GROW(segd, p->row_seg[m], 39) || !GROW(sw, nslot, 38) || !GROW(tmax, a->team, 41) ||
-        !GROW(wood, S, 44) || !GROW(wy, nslot, 45) || !GROW(vf, n, 46))
+        !GROW(skind, S, 44) || !GROW(wy, nslot, 45) || !GROW(vf, n, 46))
         return 0;
     a->u = a->z + nslot;
     if (!grow((void**)&a->ratio, &a->cap[27], (size_t)S + 1, sizeof(double), 1)) return 0;
@@ -130,18 +130,16 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
     memset(a->folded, 0, (size_t)m + 1);
     memset(a->sn, 0, sizeof(int) * ((size_t)S + 1));
     /* subsystems: runs of consecutive groups (the caller numbers them so) */
-    for (int s = 0; s < S; ++s) a->soff[s] = -1, a->gstart[s] = p->ngroup;
+    for (int s = 0; s < S; ++s) a->soff[s] = -1, a->gstart[s] = p->ngroup, a->skind[s] = CP_SUB_SIX; /* (the others: below) */
     for (int g = 0; g < p->ngroup; ++g) {
         int s = sub_of_group[g];
         if (a->soff[s] < 0) a->soff[s] = p->group[g].off, a->gstart[s] = g;
         if (p->group[g].off != a->soff[s] + a->sn[s]) return 0; /* not contiguous */
         a->sn[s] += p->group[g].n;
+        if (p->group[g].storage >= CP_DIAGONAL) a->skind[s] = CP_SUB_WOOD; /* DIAGONAL, MATRIX_FREE: the Woodbury form */
     }
     for (int s = 0; s < S; ++s)
         if (a->soff[s] < 0) a->soff[s] = 0;
-    memset(a->wood, 0, sizeof(int) * ((size_t)S + 1)); /* the Woodbury form: a lumped or matrix-free group */
-    for (int g = 0; g < p->ngroup; ++g)
-        if (p->group[g].storage == CP_DIAGONAL || p->group[g].storage == CP_MATRIX_FREE) a->wood[sub_of_group[g]] = 1;
     /* slots: a row's segments grouped by subsystem (a row has at most two segments) */
     int sl = 0;
     for (int r = 0; r < m; ++r) {
@@ -159,7 +157,7 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
     for (int c = 0; c < p->nblock && fold; ++c) {
         const cp_block* k = &p->block[c];
         int r = k->row;
-        if (k->kind == CP_EQUALITY && k->compliance > 0.0 && a->slot_start[r + 1] - a->slot_start[r] == 1 && !a->wood[a->slot_sub[a->slot_start[r]]])
+        if (k->kind == CP_EQUALITY && k->compliance > 0.0 && a->slot_start[r + 1] - a->slot_start[r] == 1 && a->skind[a->slot_sub[a->slot_start[r]]] != CP_SUB_WOOD)
             a->folded[r] = 1; /* (not into a Woodbury subsystem: it has no A_s to fold into) */
     }
     /* bucket the slots by subsystem: active ones and folded ones (two counting sorts) */
@@ -176,12 +174,14 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
     for (int k = 0; k < sl; ++k) a->spos[k] = -1;
     for (int q = 0; q < a->sub_slot_start[S]; ++q) a->spos[a->sub_slot[q]] = q;
     a->moff[0] = a->joff[0] = 0;
+    a->nwood = 0;
     for (int s = 0; s < S; ++s) { /* a large subsystem's matrix: its lower band (core/dense.h) */
-        if (a->wood[s]) { /* S_s, nq x nq over its active slots */
+        if (a->skind[s] == CP_SUB_WOOD) { /* S_s, nq x nq over its active slots */
             size_t nq = (size_t)(a->sub_slot_start[s + 1] - a->sub_slot_start[s]);
-            a->bw[s] = 0, a->moff[s + 1] = a->moff[s] + nq * nq, a->joff[s + 1] = a->joff[s];
+            a->bw[s] = 0, a->moff[s + 1] = a->moff[s] + nq * nq, a->joff[s + 1] = a->joff[s], ++a->nwood;
             continue;
         }
+        a->skind[s] = a->sn[s] > SMALL ? CP_SUB_BAND : a->sn[s] == 6 ? CP_SUB_SIX : CP_SUB_SMALL;
         a->bw[s] = a->sn[s] > SMALL ? sub_bandwidth(p, a, s) : a->sn[s] - 1;
         a->moff[s + 1] = a->moff[s] + (size_t)a->sn[s] * (size_t)(a->sn[s] > SMALL ? a->bw[s] + 1 : a->sn[s]);
         size_t packed = a->sn[s] <= SMALL ? (size_t)(a->sub_slot_start[s + 1] - a->sub_slot_start[s]) * (size_t)a->sn[s] : 0;
@@ -191,7 +191,7 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
     /* small subsystems: their active slots' rows, dense over the subsystem's unknowns */
     for (int s = 0; s < S; ++s) {
         int ns = a->sn[s], so = a->soff[s];
-        if (ns > SMALL || a->wood[s]) continue;
+        if (ns > SMALL || a->skind[s] == CP_SUB_WOOD) continue;
         double* Jp = a->Jp + a->joff[s];
         for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
             int sl2 = a->sub_slot[q];
@@ -429,7 +429,7 @@ static int wood_factor(const cp_problem* p, cp_admm_work* a, int s, double beta_
 /* Subsystem s's matrix A_s (+ folded rows) + beta_s J_s^T J_s, factorized (band) or inverted (small).
  * With set_beta, beta0 and beta come from the balance first. Returns 0 if it is not SPD. */
 static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_scale, int set_beta) {
-    if (a->wood[s]) return wood_factor(p, a, s, beta_scale, set_beta);
+    if (a->skind[s] == CP_SUB_WOOD) return wood_factor(p, a, s, beta_scale, set_beta);
     int ns = a->sn[s], so = a->soff[s], large = ns > SMALL;
     double* M = a->M + a->moff[s];
     /* a large subsystem: only the lower band is assembled and stored (all the banded factorization
@@ -746,7 +746,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     if (ok && !set->adapt)
         for (int s = 0; s < nsub; ++s) a->ratio[s] = 1.0;
     ok = ok && cp_accel_begin(&a->acc, accel_kind(p, set->accel), a->slot_start[p->m] + p->m);
-    if (ok) memcpy(a->vf, p->v, sizeof(double) * (size_t)p->n); /* v_f, for the Woodbury subsystems */
+    if (ok && a->nwood) memcpy(a->vf, p->v, sizeof(double) * (size_t)p->n); /* v_f, for the Woodbury subsystems */
     if (ok) cp_prepare_diag(p, a->segd, a->rhs); /* diag for the error, the warm start */
     if (ok) rhs_base(p, a); /* before the factors: a 6-unknown subsystem's takes M^-1 b along */
     if (ok) a->kappa = set->penalty_rigid, slot_share(p, a, set->penalty_rigid);
@@ -763,7 +763,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     if (factor_all(p, a, set, nsub, &failed)) iterate(p, a, &loop);
     if (failed) return give_up(a, work);
     res.iterations = loop.done;
-    cp_admm_wood_velocities(p, a, nsub);
+    if (a->nwood) cp_admm_wood_velocities(p, a, nsub);
     /* the small subsystems' velocities were written in place; the folded rows' impulses come from
      * the final velocities */
     for (int c = 0; c < p->nblock; ++c) {

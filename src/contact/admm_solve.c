@@ -95,7 +95,7 @@ static void wood_solve(const cp_problem* p, cp_admm_work* a, int s) {
 
 void cp_admm_wood_velocities(cp_problem* p, cp_admm_work* a, int S) {
     for (int s = 0; s < S; ++s) {
-        if (!a->wood[s] || a->sub_slot_start[s + 1] == a->sub_slot_start[s]) continue;
+        if (a->skind[s] != CP_SUB_WOOD || a->sub_slot_start[s + 1] == a->sub_slot_start[s]) continue;
         int so = a->soff[s];
         memcpy(p->v + so, a->vf + so, sizeof(double) * (size_t)a->sn[s]); /* v = v_f + A^-1 J^T y */
         for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
@@ -111,11 +111,11 @@ void cp_admm_wood_velocities(cp_problem* p, cp_admm_work* a, int S) {
 
 static inline void solve_one(cp_problem* p, cp_admm_work* a, int s) {
     if (a->sub_slot_start[s + 1] == a->sub_slot_start[s]) return; /* untouched: keeps v_free */
-    int ns = a->sn[s];
-    if (a->wood[s]) wood_solve(p, a, s);
-    else if (ns == 6) small_solve6(a, s, p->v + a->soff[s]);
-    else if (ns <= CP_ADMM_SMALL) small_solve(a, s, ns, p->v + a->soff[s]);
-    else large_solve(p, a, s);
+    int kind = a->skind[s]; /* (a chain, in the order of how common: one compare for a free body) */
+    if (kind == CP_SUB_SIX) small_solve6(a, s, p->v + a->soff[s]);
+    else if (kind == CP_SUB_SMALL) small_solve(a, s, a->sn[s], p->v + a->soff[s]);
+    else if (kind == CP_SUB_BAND) large_solve(p, a, s);
+    else wood_solve(p, a, s);
 }
 
 void cp_admm_solve_all(cp_problem* p, cp_admm_work* a, int S) {

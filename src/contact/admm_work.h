@@ -16,6 +16,10 @@
 
 /* Subsystems of at most SMALL unknowns keep an explicit inverse and packed J rows. */
 enum { CP_ADMM_SMALL = 12 };
+/* A subsystem's kind of reduced solve: 6 unknowns (premultiplied products), other small ones (the
+ * explicit inverse), large ones (the band factor), and those holding a DIAGONAL or MATRIX_FREE group
+ * (the Woodbury form, admm.c's wood_factor: M holds the Cholesky factor of its nq x nq S_s). */
+enum { CP_SUB_SIX, CP_SUB_SMALL, CP_SUB_BAND, CP_SUB_WOOD };
 
 /* Persistent scratch (cp.h): buffers grow to the largest problem seen and are reused. */
 struct cp_admm_work {
@@ -50,9 +54,9 @@ struct cp_admm_work {
     double kappa;                                 /* small subsystems' per-slot penalty scale (slot_share) */
     double* tmax;                                 /* per thread: its largest change of y in an iteration */
     int team;                                     /* threads of this solve's region (loam_team) */
-    int* wood;                                    /* S: 1 if the subsystem holds a DIAGONAL or MATRIX_FREE group,
-                                                     solved in the Woodbury form (admm.c); M then
-                                                     holds the Cholesky factor of its nq x nq S_s */
+    int* skind;                                   /* S: how its (15) is solved (CP_SUB_*), one load and one
+                                                     switch per subsystem and iteration */
+    int nwood;                                    /* subsystems of kind CP_SUB_WOOD */
     double *wy, *vf;                              /* per active slot: the Woodbury solve's y; n: the free
                                                      velocity, before the warm start */
 };

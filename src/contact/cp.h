@@ -32,6 +32,7 @@
  * PGS, PJ and the nonsmooth Newton take all four (they use A^-1 J^T only, from cp_prepare); so do
  * SubADMM and full ADMM: a subsystem of DENSE and BANDED groups is built from A, one holding a
  * DIAGONAL or MATRIX_FREE group is solved through A^-1 alone (the Woodbury form, admm.c). */
+/* (In this order: SubADMM's setup tests storage >= CP_DIAGONAL for the two it solves through A^-1.) */
 typedef enum cp_storage { CP_DENSE = 0, CP_BANDED, CP_DIAGONAL, CP_MATRIX_FREE } cp_storage;
 
 typedef struct cp_group {
