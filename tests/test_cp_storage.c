@@ -7,7 +7,8 @@
  * pair contact spanning two), whose diagonal and matrix-free subsystems take the Woodbury form
  * (contact/admm.c) where dense ones are assembled and factorized. The problem: two particles on the
  * ground (contacts), the two touching each other along a slanted normal (a contact), the third held
- * by a soft equality. */
+ * by a soft equality. A larger one (make_grid: two subsystems of 60 unknowns, 13 rows) puts dense
+ * storage on SubADMM's band path against the Woodbury form. */
 #include <math.h>
 #include <string.h>
 
@@ -87,6 +88,67 @@ static void make(run* r, int storage, int split) {
     r->p = (cp_problem){N, r->ngroup, r->group, r->v, M, r->row_seg, r->seg, r->J, r->AJ, r->e, r->lambda, NB, r->block, r->diag, NULL};
 }
 
+/* A larger problem, where the subsystems have far more unknowns than rows (the case the Woodbury
+ * form is for: lumped grid nodes): two groups of GN nodes (3 unknowns each, masses 0.5 + 0.1 i),
+ * each its own subsystem; three nodes on the ground, one node of each group against the other
+ * (a contact spanning both subsystems), one node held by a soft equality. Dense storage makes each
+ * subsystem a large one (the band path); diagonal and matrix-free ones the Woodbury form. */
+enum { GN = 20, GU = 3 * GN, GM = 13 };
+typedef struct grid {
+    double A[2][GU * GU], L[2][GU * GU], diagA[2 * GU], mass[2 * GN], v[2 * GU], J[2 * GM * GU], AJ[2 * GM * GU], e[GM], lambda[GM], diag[GM];
+    int row_seg[GM + 1];
+    cp_seg seg[2 * GM];
+    cp_group group[2];
+    cp_block block[5];
+    cp_problem p;
+} grid;
+
+static void make_grid(grid* r, cp_storage storage) {
+    memset(r, 0, sizeof *r);
+    for (int i = 0; i < 2 * GN; ++i) r->mass[i] = 0.5 + 0.1 * i;
+    for (int i = 0; i < 2 * GU; ++i) r->diagA[i] = r->mass[i / 3], r->v[i] = 0.3 * sin(1.7 * i) - (i % 3 == 2 ? 0.8 : 0.0);
+    for (int g = 0; g < 2; ++g) {
+        for (int i = 0; i < GU; ++i) r->A[g][i * GU + i] = r->diagA[g * GU + i];
+        memcpy(r->L[g], r->A[g], sizeof r->A[g]);
+        dense_cholesky(r->L[g], GU);
+        r->group[g] = (cp_group){g * GU, GU, storage == CP_DIAGONAL ? r->diagA + g * GU : r->A[g], r->L[g], 0, storage,
+                                 storage == CP_MATRIX_FREE ? lumped_solve : NULL, r->mass + g * GN};
+    }
+    /* (group, node) of the ground contacts; the pair; the held node */
+    static const int ground[3][2] = {{0, 3}, {0, 17}, {1, 5}};
+    double n[3] = {-0.6, 0.0, 0.8}, t1[3] = {0.8, 0.0, 0.6}, t2[3] = {0.0, 1.0, 0.0};
+    const double* fr[3] = {n, t1, t2};
+    int ns = 0, row = 0;
+    size_t val = 0;
+    for (int c = 0; c < 3; ++c)
+        for (int q = 0; q < 3; ++q, ++row) {
+            r->row_seg[row] = ns;
+            r->seg[ns++] = (cp_seg){ground[c][0], val, 0, 0};
+            r->J[val + 3 * (size_t)ground[c][1] + (q == 0 ? 2 : q - 1)] = 1.0;
+            val += GU;
+        }
+    for (int q = 0; q < 3; ++q, ++row) { /* group 0's node 10 against group 1's node 12 */
+        r->row_seg[row] = ns;
+        for (int g = 0; g < 2; ++g) {
+            r->seg[ns++] = (cp_seg){g, val, 0, 0};
+            for (int k = 0; k < 3; ++k) r->J[val + 3 * (size_t)(g ? 12 : 10) + k] = g ? -fr[q][k] : fr[q][k];
+            val += GU;
+        }
+    }
+    r->e[9] = -0.02;
+    r->row_seg[row] = ns;
+    r->seg[ns++] = (cp_seg){1, val, 0, 0};
+    r->J[val + 3 * 19 + 2] = 1.0;
+    r->row_seg[GM] = ns;
+    cp_seg_ranges(r->seg, ns, r->group, r->J);
+    r->block[0] = (cp_block){0, CP_CONTACT, 0.4, 0.0};
+    r->block[1] = (cp_block){3, CP_CONTACT, 0.6, 0.0};
+    r->block[2] = (cp_block){6, CP_CONTACT, 0.8, 0.0};
+    r->block[3] = (cp_block){9, CP_CONTACT, 0.3, 0.0};
+    r->block[4] = (cp_block){12, CP_EQUALITY, 0.0, 0.05};
+    r->p = (cp_problem){2 * GU, 2, r->group, r->v, GM, r->row_seg, r->seg, r->J, r->AJ, r->e, r->lambda, 5, r->block, r->diag, NULL};
+}
+
 static const char* NAME[5] = {"dense", "banded", "diagonal", "matrix-free", "mixed"};
 
 /* r's impulses, velocities and (if diag) Delassus diagonal are ref's within tol. */
@@ -156,6 +218,32 @@ int main(void) {
                     }
                     same(&r, &ref, 1e-9, 0, who, kinds[k]);
                 }
+            }
+    /* the grid: SubADMM (two subsystems) and full ADMM (one), dense storage (the band path) against
+     * diagonal and matrix-free (the Woodbury form) */
+    static grid gref, gr;
+    cp_storage gkinds[3] = {CP_DENSE, CP_DIAGONAL, CP_MATRIX_FREE};
+    for (int split = 0; split < 2; ++split)
+        for (int c = 0; c < 2; ++c)
+            for (int k = 0; k < 3; ++k) {
+                int sub[2] = {0, split};
+                const char* who = split ? "subadmm, grid" : "fadmm, grid";
+                make_grid(&gr, gkinds[k]);
+                cp_result res = cp_solve_admm(&gr.p, 20000, 1e-13, sub, 1 + split, &SET[c], NULL);
+                CHECK(res.iterations > 0 && res.iterations < 20000 && res.error <= 1e-9, "%s, %s, settings %d: %d iterations, error %.3e", who,
+                      NAME[gkinds[k]], c, res.iterations, res.error);
+                if (k == 0) {
+                    gref = gr;
+                    CHECK(gref.lambda[0] > 0.0 && gref.lambda[3] > 0.0 && gref.lambda[6] > 0.0 && gref.lambda[9] > 0.0 && gref.lambda[12] != 0.0,
+                          "%s: every block is active (%g %g %g %g %g)", who, gref.lambda[0], gref.lambda[3], gref.lambda[6], gref.lambda[9], gref.lambda[12]);
+                    continue;
+                }
+                for (int i = 0; i < GM; ++i)
+                    CHECK(fabs(gr.lambda[i] - gref.lambda[i]) <= 1e-9 * (1.0 + fabs(gref.lambda[i])), "%s, %s: lambda[%d] = %.15g; dense: %.15g", who,
+                          NAME[gkinds[k]], i, gr.lambda[i], gref.lambda[i]);
+                for (int i = 0; i < 2 * GU; ++i)
+                    CHECK(fabs(gr.v[i] - gref.v[i]) <= 1e-9 * (1.0 + fabs(gref.v[i])), "%s, %s: v[%d] = %.15g; dense: %.15g", who, NAME[gkinds[k]], i,
+                          gr.v[i], gref.v[i]);
             }
     TEST_MAIN_END();
 }

@@ -89,7 +89,8 @@ typedef struct cp_problem {
 typedef struct cp_result {
     int iterations; /* -1: the solver could not allocate or factorize; CP_UNSUPPORTED_KIND (-2): a block
                        of a reserved kind (kinds.h); CP_UNSUPPORTED_STORAGE (-3): a group whose
-                       storage the solver does not take (cp_storage) */
+                       storage the solver does not take (cp_storage; every solver takes all four
+                       today, the code stays for storages to come) */
     double error;   /* cp_error at the end */
 } cp_result;
 
