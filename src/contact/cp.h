@@ -28,7 +28,7 @@
  * BANDED      A and L band-stored whole (core/dense.h, ld = 2 bw + 1; an FEM piece);
  * DIAGONAL    A its n diagonal entries, L unused (a lumped mass: particles, soft masses, MPM nodes);
  * MATRIX_FREE A and L unused: solve(ctx, n, x) applies A^-1 in place (an owner that keeps its own
- *             factor or iterates).
+ *             factor or iterates; SubADMM's threads may call it for different groups at once).
  * PGS, PJ and the nonsmooth Newton take all four (they use A^-1 J^T only, from cp_prepare); so do
  * SubADMM and full ADMM: a subsystem of DENSE and BANDED groups is built from A, one holding a
  * DIAGONAL or MATRIX_FREE group is solved through A^-1 alone (the Woodbury form, admm.c). */
