@@ -15,7 +15,8 @@
  * sphere, a short arm: at most SMALL unknowns) keeps the explicit inverse of its matrix and its slots'
  * J rows packed densely, so (15) is short dense products instead of segment walks and two
  * triangular solves (a free rigid body's, 6 unknowns, from M^-1 b and M^-1 J^T made once per
- * factorization); a large one (a cable) keeps the banded factor. The kernels are in admm_solve.c
+ * factorization); a large one (a cable) keeps the banded factor; one holding a lumped (DIAGONAL) or
+ * MATRIX_FREE group is solved in the Woodbury form, from A^-1 J^T only (wood_factor). The kernels are in admm_solve.c
  * and admm_project.c (layout: admm_work.h); a sphere bed's iteration cost 1.4-2x a Gauss-Seidel
  * sweep before they were restructured, about one sweep after (docs/benchmarks-history.md).
  *
@@ -74,7 +75,7 @@ void cp_admm_work_free(cp_admm_work* w) {
     if (!w) return;
     void* ptrs[] = {w->folded, w->soff, w->sn, w->gstart, w->slot_start, w->slot_sub, w->slot_sb, w->slot_se, w->slot_row, w->sub_slot,
                     w->sub_slot_start, w->sub_fold, w->sub_fold_start, w->bw, w->pos, w->beta, w->beta0, w->ratio, w->M, w->moff,
-                    w->joff, w->Jp, w->Jt, w->Q, w->v0, w->z, w->y, w->zprev, w->ib, w->bsl, w->spos, w->blist, w->ab, w->xs, w->cs, w->W, w->rc, w->b, w->rhs, w->segd, w->sw, w->tmax};
+                    w->joff, w->Jp, w->Jt, w->Q, w->v0, w->z, w->y, w->zprev, w->ib, w->bsl, w->spos, w->blist, w->ab, w->xs, w->cs, w->W, w->rc, w->b, w->rhs, w->segd, w->sw, w->tmax, w->skind, w->wy, w->vf};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k) loam_free(ptrs[k]);
     cp_accel_free(&w->acc);
     loam_free(w);
@@ -117,7 +118,8 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
         !GROW(sub_slot, nslot, 9) || !GROW(sub_slot_start, S, 10) || !GROW(sub_fold, nslot, 11) || !GROW(sub_fold_start, S, 12) ||
         !GROW(bw, S, 13) || !GROW(pos, S, 14) || !GROW(beta, S, 15) || !GROW(beta0, S, 16) || !GROW(moff, S, 17) || !GROW(joff, S, 18) ||
         !GROW(xs, nslot, 19) || !GROW(cs, nslot, 23) || !GROW(spos, nslot, 32) || !GROW(blist, p->nblock, 35) || !GROW(ab, p->nblock, 40) || !GROW(bsl, nslot, 33) || !GROW(z, nslot + m, 20) || !GROW(y, nslot, 21) || !GROW(zprev, nslot, 22) || !GROW(ib, nslot, 31) ||
-        !GROW(W, m, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(v0, n, 37) || !GROW(rc, m, 30) || !GROW(segd, p->row_seg[m], 39) || !GROW(sw, nslot, 38) || !GROW(tmax, a->team, 41))
+        !GROW(W, m, 24) || !GROW(b, n, 25) || !GROW(rhs, n, 26) || !GROW(v0, n, 37) || !GROW(rc, m, 30) || !GROW(segd, p->row_seg[m], 39) || !GROW(sw, nslot, 38) || !GROW(tmax, a->team, 41) ||
+        !GROW(skind, S, 44) || !GROW(wy, nslot, 45) || !GROW(vf, n, 46))
         return 0;
     a->u = a->z + nslot;
     if (!grow((void**)&a->ratio, &a->cap[27], (size_t)S + 1, sizeof(double), 1)) return 0;
@@ -128,12 +130,13 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
     memset(a->folded, 0, (size_t)m + 1);
     memset(a->sn, 0, sizeof(int) * ((size_t)S + 1));
     /* subsystems: runs of consecutive groups (the caller numbers them so) */
-    for (int s = 0; s < S; ++s) a->soff[s] = -1, a->gstart[s] = p->ngroup;
+    for (int s = 0; s < S; ++s) a->soff[s] = -1, a->gstart[s] = p->ngroup, a->skind[s] = CP_SUB_SIX; /* (the others: below) */
     for (int g = 0; g < p->ngroup; ++g) {
         int s = sub_of_group[g];
         if (a->soff[s] < 0) a->soff[s] = p->group[g].off, a->gstart[s] = g;
         if (p->group[g].off != a->soff[s] + a->sn[s]) return 0; /* not contiguous */
         a->sn[s] += p->group[g].n;
+        if (p->group[g].storage >= CP_DIAGONAL) a->skind[s] = CP_SUB_WOOD; /* DIAGONAL, MATRIX_FREE: the Woodbury form */
     }
     for (int s = 0; s < S; ++s)
         if (a->soff[s] < 0) a->soff[s] = 0;
@@ -154,7 +157,8 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
     for (int c = 0; c < p->nblock && fold; ++c) {
         const cp_block* k = &p->block[c];
         int r = k->row;
-        if (k->kind == CP_EQUALITY && k->compliance > 0.0 && a->slot_start[r + 1] - a->slot_start[r] == 1) a->folded[r] = 1;
+        if (k->kind == CP_EQUALITY && k->compliance > 0.0 && a->slot_start[r + 1] - a->slot_start[r] == 1 && a->skind[a->slot_sub[a->slot_start[r]]] != CP_SUB_WOOD)
+            a->folded[r] = 1; /* (not into a Woodbury subsystem: it has no A_s to fold into) */
     }
     /* bucket the slots by subsystem: active ones and folded ones (two counting sorts) */
     for (int pass = 0; pass < 2; ++pass) {
@@ -170,7 +174,14 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
     for (int k = 0; k < sl; ++k) a->spos[k] = -1;
     for (int q = 0; q < a->sub_slot_start[S]; ++q) a->spos[a->sub_slot[q]] = q;
     a->moff[0] = a->joff[0] = 0;
+    a->nwood = 0;
     for (int s = 0; s < S; ++s) { /* a large subsystem's matrix: its lower band (core/dense.h) */
+        if (a->skind[s] == CP_SUB_WOOD) { /* S_s, nq x nq over its active slots */
+            size_t nq = (size_t)(a->sub_slot_start[s + 1] - a->sub_slot_start[s]);
+            a->bw[s] = 0, a->moff[s + 1] = a->moff[s] + nq * nq, a->joff[s + 1] = a->joff[s], ++a->nwood;
+            continue;
+        }
+        a->skind[s] = a->sn[s] > SMALL ? CP_SUB_BAND : a->sn[s] == 6 ? CP_SUB_SIX : CP_SUB_SMALL;
         a->bw[s] = a->sn[s] > SMALL ? sub_bandwidth(p, a, s) : a->sn[s] - 1;
         a->moff[s + 1] = a->moff[s] + (size_t)a->sn[s] * (size_t)(a->sn[s] > SMALL ? a->bw[s] + 1 : a->sn[s]);
         size_t packed = a->sn[s] <= SMALL ? (size_t)(a->sub_slot_start[s + 1] - a->sub_slot_start[s]) * (size_t)a->sn[s] : 0;
@@ -180,7 +191,7 @@ static int setup(const cp_problem* p, cp_admm_work* a, const int* sub_of_group, 
     /* small subsystems: their active slots' rows, dense over the subsystem's unknowns */
     for (int s = 0; s < S; ++s) {
         int ns = a->sn[s], so = a->soff[s];
-        if (ns > SMALL) continue;
+        if (ns > SMALL || a->skind[s] == CP_SUB_WOOD) continue;
         double* Jp = a->Jp + a->joff[s];
         for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
             int sl2 = a->sub_slot[q];
@@ -337,9 +348,88 @@ static void premultiply6(cp_admm_work* a, int s, const double* l) {
         for (int i = 0; i < 6; ++i) Q[q * 6 + i] = x[i][1];
 }
 
+/* The balance of a Woodbury subsystem (wood_factor), as balance() would find it on the assembled
+ * A_s: the trace rule when every group's diagonal is at hand (dense and lumped groups: the same beta
+ * as the same masses stored densely), the Delassus form rank / tr(D_s) when a group is an FEM piece
+ * or matrix-free (A_s unknown; for A_s = a I with rows_s >= n_s the two agree). */
+static double wood_balance(const cp_problem* p, const cp_admm_work* a, int s) {
+    int ns = a->sn[s], so = a->soff[s], traced = 1;
+    double trA = 0.0, jj = 0.0, jaj = 0.0;
+    for (int g = a->gstart[s]; g < p->ngroup && p->group[g].off < so + ns; ++g) {
+        const cp_group* G = &p->group[g];
+        traced &= G->storage == CP_DENSE || G->storage == CP_DIAGONAL;
+        for (int i = 0; i < G->n && traced; ++i) trA += G->storage == CP_DIAGONAL ? G->A[i] : cp_group_row(G, G->A, i)[i];
+    }
+    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
+        int sl = a->sub_slot[q];
+        for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
+            const double* j = p->J + p->seg[k].val;
+            for (int i = p->seg[k].lo; i < p->seg[k].hi; ++i) jj += j[i] * j[i];
+            jaj += a->segd[k];
+        }
+    }
+    if (jj <= 0.0) return 1.0;
+    if (traced || jaj <= 0.0) return trA > 0.0 ? trA / jj : 1.0;
+    int rows = a->sub_slot_start[s + 1] - a->sub_slot_start[s], rank = rows < ns ? rows : ns;
+    return (double)rank / jaj;
+}
+
+/* A subsystem holding a lumped (DIAGONAL) or MATRIX_FREE group. The latter's A_s is known only
+ * through A_s^-1; the former's is diagonal, but A_s + beta J_s^T J_s fills to the band of the rows'
+ * extents (an MPM grid's rows couple nodes far apart in the numbering) and is ns x ns however few
+ * rows touch it. By the Woodbury identity
+ *   (A + J^T B J)^-1 = A^-1 - A^-1 J^T S^-1 J A^-1,   S = B^-1 + J A^-1 J^T   (nq x nq),
+ * B = diag of the slots' penalties, (15) with b = A v_f becomes
+ *   v = v_f + A^-1 J^T y,   y = S^-1 (B^-1 c - J v_f),   x = J v = B^-1 (c - y)
+ * (x from S y = B^-1 c - J v_f and J A^-1 J^T = S - B^-1): a Cholesky of S per factorization and
+ * O(nq^2) per iteration whatever the number of unknowns, the velocities only at the end, and no
+ * A_s needed, only A_s^-1 J_s^T, made once per solve into p->AJ (one group solve per segment: a
+ * division per unknown lumped, a callback call matrix-free). Exact up to rounding like the dense
+ * form: no inner iteration and no tolerance of its own. A subsystem with more rows than unknowns
+ * pays nq^2 > ns^2; soft rows are not folded into these subsystems (setup): they stay in the
+ * iteration. M: S's factor, nq x nq. Returns 0 if S is not SPD. */
+static int wood_factor(const cp_problem* p, cp_admm_work* a, int s, double beta_scale, int set_beta) {
+    int q0 = a->sub_slot_start[s], nq = a->sub_slot_start[s + 1] - q0;
+    double* M = a->M + a->moff[s];
+    if (nq == 0) return 1;
+    if (set_beta) {
+        for (int q = q0; q < q0 + nq; ++q) { /* A^-1 J^T per segment (AJ was cp_prepare_diag's scratch) */
+            int sl = a->sub_slot[q];
+            for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
+                const cp_group* g = &p->group[p->seg[k].group];
+                memcpy(p->AJ + p->seg[k].val, p->J + p->seg[k].val, sizeof(double) * (size_t)g->n);
+                cp_group_solve(g, p->AJ + p->seg[k].val);
+            }
+        }
+        a->beta0[s] = beta_scale * wood_balance(p, a, s);
+        a->beta[s] = a->beta0[s] * a->ratio[s];
+        for (int q = q0; q < q0 + nq; ++q) { /* slot_share's d_q, as factor_one */
+            double* w = &a->sw[a->sub_slot[q]];
+            *w = *w > 0.0 ? a->kappa / (*w * a->beta0[s]) : 1.0;
+        }
+    }
+    for (int q = 0; q < nq; ++q) { /* lower triangle: J_q A^-1 J_r^T over the segments they share a group in */
+        int s1 = a->sub_slot[q0 + q];
+        for (int r = 0; r <= q; ++r) {
+            int s2 = a->sub_slot[q0 + r];
+            double d = 0.0;
+            for (int k1 = a->slot_sb[s1]; k1 < a->slot_se[s1]; ++k1)
+                for (int k2 = a->slot_sb[s2]; k2 < a->slot_se[s2]; ++k2) {
+                    if (p->seg[k1].group != p->seg[k2].group) continue;
+                    const double *j = p->J + p->seg[k1].val, *aj = p->AJ + p->seg[k2].val;
+                    for (int i = p->seg[k1].lo; i < p->seg[k1].hi; ++i) d += j[i] * aj[i];
+                }
+            M[(size_t)q * (size_t)nq + (size_t)r] = d;
+        }
+        M[(size_t)q * (size_t)nq + (size_t)q] += 1.0 / (a->beta[s] * a->sw[s1]);
+    }
+    return dense_cholesky(M, nq) < 0;
+}
+
 /* Subsystem s's matrix A_s (+ folded rows) + beta_s J_s^T J_s, factorized (band) or inverted (small).
  * With set_beta, beta0 and beta come from the balance first. Returns 0 if it is not SPD. */
 static int factor_one(const cp_problem* p, cp_admm_work* a, int s, double beta_scale, int set_beta) {
+    if (a->skind[s] == CP_SUB_WOOD) return wood_factor(p, a, s, beta_scale, set_beta);
     int ns = a->sn[s], so = a->soff[s], large = ns > SMALL;
     double* M = a->M + a->moff[s];
     /* a large subsystem: only the lower band is assembled and stored (all the banded factorization
@@ -510,6 +600,7 @@ static void rhs_base(const cp_problem* p, cp_admm_work* a) {
      * b = A v - J^T lambda: counting the warm impulses once, through u below. */
     for (int gi = 0; gi < p->ngroup; ++gi) { /* dense_matvec, over the band only for an FEM piece */
         const cp_group* g = &p->group[gi];
+        if (g->storage != CP_DENSE && g->storage != CP_BANDED) continue; /* its subsystem's b is v_f (wood_factor) */
         int n = g->n, bw = g->bw > 0 ? g->bw : n;
         for (int i = 0; i < n; ++i) {
             const double* Ai = cp_group_row(g, g->A, i);
@@ -644,11 +735,6 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
         res.iterations = CP_UNSUPPORTED_KIND;
         return res;
     }
-    for (int g = 0; g < p->ngroup; ++g) /* its subsystems are built from A (cp_storage) */
-        if (p->group[g].storage != CP_DENSE && p->group[g].storage != CP_BANDED) {
-            res.iterations = CP_UNSUPPORTED_STORAGE;
-            return res;
-        }
     cp_admm_work* a = work ? *work : NULL;
     if (!a) {
         a = loam_calloc(1, sizeof *a);
@@ -660,6 +746,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     if (ok && !set->adapt)
         for (int s = 0; s < nsub; ++s) a->ratio[s] = 1.0;
     ok = ok && cp_accel_begin(&a->acc, accel_kind(p, set->accel), a->slot_start[p->m] + p->m);
+    if (ok && a->nwood) memcpy(a->vf, p->v, sizeof(double) * (size_t)p->n); /* v_f, for the Woodbury subsystems */
     if (ok) cp_prepare_diag(p, a->segd, a->rhs); /* diag for the error, the warm start */
     if (ok) rhs_base(p, a); /* before the factors: a 6-unknown subsystem's takes M^-1 b along */
     if (ok) a->kappa = set->penalty_rigid, slot_share(p, a, set->penalty_rigid);
@@ -676,6 +763,7 @@ cp_result cp_solve_admm(cp_problem* p, int iterations, double tolerance, const i
     if (factor_all(p, a, set, nsub, &failed)) iterate(p, a, &loop);
     if (failed) return give_up(a, work);
     res.iterations = loop.done;
+    if (a->nwood) cp_admm_wood_velocities(p, a, nsub);
     /* the small subsystems' velocities were written in place; the folded rows' impulses come from
      * the final velocities */
     for (int c = 0; c < p->nblock; ++c) {

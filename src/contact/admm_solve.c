@@ -1,6 +1,6 @@
 /* SubADMM's reduced solves (15), one per subsystem (admm_work.h): a 6-unknown subsystem from its
  * premultiplied products, another small one from its explicit inverse, a large one (a cable, an
- * FEM piece) through its banded factor. */
+ * FEM piece) through its banded factor, one with a lumped or matrix-free group in the Woodbury form. */
 #include <stddef.h>
 #include <string.h>
 
@@ -79,12 +79,43 @@ static void large_solve(const cp_problem* p, cp_admm_work* a, int s) {
     for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) a->xs[q] = cp_admm_slot_dot(p, a, a->sub_slot[q], p->v);
 }
 
+/* (15) for a subsystem in the Woodbury form (admm.c, wood_factor): g = B^-1 c - J v_f, y = S^-1 g,
+ * x = B^-1 (c - y), with B the slots' penalties; O(nq^2), no unknown touched (the velocities come
+ * once, at the end: cp_admm_wood_velocities). */
+static void wood_solve(const cp_problem* p, cp_admm_work* a, int s) {
+    int q0 = a->sub_slot_start[s], nq = a->sub_slot_start[s + 1] - q0;
+    double* y = a->wy + q0;
+    for (int q = 0; q < nq; ++q) {
+        int sl = a->sub_slot[q0 + q];
+        y[q] = a->ib[sl] * a->cs[q0 + q] - cp_admm_slot_dot(p, a, sl, a->vf);
+    }
+    dense_cholesky_solve(a->M + a->moff[s], nq, y);
+    for (int q = 0; q < nq; ++q) a->xs[q0 + q] = a->ib[a->sub_slot[q0 + q]] * (a->cs[q0 + q] - y[q]);
+}
+
+void cp_admm_wood_velocities(cp_problem* p, cp_admm_work* a, int S) {
+    for (int s = 0; s < S; ++s) {
+        if (a->skind[s] != CP_SUB_WOOD || a->sub_slot_start[s + 1] == a->sub_slot_start[s]) continue;
+        int so = a->soff[s];
+        memcpy(p->v + so, a->vf + so, sizeof(double) * (size_t)a->sn[s]); /* v = v_f + A^-1 J^T y */
+        for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
+            int sl = a->sub_slot[q];
+            for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
+                const cp_group* g = &p->group[p->seg[k].group];
+                const double* aj = p->AJ + p->seg[k].val;
+                for (int i = 0; i < g->n; ++i) p->v[g->off + i] += aj[i] * a->wy[q];
+            }
+        }
+    }
+}
+
 static inline void solve_one(cp_problem* p, cp_admm_work* a, int s) {
     if (a->sub_slot_start[s + 1] == a->sub_slot_start[s]) return; /* untouched: keeps v_free */
-    int ns = a->sn[s];
-    if (ns == 6) small_solve6(a, s, p->v + a->soff[s]);
-    else if (ns <= CP_ADMM_SMALL) small_solve(a, s, ns, p->v + a->soff[s]);
-    else large_solve(p, a, s);
+    int kind = a->skind[s]; /* (a chain, in the order of how common: one compare for a free body) */
+    if (kind == CP_SUB_SIX) small_solve6(a, s, p->v + a->soff[s]);
+    else if (kind == CP_SUB_SMALL) small_solve(a, s, a->sn[s], p->v + a->soff[s]);
+    else if (kind == CP_SUB_BAND) large_solve(p, a, s);
+    else wood_solve(p, a, s);
 }
 
 void cp_admm_solve_all(cp_problem* p, cp_admm_work* a, int S) {

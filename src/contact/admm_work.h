@@ -16,10 +16,14 @@
 
 /* Subsystems of at most SMALL unknowns keep an explicit inverse and packed J rows. */
 enum { CP_ADMM_SMALL = 12 };
+/* A subsystem's kind of reduced solve: 6 unknowns (premultiplied products), other small ones (the
+ * explicit inverse), large ones (the band factor), and those holding a DIAGONAL or MATRIX_FREE group
+ * (the Woodbury form, admm.c's wood_factor: M holds the Cholesky factor of its nq x nq S_s). */
+enum { CP_SUB_SIX, CP_SUB_SMALL, CP_SUB_BAND, CP_SUB_WOOD };
 
 /* Persistent scratch (cp.h): buffers grow to the largest problem seen and are reused. */
 struct cp_admm_work {
-    size_t cap[44];
+    size_t cap[48];
     unsigned char* folded;                        /* m */
     int *soff, *sn, *gstart;                      /* S + 1: unknowns; first group */
     int* slot_start;                              /* m + 1 */
@@ -50,6 +54,11 @@ struct cp_admm_work {
     double kappa;                                 /* small subsystems' per-slot penalty scale (slot_share) */
     double* tmax;                                 /* per thread: its largest change of y in an iteration */
     int team;                                     /* threads of this solve's region (loam_team) */
+    int* skind;                                   /* S: how its (15) is solved (CP_SUB_*), one load and one
+                                                     switch per subsystem and iteration */
+    int nwood;                                    /* subsystems of kind CP_SUB_WOOD */
+    double *wy, *vf;                              /* per active slot: the Woodbury solve's y; n: the free
+                                                     velocity, before the warm start */
 };
 
 /* The calling thread's number in its team and the team's size (0 and 1 outside any region); a
@@ -94,6 +103,8 @@ static inline void st2(double* p, v2d x) { memcpy(p, &x, sizeof x); }
  * loop, called by every thread of the solve's team (cp_solve_admm's iteration, a team of one when
  * not parallel); it ends with a barrier. */
 void cp_admm_solve_all(cp_problem* p, cp_admm_work* a, int nsub);
+/* The velocities of the Woodbury subsystems from their last y (the iteration needs only their x). */
+void cp_admm_wood_velocities(cp_problem* p, cp_admm_work* a, int nsub);
 /* (16)-(21) for every block of the sorted lists (cp_admm_sort_blocks), as worksharing loops without
  * a barrier at the end; returns the largest change of a y over the calling thread's blocks if
  * `track` (the stopping rule), else 0. */

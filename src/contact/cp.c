@@ -60,7 +60,7 @@ void cp_seg_ranges(cp_seg* seg, int nseg, const cp_group* group, const double* J
 }
 
 /* x = A_g^-1 x as group g stores A (banded for an FEM piece: O(n bw)). */
-static void group_solve(const cp_group* g, double* x) {
+void cp_group_solve(const cp_group* g, double* x) {
     switch (g->storage) {
     case CP_BANDED: dense_cholesky_band_solve(g->L, g->n, g->bw, 2 * g->bw + 1, x); break;
     case CP_DIAGONAL:
@@ -98,7 +98,7 @@ static void prepare_rows(cp_problem* p, int r, int nr) {
         }
         if (nr == 3 && g->storage == CP_DENSE && g->n == 6) solve6x3(g->L, a[0], a[1], a[2]);
         else
-            for (int i = 0; i < nr; ++i) group_solve(g, a[i]);
+            for (int i = 0; i < nr; ++i) cp_group_solve(g, a[i]);
         for (int i = 0; i < nr; ++i) {
             const cp_seg* sg = &p->seg[p->row_seg[r + i] + q];
             for (int c = sg->lo; c < sg->hi; ++c) d[i] += j[i][c] * a[i][c];
@@ -132,7 +132,7 @@ static void half_norm2(const cp_group* g, int nj, const double* const* j, const 
         for (int q = 0; q < nj; ++q) {
             double s = 0.0;
             memcpy(y[q], j[q], sizeof(double) * (size_t)g->n);
-            group_solve(g, y[q]);
+            cp_group_solve(g, y[q]);
             for (int i = sg[q]->lo; i < sg[q]->hi; ++i) s += j[q][i] * y[q][i];
             out[q] = s;
         }
@@ -212,7 +212,7 @@ void cp_prepare_diag(cp_problem* p, double* segd, double* t) {
         int any = 0;
         for (int i = 0; i < g->n && !any; ++i) any = tg[i] != 0.0;
         if (!any) continue;
-        group_solve(g, tg);
+        cp_group_solve(g, tg);
         for (int i = 0; i < g->n; ++i) p->v[g->off + i] += tg[i];
     }
 }

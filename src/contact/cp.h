@@ -28,10 +28,11 @@
  * BANDED      A and L band-stored whole (core/dense.h, ld = 2 bw + 1; an FEM piece);
  * DIAGONAL    A its n diagonal entries, L unused (a lumped mass: particles, soft masses, MPM nodes);
  * MATRIX_FREE A and L unused: solve(ctx, n, x) applies A^-1 in place (an owner that keeps its own
- *             factor or iterates).
- * PGS, PJ and the nonsmooth Newton take all four (they use A^-1 J^T only, from cp_prepare); SubADMM
- * and full ADMM build their subsystems from A and take DENSE and BANDED only (CP_UNSUPPORTED_STORAGE
- * otherwise). */
+ *             factor or iterates; SubADMM's threads may call it for different groups at once).
+ * PGS, PJ and the nonsmooth Newton take all four (they use A^-1 J^T only, from cp_prepare); so do
+ * SubADMM and full ADMM: a subsystem of DENSE and BANDED groups is built from A, one holding a
+ * DIAGONAL or MATRIX_FREE group is solved through A^-1 alone (the Woodbury form, admm.c). */
+/* (In this order: SubADMM's setup tests storage >= CP_DIAGONAL for the two it solves through A^-1.) */
 typedef enum cp_storage { CP_DENSE = 0, CP_BANDED, CP_DIAGONAL, CP_MATRIX_FREE } cp_storage;
 
 typedef struct cp_group {
@@ -49,6 +50,9 @@ typedef struct cp_group {
 static inline const double* cp_group_row(const cp_group* g, const double* m, int r) {
     return g->bw > 0 ? dense_band_row_c(m, g->bw, 2 * g->bw + 1, r) : m + (size_t)r * (size_t)g->n;
 }
+
+/* x = A_g^-1 x, as g stores A (banded: O(n bw); MATRIX_FREE: its callback). */
+void cp_group_solve(const cp_group* g, double* x);
 
 enum { CP_UNSUPPORTED_STORAGE = -3 };
 
@@ -85,7 +89,8 @@ typedef struct cp_problem {
 typedef struct cp_result {
     int iterations; /* -1: the solver could not allocate or factorize; CP_UNSUPPORTED_KIND (-2): a block
                        of a reserved kind (kinds.h); CP_UNSUPPORTED_STORAGE (-3): a group whose
-                       storage the solver does not take (cp_storage) */
+                       storage the solver does not take (cp_storage; every solver takes all four
+                       today, the code stays for storages to come) */
     double error;   /* cp_error at the end */
 } cp_result;
 
@@ -143,7 +148,8 @@ size_t cp_pgs_scratch_bytes(int nblock, int m);
 cp_result cp_solve_pj(cp_problem* p, int iterations, double tolerance, double relaxation);
 
 /* ADMM over subsystems (paper 004, Algorithm 1): per subsystem a reduced solve with
- * A_s + beta_s J_s^T J_s, factorized once (small subsystems: inverted), then a closed-form projection
+ * A_s + beta_s J_s^T J_s, factorized once (small subsystems: inverted; one holding a DIAGONAL or
+ * MATRIX_FREE group: through the Woodbury identity, a Cholesky of its rows' B^-1 + J A^-1 J^T), then a closed-form projection
  * per constraint block with the scalar Delassus W_c = sum 1/beta_s (exact Coulomb for contacts);
  * beta_s = beta_scale tr(A_s) / ||J_s||_F^2 (with an FEM piece, a banded group: rank / tr(J_s A_s^-1 J_s^T),
  * admm.c), with `adapt` times a per-subsystem factor set by residual
