@@ -3,7 +3,7 @@
 (Debian `liburdfdom-tools`), and compare.
 
     scripts/urdf_sweep.py [--loader build/tests/urdf_sweep] [--check] [--write docs/urdf-compat.md]
-                          [--all-grids] [--steps N]
+                          [--all-grids] [--steps N] [--sample K]
 
 --check   exit 1 when a file that check_urdf accepts fails to load in loam (the CI test).
 --write   rewrite the generated part of the docs page (between its sweep markers): the counts and
@@ -13,6 +13,8 @@
           gets its grid, to keep the sweep within a minute on two cores; every other file gets all
           its grids.
 --steps N also step each loaded robot N times (welded base, default self-collision).
+--sample K  only every K-th file (in sorted order): the sanitizer builds' short run (tests/CMakeLists.txt),
+          where loading and stepping each file costs ten times as much; --write needs every file.
 
 Exits 77 (skipped) with a message when pybullet_data or check_urdf is missing."""
 import argparse
@@ -63,7 +65,10 @@ def main():
     ap.add_argument("--write", metavar="DOC")
     ap.add_argument("--all-grids", action="store_true")
     ap.add_argument("--steps", type=int, default=0)
+    ap.add_argument("--sample", type=int, default=1, metavar="K")
     a = ap.parse_args()
+    if a.sample < 1 or (a.write and a.sample != 1):
+        ap.error("--sample takes K >= 1, and --write needs every file (K = 1)")
     root = data_path()
     if root is None:
         print("SKIP: pybullet_data is not installed (pip install pybullet; scripts/setup.sh installs it)")
@@ -75,6 +80,7 @@ def main():
         sys.exit("no loader at %s (build the tree: cmake --build build)" % a.loader)
     t0 = time.time()
     files = sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs if f.endswith(".urdf"))
+    files = files[::a.sample]
     full = [os.path.join(root, f) for f in files]
     with concurrent.futures.ThreadPoolExecutor(max_workers=4) as ex:
         urdfdom = dict(zip(files, ex.map(check_urdf, full)))

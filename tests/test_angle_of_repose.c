@@ -18,7 +18,11 @@
  * by interlocking alone, so a heap only a few grains high keeps the slope of its bottom layer's
  * pockets (a column half as tall, the same 1500 grains over an 8 cm period, left 8.8 degrees), while
  * a taller column runs out into a sheet (measured here: 3.5 to 3.8 degrees over three random fills;
- * mu = 0.1, 0.3, 0.6 gave 10-11, 30-32 and 49-54 degrees). */
+ * mu = 0.1, 0.3, 0.6 gave 10-11, 30-32 and 49-54 degrees).
+ *
+ * The short run (LOAM_TEST_SHORT, the sanitizer builds) pours only the heaps of mu = 0 and 0.6, at full
+ * size (the frictionless and the frictional contacts, the gate, the periodic slot), checks each heap
+ * and the frictionless limit, and leaves the ordering over mu = 0.1, 0.3, 0.6 to the Release build. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -141,6 +145,8 @@ int main(void) {
     const float mus[4] = {0.0f, 0.1f, 0.3f, 0.6f};
     double angle[4];
     for (int k = 0; k < 4; ++k) {
+        angle[k] = NAN;
+        if (test_short() && (k == 1 || k == 2)) continue;
         double t1 = ts_now();
         heap h = pour(mus[k]);
         angle[k] = 0.5 * (h.angle[0] + h.angle[1]);
@@ -153,10 +159,10 @@ int main(void) {
               h.bins[0], h.bins[1]);
         CHECK(isfinite(angle[k]) && angle[k] > 0.0 && angle[k] < 80.0, "mu %.1f: angle %g deg", mus[k], angle[k]);
     }
-    CHECK(angle[1] < angle[2] && angle[2] < angle[3], "angle does not grow with friction: %.1f, %.1f, %.1f deg",
+    CHECK_FULL(angle[1] < angle[2] && angle[2] < angle[3], "angle does not grow with friction: %.1f, %.1f, %.1f deg",
           angle[1], angle[2], angle[3]);
     CHECK(angle[0] < MU0_MAX_DEG, "frictionless heap at %.1f deg (limit %.1f)", angle[0], MU0_MAX_DEG);
-    CHECK(angle[0] < 0.75 * angle[1], "frictionless heap %.1f deg not well below the mu = 0.1 heap %.1f deg", angle[0],
+    CHECK_FULL(angle[0] < 0.75 * angle[1], "frictionless heap %.1f deg not well below the mu = 0.1 heap %.1f deg", angle[0],
           angle[1]);
     fprintf(stderr, "%.1f s\n", ts_now() - t0);
     TEST_MAIN_END();
