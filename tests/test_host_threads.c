@@ -2,7 +2,8 @@
  * environment, each on two OpenMP threads of its own, stepped together must give the bytes each
  * gives stepped alone (a race on shared thread state would change them, or trip ThreadSanitizer in
  * the CI's TSan stage). Also: a batch step handed one environment twice is refused, naming both
- * places, and an environment's thread count changes no bit. */
+ * places; an environment's thread count changes no bit; and two host threads calling one
+ * environment each either run or are refused, never race. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -150,8 +151,60 @@ static void test_batch_duplicate(void) {
     loam_env_destroy(e);
 }
 
+/* Two host threads on ONE environment: each call either runs or is refused (one thread at a time
+ * per environment), never a race; the world has taken exactly the steps of the calls that ran. */
+typedef struct shared_job {
+    loam_env* env;
+    int calls, ran, refused, other;
+} shared_job;
+
+static void* run_shared(void* arg) {
+    shared_job* job = arg;
+    float action[LOAM_ENV_MAX_ACTION] = {0.5f, 0.2f};
+    for (int k = 0; k < job->calls; ++k) {
+        loam_error err;
+        loam_status st = loam_env_step(job->env, action, NULL, &err);
+        if (st == LOAM_OK) job->ran++;
+        else if (st == LOAM_ERR_INPUT && strstr(err.message, "another thread")) job->refused++;
+        else job->other++;
+        if (k % 4 == 0) { /* the other entry points refuse the same way */
+            loam_image img = {16, 12, NULL, NULL};
+            static _Thread_local uint8_t rgb[3 * 16 * 12];
+            static _Thread_local float depth[16 * 12];
+            img.rgb = rgb, img.depth = depth;
+            st = loam_env_render(job->env, &img, &err);
+            if (st != LOAM_OK && !(st == LOAM_ERR_INPUT && strstr(err.message, "another thread"))) job->other++;
+        }
+    }
+    return NULL;
+}
+
+static void test_one_env_two_threads(void) {
+    loam_env_config c = loam_env_default_config(LOAM_ENV_BULLDOZING);
+    c.particles = 300;
+    c.settle_steps = 10;
+    c.steps_per_action = 3;
+    c.threads = 1;
+    loam_error err;
+    loam_env* e = loam_env_create(&c, &err);
+    CHECK(e && loam_env_reset(e, 3, &err) == LOAM_OK, "environment: %s", err.message);
+    if (!e) return;
+    shared_job a = {e, 60, 0, 0, 0}, b = a;
+    pthread_t ta, tb;
+    CHECK(pthread_create(&ta, NULL, run_shared, &a) == 0 && pthread_create(&tb, NULL, run_shared, &b) == 0, "pthread_create");
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    CHECK(a.other == 0 && b.other == 0, "a call on a shared environment failed otherwise than refused: %d, %d", a.other, b.other);
+    CHECK(a.ran + a.refused == 60 && b.ran + b.refused == 60 && a.ran + b.ran > 0, "calls: %d + %d ran, %d + %d refused", a.ran, b.ran,
+          a.refused, b.refused);
+    long long steps = (long long)loam_world_step_index(loam_env_world(e));
+    CHECK(steps == 3LL * (a.ran + b.ran), "the world took %lld physics steps for %d actions that ran", steps, a.ran + b.ran);
+    loam_env_destroy(e);
+}
+
 int main(void) {
     test_two_host_threads();
     test_batch_duplicate();
+    test_one_env_two_threads();
     TEST_MAIN_END();
 }

@@ -149,7 +149,10 @@ LOAM_API loam_status loam_env_step(loam_env* env, const float* action, loam_env_
  * errs[i] for the later index i, names both indices) and nothing steps.
  *
  * Threads: different environments may be stepped, reset and rendered from different host threads at
- * once; calls on one environment must not overlap (serialise them, as the Python layer does). */
+ * once. One environment takes one host thread at a time: a step, batch step, reset, render, clone,
+ * copy, save or load that finds another thread inside a call on it is refused (LOAM_ERR_INPUT, "...
+ * while another thread is inside a call on it") and changes nothing; serialise them to have them all
+ * run, as the Python layer does. */
 LOAM_API loam_status loam_env_step_batch(loam_env* const* envs, int count, const float* actions, loam_env_step_info* infos,
                                 loam_error* errs);
 

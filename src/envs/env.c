@@ -374,6 +374,7 @@ static loam_env* env_clone(const loam_env* src, loam_error* err) {
     /* Copy the scalars and share the assets (bed, grids, model); the task data and observations
      * are the clone's own. */
     *env = *src;
+    env->busy = 0;
     env->world = NULL;
     env->broken = 0;
     env->task_data = NULL;
@@ -402,8 +403,13 @@ loam_env* loam_env_clone(const loam_env* src, loam_error* err) {
         loam_error_set(err, LOAM_ERR_INPUT, "environment clone: null environment");
         return NULL;
     }
+    if (!env_enter(src)) {
+        env_busy(src, "clone", err);
+        return NULL;
+    }
     loam_env* env;
     LOAM_IN_CONTEXT(src->cfg.context, env = env_clone(src, err));
+    env_leave(src);
     return env;
 }
 
@@ -442,13 +448,30 @@ static loam_status reset_one(loam_env* env, uint64_t seed, loam_error* err) {
     return st;
 }
 
-loam_status loam_env_reset(loam_env* env, uint64_t seed, loam_error* err) {
-    if (!env) return loam_error_set(err, LOAM_ERR_INPUT, "environment reset: null environment");
+/* The busy flag is the only field two host threads may touch at once: it is mutable through a
+ * const environment (a copy's or a clone's source is entered too). */
+int env_enter(const loam_env* env) { return __atomic_exchange_n(&((loam_env*)env)->busy, 1, __ATOMIC_ACQUIRE) == 0; }
+void env_leave(const loam_env* env) { __atomic_store_n(&((loam_env*)env)->busy, 0, __ATOMIC_RELEASE); }
+loam_status env_busy(const loam_env* env, const char* what, loam_error* err) {
+    return loam_error_set(err, LOAM_ERR_INPUT,
+                          "environment %s: %s while another thread is inside a call on it (one host thread at a time per environment)",
+                          loam_env_kind_name(env->cfg.kind), what);
+}
+
+loam_status env_reset(loam_env* env, uint64_t seed, loam_error* err) {
     /* observations (rendered depth images) take the environment's threads */
     int scope = loam_threads_scope_enter(loam_ctx_threads(env->cfg.context, env->cfg.threads));
     loam_status st;
     LOAM_IN_CONTEXT(env->cfg.context, st = reset_one(env, seed, err));
     loam_threads_scope_leave(scope);
+    return st;
+}
+
+loam_status loam_env_reset(loam_env* env, uint64_t seed, loam_error* err) {
+    if (!env) return loam_error_set(err, LOAM_ERR_INPUT, "environment reset: null environment");
+    if (!env_enter(env)) return env_busy(env, "reset", err);
+    loam_status st = env_reset(env, seed, err);
+    env_leave(env);
     return st;
 }
 
@@ -519,12 +542,22 @@ static loam_status step_one(loam_env* env, const float* action, loam_env_step_in
     return st;
 }
 
-loam_status loam_env_step(loam_env* env, const float* action, loam_env_step_info* info, loam_error* err) {
-    /* The world steps on its own count (params.threads); the scope gives the observations the same,
-     * on this host thread only. */
+/* The world steps on its own count (params.threads); the scope gives the observations the same,
+ * on this host thread only. */
+static loam_status step_threaded(loam_env* env, const float* action, loam_env_step_info* info, loam_error* err) {
     int scope = loam_threads_scope_enter(env ? loam_ctx_threads(env->cfg.context, env->cfg.threads) : 0);
     loam_status st = step_one(env, action, info, err);
     loam_threads_scope_leave(scope);
+    return st;
+}
+
+loam_status loam_env_step(loam_env* env, const float* action, loam_env_step_info* info, loam_error* err) {
+    if (env && !env_enter(env)) {
+        if (info) memset(info, 0, sizeof *info);
+        return env_busy(env, "step", err);
+    }
+    loam_status st = step_threaded(env, action, info, err);
+    if (env) env_leave(env);
     return st;
 }
 
@@ -556,6 +589,12 @@ loam_status loam_env_step_batch(loam_env* const* envs, int count, const float* a
                                    "environment batch: envs[%d] and envs[%d] are the same environment (each may appear once)", j, i);
                 return LOAM_ERR_INPUT;
             }
+    for (int i = 0; i < count; ++i)
+        if (!env_enter(envs[i])) {
+            for (int j = 0; j < i; ++j) env_leave(envs[j]);
+            if (errs) env_busy(envs[i], "batch step", &errs[i]);
+            return LOAM_ERR_INPUT;
+        }
     int threads = 0; /* the largest count asked for; 0 when every one asks for the default */
     for (int i = 0; i < count; ++i) {
         int t = loam_ctx_threads(envs[i]->cfg.context, envs[i]->cfg.threads);
@@ -571,13 +610,14 @@ loam_status loam_env_step_batch(loam_env* const* envs, int count, const float* a
         loam_error e;
         loam_error_clear(&e);
         loam_status st = team > 1 ? step_one(envs[i], actions + (size_t)i * (size_t)stride, &infos[i], &e)
-                                  : loam_env_step(envs[i], actions + (size_t)i * (size_t)stride, &infos[i], &e);
+                                  : step_threaded(envs[i], actions + (size_t)i * (size_t)stride, &infos[i], &e);
         if (errs) errs[i] = e;
         if (st != LOAM_OK) {
 #pragma omp critical(loam_env_batch_status)
             if (first == LOAM_OK) first = st;
         }
     }
+    for (int i = 0; i < count; ++i) env_leave(envs[i]);
     return first;
 }
 
@@ -586,9 +626,11 @@ static loam_status render_scene(loam_env* env, loam_image* out, loam_error* err)
 loam_status loam_env_render(loam_env* env, loam_image* out, loam_error* err) {
     if (!env || !out || !out->rgb) return loam_error_set(err, LOAM_ERR_INPUT, "environment render: null environment or image");
     if (!env->world) return loam_error_set(err, LOAM_ERR_INPUT, "environment render: before reset");
+    if (!env_enter(env)) return env_busy(env, "render", err);
     int scope = loam_threads_scope_enter(loam_ctx_threads(env->cfg.context, env->cfg.threads));
     loam_status st;
     LOAM_IN_CONTEXT(env->cfg.context, st = render_scene(env, out, err));
+    env_leave(env);
     loam_threads_scope_leave(scope);
     return st;
 }

@@ -81,7 +81,18 @@ struct loam_env {
     int64_t physics_steps;      /* of this episode */
     double force_sum[3];        /* tool force summed over this action's physics steps */
     int force_samples;
+    int busy;                   /* a host thread is inside a call (env_enter; atomic) */
 };
+
+/* One host thread inside an environment at a time. Every entry point that reads or changes the
+ * episode enters first; a call that finds another thread inside is refused with LOAM_ERR_INPUT
+ * naming the call (env_busy), so two threads on one environment get an error, never a race or a
+ * crash. (Python serialises instead, with a lock per wrapper.) */
+int env_enter(const loam_env* env);
+void env_leave(const loam_env* env);
+loam_status env_busy(const loam_env* env, const char* what, loam_error* err);
+/* loam_env_reset's work, for callers that entered already. */
+loam_status env_reset(loam_env* env, uint64_t seed, loam_error* err);
 
 /* Shared helpers (env.c). */
 loam_status env_alloc_obs(loam_env* env, loam_error* err);

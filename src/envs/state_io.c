@@ -62,7 +62,6 @@ static float* task_floats(loam_env* env, size_t* n) {
 }
 
 static loam_status env_copy_state(loam_env* dst, const loam_env* src, loam_error* err) {
-    if (dst == src) return LOAM_OK;
     if (!src->world) return loam_error_set(err, LOAM_ERR_INPUT, "environment copy: the source was never reset (no episode to copy)");
     loam_status st = same_model(dst, src, "copy", err);
     if (st != LOAM_OK) return st;
@@ -123,7 +122,7 @@ static loam_status env_load_state(loam_env* env, const char* path, loam_error* e
     /* The world the file's is checked against (and whose grids it keeps): an episode of this
      * environment, started here if there is none. */
     if (!env->world) {
-        loam_status st = loam_env_reset(env, 0, err);
+        loam_status st = env_reset(env, 0, err);
         if (st != LOAM_OK) return st;
     }
     loam_state_reader r;
@@ -192,21 +191,33 @@ static loam_status env_load_state(loam_env* env, const char* path, loam_error* e
 /* Each in the environment's context (dst's for a copy), so every block it makes is counted there. */
 loam_status loam_env_copy_state(loam_env* dst, const loam_env* src, loam_error* err) {
     if (!dst || !src) return loam_error_set(err, LOAM_ERR_INPUT, "environment copy: null environment");
+    if (dst == src) return LOAM_OK;
+    if (!env_enter(dst)) return env_busy(dst, "copy into", err);
+    if (!env_enter(src)) {
+        env_leave(dst);
+        return env_busy(src, "copy from", err);
+    }
     loam_status st;
     LOAM_IN_CONTEXT(dst->cfg.context, st = env_copy_state(dst, src, err));
+    env_leave(src);
+    env_leave(dst);
     return st;
 }
 
 loam_status loam_env_save_state(const loam_env* env, const char* path, loam_error* err) {
     if (!env) return loam_error_set(err, LOAM_ERR_INPUT, "environment save: null environment");
+    if (!env_enter(env)) return env_busy(env, "save", err);
     loam_status st;
     LOAM_IN_CONTEXT(env->cfg.context, st = env_save_state(env, path, err));
+    env_leave(env);
     return st;
 }
 
 loam_status loam_env_load_state(loam_env* env, const char* path, loam_error* err) {
     if (!env) return loam_error_set(err, LOAM_ERR_INPUT, "environment load: null environment");
+    if (!env_enter(env)) return env_busy(env, "load", err);
     loam_status st;
     LOAM_IN_CONTEXT(env->cfg.context, st = env_load_state(env, path, err));
+    env_leave(env);
     return st;
 }
