@@ -191,9 +191,10 @@ static void test_one_env_two_threads(void) {
     if (!e) return;
     shared_job a = {e, 60, 0, 0, 0}, b = a;
     pthread_t ta, tb;
-    CHECK(pthread_create(&ta, NULL, run_shared, &a) == 0 && pthread_create(&tb, NULL, run_shared, &b) == 0, "pthread_create");
-    pthread_join(ta, NULL);
-    pthread_join(tb, NULL);
+    int made_a = pthread_create(&ta, NULL, run_shared, &a) == 0, made_b = pthread_create(&tb, NULL, run_shared, &b) == 0;
+    CHECK(made_a && made_b, "pthread_create");
+    if (made_a) pthread_join(ta, NULL);
+    if (made_b) pthread_join(tb, NULL);
     CHECK(a.other == 0 && b.other == 0, "a call on a shared environment failed otherwise than refused: %d, %d", a.other, b.other);
     CHECK(a.ran + a.refused == 60 && b.ran + b.refused == 60 && a.ran + b.ran > 0, "calls: %d + %d ran, %d + %d refused", a.ran, b.ran,
           a.refused, b.refused);
