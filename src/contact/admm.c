@@ -281,6 +281,19 @@ static int sub_bandwidth(const cp_problem* p, const cp_admm_work* a, int s) {
  * form was measured on them too and needed up to 1.4x more iterations (docs/benchmarks-history.md). Folded soft
  * rows (a cable's springs) are not in the groups' matrices: they keep their trace share
  * tr(J_f^T J_f / c) / |J_s|_F^2 either way. */
+/* Over subsystem s's rows: ||J_s||_F^2 (jj) and the sum of the segments' shares of J A^-1 J^T (jaj,
+ * from segd): the two penalty rules' denominators. */
+static void sub_row_norms(const cp_problem* p, const cp_admm_work* a, int s, double* jj, double* jaj) {
+    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
+        int sl = a->sub_slot[q];
+        for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
+            const double* j = p->J + p->seg[k].val;
+            for (int i = p->seg[k].lo; i < p->seg[k].hi; ++i) *jj += j[i] * j[i];
+            *jaj += a->segd[k];
+        }
+    }
+}
+
 static double balance(const cp_problem* p, const cp_admm_work* a, int s, const double* M) {
     int ns = a->sn[s], so = a->soff[s], elastic = 0;
     double trA = 0.0, trG = 0.0, jj = 0.0, jaj = 0.0;
@@ -290,14 +303,7 @@ static double balance(const cp_problem* p, const cp_admm_work* a, int s, const d
         elastic |= G->bw > 0;
         for (int i = 0; i < G->n; ++i) trG += cp_group_row(G, G->A, i)[i];
     }
-    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
-        int sl = a->sub_slot[q];
-        for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
-            const double* j = p->J + p->seg[k].val;
-            for (int i = p->seg[k].lo; i < p->seg[k].hi; ++i) jj += j[i] * j[i];
-            jaj += a->segd[k];
-        }
-    }
+    sub_row_norms(p, a, s, &jj, &jaj);
     if (jj <= 0.0) return 1.0;
     if (!elastic || jaj <= 0.0) return trA / jj;
     int rows = a->sub_slot_start[s + 1] - a->sub_slot_start[s], rank = rows < ns ? rows : ns;
@@ -360,14 +366,7 @@ static double wood_balance(const cp_problem* p, const cp_admm_work* a, int s) {
         traced &= G->storage == CP_DENSE || G->storage == CP_DIAGONAL;
         for (int i = 0; i < G->n && traced; ++i) trA += G->storage == CP_DIAGONAL ? G->A[i] : cp_group_row(G, G->A, i)[i];
     }
-    for (int q = a->sub_slot_start[s]; q < a->sub_slot_start[s + 1]; ++q) {
-        int sl = a->sub_slot[q];
-        for (int k = a->slot_sb[sl]; k < a->slot_se[sl]; ++k) {
-            const double* j = p->J + p->seg[k].val;
-            for (int i = p->seg[k].lo; i < p->seg[k].hi; ++i) jj += j[i] * j[i];
-            jaj += a->segd[k];
-        }
-    }
+    sub_row_norms(p, a, s, &jj, &jaj);
     if (jj <= 0.0) return 1.0;
     if (traced || jaj <= 0.0) return trA > 0.0 ? trA / jj : 1.0;
     int rows = a->sub_slot_start[s + 1] - a->sub_slot_start[s], rank = rows < ns ? rows : ns;

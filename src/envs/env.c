@@ -38,6 +38,10 @@ int loam_env_kind_parse(const char* name, loam_env_kind* kind) {
     return -1;
 }
 
+/* The environment's thread count: config.threads, or its context's where that is 0 (then the process
+ * default, which loam_team resolves). */
+static int env_threads(const loam_env* env) { return loam_ctx_threads(env->cfg.context, env->cfg.threads); }
+
 loam_env_config loam_env_default_config(loam_env_kind kind) {
     loam_env_config c;
     memset(&c, 0, sizeof c);
@@ -345,7 +349,7 @@ static loam_env* env_create(const loam_env_config* config, loam_error* err) {
     p.context = env->cfg.context;
     env->params = p;
     /* Grids built at creation have no thread count of their own: they take the environment's. */
-    int scope = loam_threads_scope_enter(loam_ctx_threads(env->cfg.context, config->threads));
+    int scope = loam_threads_scope_enter(env_threads(env));
     loam_status st = env->task->build(env, err);
     loam_threads_scope_leave(scope);
     if (st == LOAM_OK) st = make_model(env, err);
@@ -460,7 +464,7 @@ loam_status env_busy(const loam_env* env, const char* what, loam_error* err) {
 
 loam_status env_reset(loam_env* env, uint64_t seed, loam_error* err) {
     /* observations (rendered depth images) take the environment's threads */
-    int scope = loam_threads_scope_enter(loam_ctx_threads(env->cfg.context, env->cfg.threads));
+    int scope = loam_threads_scope_enter(env_threads(env));
     loam_status st;
     LOAM_IN_CONTEXT(env->cfg.context, st = reset_one(env, seed, err));
     loam_threads_scope_leave(scope);
@@ -545,7 +549,7 @@ static loam_status step_one(loam_env* env, const float* action, loam_env_step_in
 /* The world steps on its own count (params.threads); the scope gives the observations the same,
  * on this host thread only. */
 static loam_status step_threaded(loam_env* env, const float* action, loam_env_step_info* info, loam_error* err) {
-    int scope = loam_threads_scope_enter(env ? loam_ctx_threads(env->cfg.context, env->cfg.threads) : 0);
+    int scope = loam_threads_scope_enter(env ? env_threads(env) : 0);
     loam_status st = step_one(env, action, info, err);
     loam_threads_scope_leave(scope);
     return st;
@@ -597,7 +601,7 @@ loam_status loam_env_step_batch(loam_env* const* envs, int count, const float* a
         }
     int threads = 0; /* the largest count asked for; 0 when every one asks for the default */
     for (int i = 0; i < count; ++i) {
-        int t = loam_ctx_threads(envs[i]->cfg.context, envs[i]->cfg.threads);
+        int t = env_threads(envs[i]);
         threads = t > threads ? t : threads;
     }
     int team = loam_team(threads);
@@ -627,7 +631,7 @@ loam_status loam_env_render(loam_env* env, loam_image* out, loam_error* err) {
     if (!env || !out || !out->rgb) return loam_error_set(err, LOAM_ERR_INPUT, "environment render: null environment or image");
     if (!env->world) return loam_error_set(err, LOAM_ERR_INPUT, "environment render: before reset");
     if (!env_enter(env)) return env_busy(env, "render", err);
-    int scope = loam_threads_scope_enter(loam_ctx_threads(env->cfg.context, env->cfg.threads));
+    int scope = loam_threads_scope_enter(env_threads(env));
     loam_status st;
     LOAM_IN_CONTEXT(env->cfg.context, st = render_scene(env, out, err));
     env_leave(env);

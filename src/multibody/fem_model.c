@@ -193,8 +193,7 @@ static loam_status mb_scoped_model_add_fem(loam_mb_model* m, const loam_mb_fem_d
 
 /* In the model's context: the blocks of the layers below (contact's solvers, state files) go there. */
 loam_status loam_mb_model_add_fem(loam_mb_model* m, const loam_mb_fem_def* d, loam_error* err) {
-    loam_context* outer = loam_ctx_scope_enter(m ? m->opt.context : NULL);
-    loam_status r = mb_scoped_model_add_fem(m, d, err);
-    loam_ctx_scope_leave(outer);
+    loam_status r;
+    LOAM_IN_CONTEXT(m ? m->opt.context : NULL, r = mb_scoped_model_add_fem(m, d, err));
     return r;
 }

@@ -210,24 +210,21 @@ static loam_status mb_scoped_state_copy(const loam_mb_model* m, loam_mb_state* d
 
 /* In the model's context: the blocks of the layers below (contact's solvers, state files) go there. */
 loam_mb_state* loam_mb_state_create(const loam_mb_model* m, loam_error* err) {
-    loam_context* outer = loam_ctx_scope_enter(m ? m->opt.context : NULL);
-    loam_mb_state* r = mb_scoped_state_create(m, err);
-    loam_ctx_scope_leave(outer);
+    loam_mb_state* r;
+    LOAM_IN_CONTEXT(m ? m->opt.context : NULL, r = mb_scoped_state_create(m, err));
     return r;
 }
 
 /* In the model's context: the blocks of the layers below (contact's solvers, state files) go there. */
 loam_status loam_mb_state_reset(const loam_mb_model* m, loam_mb_state* s, loam_error* err) {
-    loam_context* outer = loam_ctx_scope_enter(m ? m->opt.context : NULL);
-    loam_status r = mb_scoped_state_reset(m, s, err);
-    loam_ctx_scope_leave(outer);
+    loam_status r;
+    LOAM_IN_CONTEXT(m ? m->opt.context : NULL, r = mb_scoped_state_reset(m, s, err));
     return r;
 }
 
 /* In the model's context: the blocks of the layers below (contact's solvers, state files) go there. */
 loam_status loam_mb_state_copy(const loam_mb_model* m, loam_mb_state* d, const loam_mb_state* s, loam_error* err) {
-    loam_context* outer = loam_ctx_scope_enter(m ? m->opt.context : NULL);
-    loam_status r = mb_scoped_state_copy(m, d, s, err);
-    loam_ctx_scope_leave(outer);
+    loam_status r;
+    LOAM_IN_CONTEXT(m ? m->opt.context : NULL, r = mb_scoped_state_copy(m, d, s, err));
     return r;
 }

@@ -142,16 +142,14 @@ static loam_status mb_scoped_state_load(const loam_mb_model* m, loam_mb_state* s
 
 /* In the model's context: the blocks of the layers below (contact's solvers, state files) go there. */
 loam_status loam_mb_state_save(const loam_mb_model* m, const loam_mb_state* s, const char* path, loam_error* err) {
-    loam_context* outer = loam_ctx_scope_enter(m ? m->opt.context : NULL);
-    loam_status r = mb_scoped_state_save(m, s, path, err);
-    loam_ctx_scope_leave(outer);
+    loam_status r;
+    LOAM_IN_CONTEXT(m ? m->opt.context : NULL, r = mb_scoped_state_save(m, s, path, err));
     return r;
 }
 
 /* In the model's context: the blocks of the layers below (contact's solvers, state files) go there. */
 loam_status loam_mb_state_load(const loam_mb_model* m, loam_mb_state* s, const char* path, loam_error* err) {
-    loam_context* outer = loam_ctx_scope_enter(m ? m->opt.context : NULL);
-    loam_status r = mb_scoped_state_load(m, s, path, err);
-    loam_ctx_scope_leave(outer);
+    loam_status r;
+    LOAM_IN_CONTEXT(m ? m->opt.context : NULL, r = mb_scoped_state_load(m, s, path, err));
     return r;
 }

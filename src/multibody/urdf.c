@@ -597,8 +597,7 @@ static loam_mb_model* urdf_load(const char* path, const loam_urdf_options* opt, 
 }
 
 loam_mb_model* loam_urdf_load(const char* path, const loam_urdf_options* opt, loam_error* err) {
-    loam_context* outer = loam_ctx_scope_enter(opt ? opt->mb.context : NULL);
-    loam_mb_model* m = urdf_load(path, opt, err);
-    loam_ctx_scope_leave(outer);
+    loam_mb_model* m;
+    LOAM_IN_CONTEXT(opt ? opt->mb.context : NULL, m = urdf_load(path, opt, err));
     return m;
 }

@@ -118,9 +118,8 @@ static loam_softbody_pop* pop_create(const loam_softbody_def* def, const loam_so
  * spatial hash, colouring scratch) go there too. */
 loam_softbody_pop* loam_softbody_pop_create(const loam_softbody_def* def, const loam_softbody_materials* mats,
                                             const loam_softbody_robot* const* robots, int count, loam_error* err) {
-    loam_context* outer = loam_ctx_scope_enter(def ? def->context : NULL);
-    loam_softbody_pop* p = pop_create(def, mats, robots, count, err);
-    loam_ctx_scope_leave(outer);
+    loam_softbody_pop* p;
+    LOAM_IN_CONTEXT(def ? def->context : NULL, p = pop_create(def, mats, robots, count, err));
     return p;
 }
 

@@ -165,15 +165,13 @@ static loam_status pop_load(loam_softbody_pop* p, const char* path, loam_error* 
 
 /* The file buffers of the layer below (io/state_file) go to the population's context. */
 loam_status loam_softbody_pop_save(const loam_softbody_pop* p, const char* path, loam_error* err) {
-    loam_context* outer = loam_ctx_scope_enter(p ? p->ctx : NULL);
-    loam_status st = pop_save(p, path, err);
-    loam_ctx_scope_leave(outer);
+    loam_status st;
+    LOAM_IN_CONTEXT(p ? p->ctx : NULL, st = pop_save(p, path, err));
     return st;
 }
 
 loam_status loam_softbody_pop_load(loam_softbody_pop* p, const char* path, loam_error* err) {
-    loam_context* outer = loam_ctx_scope_enter(p ? p->ctx : NULL);
-    loam_status st = pop_load(p, path, err);
-    loam_ctx_scope_leave(outer);
+    loam_status st;
+    LOAM_IN_CONTEXT(p ? p->ctx : NULL, st = pop_load(p, path, err));
     return st;
 }
